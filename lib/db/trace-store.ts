@@ -1,0 +1,66 @@
+import type { CallStatus, TraceRecord, TraceSink } from '../executor/types';
+
+/** A row of the traces list: what the list shows without loading the whole trace. */
+export interface TraceSummary {
+  id: string;
+  toolCallId: string;
+  sessionId: string | null;
+  actor: string;
+  tool: string;
+  status: CallStatus;
+  createdAt: number;
+  finishedAt: number | null;
+  latencyMs: number | null;
+  attemptCount: number;
+  errorCode: string | null;
+  flags: TraceRecord['flags'];
+}
+
+export interface TraceQuery {
+  tool?: string;
+  status?: CallStatus;
+  sessionId?: string;
+  /** Epoch ms, inclusive. */
+  from?: number;
+  /** Epoch ms, exclusive. */
+  to?: number;
+  /** Case-insensitive substring of the tool call id or the redacted arguments. */
+  text?: string;
+  /** 1..500, default 50. */
+  limit?: number;
+  /** Opaque; from a previous page's `nextCursor`. Newest first. */
+  cursor?: string;
+}
+
+export interface TracePage {
+  items: TraceSummary[];
+  /** Null on the last page. */
+  nextCursor: string | null;
+}
+
+export interface ToolStats {
+  tool: string;
+  calls: number;
+  failures: number;
+  p50LatencyMs: number | null;
+  p95LatencyMs: number | null;
+  lastCalledAt: number | null;
+}
+
+/**
+ * Where traces live: the executor's sink plus the reads the API and UI need.
+ * Implemented by the SQLite store and the in-memory store; both pass one shared test suite.
+ */
+export interface TraceStore extends TraceSink {
+  /** The whole record, `rawArguments` unsealed; null when unknown. */
+  get(id: string): TraceRecord | null;
+  list(query?: TraceQuery): TracePage;
+  /** Per-tool call counts, failures and latency percentiles over the last `window` calls of each tool. */
+  toolStats(window?: number): ToolStats[];
+  /**
+   * Marks calls left `running` by a previous process as `interrupted` (finishedAt = now); returns
+   * how many. Calls `awaiting_approval` are left alone: pending approvals survive a restart.
+   */
+  markInterrupted(now: number): number;
+  close(): void;
+}

@@ -1,0 +1,56 @@
+import type { Policy, SideEffect } from './types';
+
+/** What a person (or a rule) is asked to decide for a call whose policy is `ask`. */
+export interface ApprovalRequest {
+  traceId: string;
+  toolCallId: string;
+  sessionId: string | null;
+  tool: string;
+  sideEffect: SideEffect;
+  /** Redacted: what the approver may show. */
+  arguments: unknown;
+  /** The validated input the tool would receive. */
+  input: unknown;
+  /** Fires when the caller gives up on the call. */
+  signal: AbortSignal;
+}
+
+export type ApprovalDecision =
+  | { approved: true /** Edited input to run instead; validated again. */; input?: unknown; by?: string }
+  | { approved: false; reason: string; timedOut?: boolean; by?: string };
+
+/** Decides calls whose policy is `ask`. The approvals queue implements it; tests pass their own. */
+export interface Approver {
+  request(request: ApprovalRequest): Promise<ApprovalDecision>;
+}
+
+/**
+ * The approver used until manual approval exists: every `ask` becomes a denial that says
+ * approval is required, so side-effectful calls never run unapproved.
+ */
+export const denyUntilApproved: Approver = {
+  request: async (request) => ({
+    approved: false,
+    reason: `Approval is required to run "${request.tool}" (side effect: ${request.sideEffect}), and no approver is connected. Change its policy to "allow" in toolscope.config.json to run it without approval.`,
+  }),
+};
+
+/** A fault injected into one attempt, so retries and timeouts behave as in real life. */
+export type Fault =
+  | { type: 'latency'; ms: number }
+  | { type: 'error'; code?: string; message?: string; retryable?: boolean }
+  | { type: 'timeout' }
+  | { type: 'garbage'; output: unknown };
+
+/** Decides, per attempt, whether to inject a fault. */
+export interface FaultSource {
+  faultFor(attempt: { traceId: string; tool: string; sessionId: string | null; attempt: number }): Fault | null;
+}
+
+/** Decides the policy of a call; the default follows the side effect. */
+export type PolicyResolver = (tool: string, sideEffect: SideEffect) => Policy;
+
+/** `none` and `read` run; `write` and `exec` ask. */
+export function defaultPolicy(_tool: string, sideEffect: SideEffect): Policy {
+  return sideEffect === 'none' || sideEffect === 'read' ? 'allow' : 'ask';
+}

@@ -1,0 +1,220 @@
+import type { z } from 'zod';
+import type { Clock } from './clock';
+import type { ErrorCode, ErrorKind } from './errors';
+
+/** How much a tool can change the world; decides the default permission policy. */
+export type SideEffect = 'none' | 'read' | 'write' | 'exec';
+
+/** What the permission stage does with a call to a tool. */
+export type Policy = 'allow' | 'ask' | 'deny';
+
+export interface RetryPolicy {
+  /** Attempts in all, the first one included (1 = no retry). */
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  factor: number;
+  /** 0 = exact exponential delays, 1 = "full jitter" (anywhere between 0 and the delay). */
+  jitter: number;
+}
+
+export interface CircuitBreakerPolicy {
+  /** Consecutive failed calls that open the circuit. */
+  failureThreshold: number;
+  /** How long the circuit stays open before one trial call is let through. */
+  cooldownMs: number;
+}
+
+/** A tool call as a model sends it: OpenAI's shape, flattened. */
+export interface ToolCall {
+  /** The model's id for this call (`call_...`); generated when absent. */
+  id?: string;
+  name: string;
+  /** A JSON string (OpenAI) or an already parsed object (Anthropic, MCP, the playground). */
+  arguments: unknown;
+}
+
+/** What the caller knows about the call's surroundings. */
+export interface ExecutionContext {
+  traceId?: string;
+  sessionId?: string | null;
+  /** Who asked: `api`, `playground`, `mcp`, an agent name... */
+  actor?: string;
+  signal?: AbortSignal;
+  /** Free-form data kept with the trace (replay source, client info...). */
+  metadata?: Record<string, unknown>;
+}
+
+/** What a tool's `execute` receives besides its input. */
+export interface ToolContext {
+  traceId: string;
+  toolCallId: string;
+  sessionId: string | null;
+  actor: string;
+  /** Fires when the attempt times out or the call is cancelled: stop the work. */
+  signal: AbortSignal;
+  /** 1-based attempt number. */
+  attempt: number;
+  clock: Clock;
+  metadata: Record<string, unknown>;
+}
+
+export interface ToolDefinition<I = unknown, O = unknown> {
+  name: string;
+  description: string;
+  inputSchema: z.ZodType<I>;
+  /** Checked by the normalize stage; a mismatch fails with INVALID_OUTPUT. */
+  outputSchema?: z.ZodType<O>;
+  /** The worst this tool can do; the default permission policy follows from it. */
+  sideEffect: SideEffect;
+  /** When the side effect depends on the input (an HTTP GET reads, a POST writes). */
+  sideEffectOf?: (input: I) => SideEffect;
+  /** Per attempt. */
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  circuitBreaker?: CircuitBreakerPolicy | false;
+  /** Dotted paths into the input whose values are secrets (`headers.authorization`, `items.*.key`). */
+  sensitivePaths?: string[];
+  /** Tools tried, in order, once this one's retries are exhausted. */
+  fallbacks?: string[];
+  /** How many characters of the output the model receives before head-and-tail truncation. */
+  maxModelOutputChars?: number;
+  execute(input: I, ctx: ToolContext): Promise<O> | O;
+}
+
+/** A tool as the executor holds it: defaults filled in. */
+export interface Tool<I = unknown, O = unknown> extends ToolDefinition<I, O> {
+  timeoutMs: number;
+  retry: RetryPolicy;
+  circuitBreaker: CircuitBreakerPolicy | false;
+  sensitivePaths: string[];
+  fallbacks: string[];
+}
+
+/** Any tool, whatever its input and output types. */
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of every input type.
+export type AnyTool = Tool<any, any>;
+
+export interface ToolErrorData {
+  code: ErrorCode | (string & {});
+  message: string;
+  retryable: boolean;
+  kind: ErrorKind;
+  /** What the model should change; part of the message it receives. */
+  hint?: string;
+  details?: Record<string, unknown>;
+  /** The stage that produced the error. */
+  stage?: StageName;
+}
+
+export type CallStatus = 'running' | 'awaiting_approval' | 'succeeded' | 'failed' | 'denied' | 'interrupted';
+
+export const STAGE_NAMES = ['parse', 'validate', 'permission', 'execute', 'normalize', 'trace'] as const;
+export type StageName = (typeof STAGE_NAMES)[number];
+export type StageStatus = 'ok' | 'failed' | 'skipped' | 'waiting';
+
+export interface TraceStage {
+  name: StageName;
+  status: StageStatus;
+  /** Milliseconds from the start of the call. */
+  startedAt: number;
+  durationMs: number;
+  detail: string | null;
+}
+
+export type AttemptOutcome = 'ok' | 'error' | 'timeout';
+
+export interface Attempt {
+  number: number;
+  /** The tool that ran: the called one, or a fallback. */
+  tool: string;
+  fallback: boolean;
+  /** Milliseconds from the start of the call. */
+  startedAt: number;
+  durationMs: number;
+  outcome: AttemptOutcome;
+  error: ToolErrorData | null;
+  /** Wait before the next attempt; null for the last one. */
+  backoffMs: number | null;
+  /** Fault injected into this attempt, if any. */
+  fault: string | null;
+}
+
+export interface ResultMetadata {
+  traceId: string;
+  attempts: number;
+  stderr: string | null;
+  exitCode: number | null;
+  truncated: boolean;
+  parseFailed: boolean;
+  fellBackTo: string | null;
+  faulted: boolean;
+}
+
+/**
+ * The one shape every call ends in. `success` is true exactly when `error` is absent;
+ * `output` is what the model receives (truncated when large).
+ */
+export interface ToolResult {
+  toolCallId: string;
+  traceId: string;
+  tool: string;
+  status: CallStatus;
+  success: boolean;
+  output?: unknown;
+  error?: ToolErrorData;
+  latencyMs: number;
+  metadata: ResultMetadata;
+}
+
+export interface TraceFlags {
+  retried: boolean;
+  fellBack: boolean;
+  truncated: boolean;
+  faulted: boolean;
+  replayed: boolean;
+}
+
+/** Everything recorded about one call; what a trace sink persists. */
+export interface TraceRecord {
+  id: string;
+  toolCallId: string;
+  sessionId: string | null;
+  actor: string;
+  tool: string;
+  status: CallStatus;
+  sideEffect: SideEffect | null;
+  /** Redacted: safe to store and show. A string when the arguments could not be parsed. */
+  arguments: unknown;
+  /**
+   * The arguments exactly as received, for replay. Sinks that persist must seal them
+   * (never store plaintext); they never leave in exports or API responses.
+   */
+  rawArguments: string;
+  /** Wall-clock epoch milliseconds. */
+  createdAt: number;
+  finishedAt: number | null;
+  latencyMs: number | null;
+  stages: TraceStage[];
+  attempts: Attempt[];
+  /** The full (redacted, capped) output; the model may have received a truncated form. */
+  output: unknown;
+  stdout: string | null;
+  stderr: string | null;
+  exitCode: number | null;
+  error: ToolErrorData | null;
+  modelMessage: string | null;
+  flags: TraceFlags;
+  metadata: Record<string, unknown>;
+}
+
+/**
+ * Where traces go. `begin` is called before any side effect may run and must be durable when it
+ * returns; `finish` is called once with the final record and must upsert (rejected calls skip
+ * `begin`). Synchronous sinks may return void.
+ */
+export interface TraceSink {
+  begin(record: TraceRecord): void | Promise<void>;
+  update(record: TraceRecord): void | Promise<void>;
+  finish(record: TraceRecord): void | Promise<void>;
+}
