@@ -29,60 +29,78 @@ async function invoke(tool: AnyTool, input: unknown, ctx: ToolContext, clock: Cl
 
 /**
  * Runs one attempt under its own deadline.
- * 1. An AbortController linked to the caller's signal is handed to the tool.
- * 2. At the deadline the signal fires and the attempt ends, even if the tool ignores it.
- * 3. The timer and listener are always cleared; a late rejection from the tool is swallowed.
+ * 1. The tool gets an AbortSignal that fires at the deadline or when the caller cancels. It is
+ *    created on first read: most fast tools never look at it, and signals are not free.
+ * 2. At the deadline the attempt ends, even if the tool ignores the signal.
+ * 3. The timer and the caller-signal listener are always removed; a late settlement is ignored.
  */
-export async function runAttempt(
+export function runAttempt(
   tool: AnyTool,
   input: unknown,
   ctx: Omit<ToolContext, 'signal'>,
   options: { clock: Clock; parentSignal: AbortSignal | undefined; fault: Fault | null },
 ): Promise<AttemptResult> {
   const { clock, parentSignal, fault } = options;
-  const controller = new AbortController();
-  const onParentAbort = () => controller.abort(parentSignal?.reason);
-  if (parentSignal?.aborted) onParentAbort();
-  else parentSignal?.addEventListener('abort', onParentAbort, { once: true });
+  return new Promise<AttemptResult>((resolve) => {
+    let controller: AbortController | undefined;
+    let abortReason: unknown;
+    let settled = false;
+    let timer: unknown;
 
-  let rejectOnAbort: (reason: unknown) => void = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    rejectOnAbort = reject;
-  });
-  const onAbort = () => rejectOnAbort(controller.signal.reason);
-  controller.signal.addEventListener('abort', onAbort, { once: true });
-  const timer = clock.setTimeout(
-    () => controller.abort(new AttemptTimeout(`${tool.name} timed out after ${tool.timeoutMs} ms`)),
-    tool.timeoutMs,
-  );
+    const settle = (result: AttemptResult) => {
+      if (settled) return;
+      settled = true;
+      clock.clearTimeout(timer);
+      parentSignal?.removeEventListener('abort', onParentAbort);
+      resolve(result);
+    };
+    const abort = (reason: unknown) => {
+      abortReason = reason;
+      controller?.abort(reason);
+    };
+    const onParentAbort = () => {
+      abort(parentSignal?.reason);
+      settle(cancelled());
+    };
 
-  const running = invoke(tool, input, { ...ctx, signal: controller.signal }, clock, fault);
-  try {
-    const value = await Promise.race([running, aborted]);
-    return { outcome: 'ok', value };
-  } catch (error) {
-    const reason = controller.signal.aborted ? controller.signal.reason : error;
-    if (reason instanceof AttemptTimeout) {
-      return {
-        outcome: 'timeout',
-        error: errorData('TIMEOUT', `${reason.message}.`, { details: { timeoutMs: tool.timeoutMs }, stage: 'execute' }),
-        cancelled: false,
-      };
-    }
     if (parentSignal?.aborted) {
-      return {
-        outcome: 'error',
-        error: errorData('CANCELLED', 'The call was cancelled before the tool finished.', { stage: 'execute' }),
-        cancelled: true,
-      };
+      settle(cancelled());
+      return;
     }
-    return { outcome: 'error', error: classifyError(error), cancelled: false };
-  } finally {
-    clock.clearTimeout(timer);
-    parentSignal?.removeEventListener('abort', onParentAbort);
-    controller.signal.removeEventListener('abort', onAbort);
-    if (!controller.signal.aborted) controller.abort(new Error('attempt finished'));
-    running.catch(() => {});
-    aborted.catch(() => {});
-  }
+    parentSignal?.addEventListener('abort', onParentAbort, { once: true });
+    timer = clock.setTimeout(() => {
+      abort(new AttemptTimeout(`${tool.name} timed out after ${tool.timeoutMs} ms`));
+      settle({
+        outcome: 'timeout',
+        error: errorData('TIMEOUT', `${tool.name} timed out after ${tool.timeoutMs} ms.`, {
+          details: { timeoutMs: tool.timeoutMs },
+          stage: 'execute',
+        }),
+        cancelled: false,
+      });
+    }, tool.timeoutMs);
+
+    const toolCtx: ToolContext = {
+      ...ctx,
+      get signal() {
+        if (!controller) {
+          controller = new AbortController();
+          if (abortReason !== undefined) controller.abort(abortReason);
+        }
+        return controller.signal;
+      },
+    };
+    invoke(tool, input, toolCtx, clock, fault).then(
+      (value) => settle({ outcome: 'ok', value }),
+      (error: unknown) => settle({ outcome: 'error', error: classifyError(error), cancelled: false }),
+    );
+  });
+}
+
+function cancelled(): AttemptResult {
+  return {
+    outcome: 'error',
+    error: errorData('CANCELLED', 'The call was cancelled before the tool finished.', { stage: 'execute' }),
+    cancelled: true,
+  };
 }
