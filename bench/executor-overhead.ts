@@ -1,0 +1,65 @@
+/**
+ * Per-call overhead of the executor for a no-op tool, with the in-memory store and with the
+ * SQLite store (WAL, a temp file): p50 and p99 over CALLS sequential calls after a warm-up.
+ * Run: npm run bench  (CALLS=200000 npm run bench for more)
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { createMemoryTraceStore } from '../lib/db/memory-trace-store';
+import { openDatabase } from '../lib/db/open-database';
+import { createSqliteTraceStore } from '../lib/db/sqlite-trace-store';
+import type { TraceStore } from '../lib/db/trace-store';
+import { createVault } from '../lib/db/vault';
+import { defineTool } from '../lib/executor/define-tool';
+import { createExecutor } from '../lib/executor/executor';
+import { createRegistry } from '../lib/executor/registry';
+
+const CALLS = Number(process.env.CALLS || 100_000);
+const WARMUP = Math.min(10_000, Math.floor(CALLS / 10));
+
+const noop = defineTool({
+  name: 'noop',
+  description: 'Does nothing',
+  sideEffect: 'none',
+  inputSchema: z.object({ n: z.number() }),
+  execute: () => ({ ok: true }),
+});
+
+async function measure(label: string, store: TraceStore) {
+  const executor = createExecutor({ registry: createRegistry([noop]), sink: store });
+  const call = { id: 'call_bench', name: 'noop', arguments: '{"n":1}' };
+  for (let i = 0; i < WARMUP; i++) await executor.execute(call);
+  const samples = new Float64Array(CALLS);
+  for (let i = 0; i < CALLS; i++) {
+    const start = process.hrtime.bigint();
+    const result = await executor.execute(call);
+    samples[i] = Number(process.hrtime.bigint() - start) / 1000;
+    if (!result.success) throw new Error(`bench call failed: ${result.error?.message}`);
+  }
+  samples.sort();
+  const at = (p: number) => samples[Math.min(CALLS - 1, Math.floor(p * CALLS))] ?? Number.NaN;
+  console.log(
+    `${label.padEnd(22)} p50 ${at(0.5).toFixed(1).padStart(6)} µs   p99 ${at(0.99).toFixed(1).padStart(7)} µs   (${CALLS} calls)`,
+  );
+}
+
+async function main() {
+  console.log(`executor overhead per call, no-op tool, node ${process.version}`);
+  await measure('in-memory store', createMemoryTraceStore());
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-bench-'));
+  try {
+    const db = openDatabase(path.join(dir, 'bench.db'));
+    const store = createSqliteTraceStore({ db, vault: createVault({ dir }) });
+    await measure('SQLite store (WAL)', store);
+    store.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

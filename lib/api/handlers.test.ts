@@ -1,0 +1,205 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../config';
+import { createToolscope, type Toolscope } from '../server/create-toolscope';
+import { getTrace, listTools, listTraces, postToolCalls } from './handlers';
+
+let dataDir: string;
+let ts: Toolscope;
+
+beforeAll(() => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-api-'));
+  ts = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: dataDir }, dataDir));
+});
+
+afterAll(() => {
+  ts.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+const base = 'http://127.0.0.1/api/v1';
+
+function post(body: unknown, init: RequestInit = {}) {
+  return postToolCalls(
+    new Request(`${base}/tool-calls`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      ...init,
+    }),
+    ts,
+  );
+}
+
+function call(id: string, name: string, args: unknown) {
+  return { id, type: 'function', function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } };
+}
+
+describe('POST /api/v1/tool-calls', () => {
+  it('runs OpenAI tool calls and returns results and tool messages in input order', async () => {
+    const response = await post({
+      session_id: 'sess-1',
+      tool_calls: [
+        call('call_a', 'calculator', { expression: '2 + 3 * 4' }),
+        call('call_b', 'calculator', '{"expression": '),
+        call('call_c', 'nope', {}),
+        call('call_d', 'calculator', { expression: 7 }),
+      ],
+    });
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.results.map((r: { tool_call_id: string }) => r.tool_call_id)).toEqual([
+      'call_a',
+      'call_b',
+      'call_c',
+      'call_d',
+    ]);
+    const [a, b, c, d] = body.results;
+    expect(a).toMatchObject({ success: true, status: 'succeeded', error: null, attempts: 1 });
+    expect(a.output.result).toBe(14);
+    expect(a.latency_ms).toBeGreaterThanOrEqual(0);
+    expect(a.metadata).toMatchObject({ trace_id: a.trace_id, truncated: false });
+    expect(b.error).toMatchObject({ code: 'INVALID_ARGUMENTS', retryable: false, stage: 'parse' });
+    expect(c.error.code).toBe('UNKNOWN_TOOL');
+    expect(d.error.code).toBe('INVALID_ARGUMENTS');
+    expect(d.error.details.issues[0].path).toBe('expression');
+    expect(body.messages).toHaveLength(4);
+    expect(body.messages[0]).toEqual({ role: 'tool', tool_call_id: 'call_a', content: expect.stringContaining('14') });
+    expect(body.messages[2].content).toContain('UNKNOWN_TOOL');
+  });
+
+  it('denies write and exec tools by default, saying approval is required', async () => {
+    const body = await (
+      await post({ tool_calls: [call('w', 'write_file', { path: 'a.txt', content: 'x' })] })
+    ).json();
+    expect(body.results[0]).toMatchObject({ status: 'denied', success: false });
+    expect(body.results[0].error.code).toBe('PERMISSION_DENIED');
+    expect(body.results[0].error.message).toMatch(/approval is required/i);
+    expect(fs.existsSync(path.join(ts.config.workspace, 'a.txt'))).toBe(false);
+  });
+
+  it.each([
+    ['not JSON', '{nope', 'INVALID_JSON'],
+    ['empty', '', 'INVALID_JSON'],
+    ['no tool_calls', { session_id: 'x' }, 'INVALID_REQUEST'],
+    ['empty tool_calls', { tool_calls: [] }, 'INVALID_REQUEST'],
+    ['a call without id', { tool_calls: [{ type: 'function', function: { name: 'calculator' } }] }, 'INVALID_REQUEST'],
+    ['a non-string name', { tool_calls: [{ id: 'x', function: { name: 3 } }] }, 'INVALID_REQUEST'],
+    ['an array body', [1, 2], 'INVALID_REQUEST'],
+    ['a bad max_concurrency', { tool_calls: [call('x', 'calculator', {})], max_concurrency: 0 }, 'INVALID_REQUEST'],
+  ])('answers 400 for %s', async (_name, body, code) => {
+    const response = await post(body);
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.code).toBe(code);
+  });
+
+  it('answers 413 for a body over the limit, declared or not', async () => {
+    const big = JSON.stringify({ tool_calls: [call('x', 'calculator', { expression: '1'.repeat(2 * 1024 * 1024) })] });
+    const response = await post(big);
+    expect(response.status).toBe(413);
+    expect((await response.json()).error.code).toBe('PAYLOAD_TOO_LARGE');
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(big));
+        controller.close();
+      },
+    });
+    const streamed = await postToolCalls(
+      new Request(`${base}/tool-calls`, { method: 'POST', body: stream, duplex: 'half' } as RequestInit),
+      ts,
+    );
+    expect(streamed.status).toBe(413);
+  });
+});
+
+describe('GET /api/v1/traces', () => {
+  it('returns the whole redacted trace, never the raw arguments', async () => {
+    const body = await (
+      await post({
+        tool_calls: [call('call_secret', 'calculator', { expression: '1+1', api_key: 'sk-live-abcdefghijklmnopqrstu' })],
+      })
+    ).json();
+    const id = body.results[0].trace_id;
+    const response = await getTrace(id, ts);
+    expect(response.status).toBe(200);
+    const trace = await response.json();
+    expect(trace).toMatchObject({ id, tool_call_id: 'call_secret', tool: 'calculator' });
+    expect(trace.stages.map((s: { name: string }) => s.name)).toEqual([
+      'parse',
+      'validate',
+      'permission',
+      'execute',
+      'normalize',
+      'trace',
+    ]);
+    expect(trace.stages[0]).toEqual(
+      expect.objectContaining({ status: 'ok', started_at: expect.any(Number), duration_ms: expect.any(Number) }),
+    );
+    expect(trace.arguments.api_key).toBe('[REDACTED]');
+    expect(JSON.stringify(trace)).not.toContain('abcdefghijklmnopqrstu');
+    expect(trace).not.toHaveProperty('raw_arguments');
+    expect(typeof trace.model_message).toBe('string');
+    expect(trace.created_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
+
+  it('answers 404 for an unknown trace', async () => {
+    const response = await getTrace('nope', ts);
+    expect(response.status).toBe(404);
+    expect((await response.json()).error.code).toBe('NOT_FOUND');
+  });
+
+  it('lists newest first with filters and keyset pagination', async () => {
+    await post({
+      session_id: 'paging',
+      tool_calls: Array.from({ length: 5 }, (_, i) => call(`p${i}`, 'calculator', { expression: `${i}+1` })),
+      max_concurrency: 1,
+    });
+    const first = await (await listTraces(new Request(`${base}/traces?session=paging&limit=2`), ts)).json();
+    expect(first.items.map((t: { tool_call_id: string }) => t.tool_call_id)).toEqual(['p4', 'p3']);
+    expect(first.next_cursor).toEqual(expect.any(String));
+    const second = await (
+      await listTraces(new Request(`${base}/traces?session=paging&limit=2&cursor=${first.next_cursor}`), ts)
+    ).json();
+    expect(second.items.map((t: { tool_call_id: string }) => t.tool_call_id)).toEqual(['p2', 'p1']);
+    const third = await (
+      await listTraces(new Request(`${base}/traces?session=paging&limit=2&cursor=${second.next_cursor}`), ts)
+    ).json();
+    expect(third.items.map((t: { tool_call_id: string }) => t.tool_call_id)).toEqual(['p0']);
+    expect(third.next_cursor).toBeNull();
+
+    const failed = await (await listTraces(new Request(`${base}/traces?status=failed&tool=calculator`), ts)).json();
+    expect(failed.items.length).toBeGreaterThan(0);
+    expect(failed.items.every((t: { status: string }) => t.status === 'failed')).toBe(true);
+  });
+
+  it.each([
+    ['status=bogus', 'INVALID_QUERY'],
+    ['limit=0', 'INVALID_QUERY'],
+    ['limit=abc', 'INVALID_QUERY'],
+    ['cursor=garbage!', 'INVALID_CURSOR'],
+  ])('answers 400 for %s', async (query, code) => {
+    const response = await listTraces(new Request(`${base}/traces?${query}`), ts);
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.code).toBe(code);
+  });
+});
+
+describe('GET /api/v1/tools', () => {
+  it('lists the built-in tools with policy and JSON Schema, in three formats', async () => {
+    const own = await (await listTools(new Request(`${base}/tools`), ts)).json();
+    const names = own.tools.map((t: { name: string }) => t.name).sort();
+    expect(names).toEqual(['calculator', 'http_request', 'read_file', 'run_shell', 'write_file']);
+    const calc = own.tools.find((t: { name: string }) => t.name === 'calculator');
+    expect(calc).toMatchObject({ side_effect: 'none', policy: 'allow' });
+    expect(calc.input_schema.properties.expression.type).toBe('string');
+    expect(own.tools.find((t: { name: string }) => t.name === 'run_shell').policy).toBe('ask');
+
+    const openai = await (await listTools(new Request(`${base}/tools?format=openai`), ts)).json();
+    expect(openai.tools[0]).toMatchObject({ type: 'function', function: { name: expect.any(String) } });
+    const anthropic = await (await listTools(new Request(`${base}/tools?format=anthropic`), ts)).json();
+    expect(anthropic.tools[0]).toHaveProperty('input_schema');
+    expect((await listTools(new Request(`${base}/tools?format=xml`), ts)).status).toBe(400);
+  });
+});

@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { InvalidCursorError } from '../db/trace-store';
+import { inputJsonSchema, toAnthropicTool, toOpenAITool } from '../executor/json-schema';
+import { modelMessageContent } from '../executor/model-message';
+import type { Toolscope } from '../server/create-toolscope';
+import { apiError, handle, RequestError, readJsonBody } from './http';
+import { resultJson, summaryJson, traceJson } from './serialize';
+
+const CALL_STATUSES = ['running', 'awaiting_approval', 'succeeded', 'failed', 'denied', 'interrupted'] as const;
+
+function zodMessage(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join('.') || 'body'}: ${i.message}`)
+    .join('; ');
+}
+
+const openAIToolCall = z.object({
+  id: z.string().min(1).max(256),
+  type: z.literal('function').default('function'),
+  function: z.object({
+    name: z.string().max(256),
+    // A JSON string as OpenAI sends it; an object is accepted too. Bad JSON is a per-call result.
+    arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).default('{}'),
+  }),
+});
+
+function toolCallsBody(maxBatch: number) {
+  return z.object({
+    session_id: z.string().min(1).max(256).optional(),
+    tool_calls: z.array(openAIToolCall).min(1).max(maxBatch),
+    max_concurrency: z.number().int().min(1).max(64).optional(),
+    fail_fast: z.boolean().optional(),
+  });
+}
+
+/**
+ * `POST /api/v1/tool-calls`: runs OpenAI tool calls through the pipeline.
+ * Returns the results and the `role: "tool"` messages to append to the conversation, both in
+ * input order. A malformed envelope is a 400; bad tool arguments are per-call results.
+ */
+export function postToolCalls(request: Request, ts: Toolscope): Promise<Response> {
+  return handle(async () => {
+    const body = await readJsonBody(request, ts.config.limits.maxBodyBytes);
+    const parsed = toolCallsBody(ts.config.limits.maxBatchSize).safeParse(body);
+    if (!parsed.success) return apiError(400, 'INVALID_REQUEST', zodMessage(parsed.error));
+    const { tool_calls, session_id, max_concurrency, fail_fast } = parsed.data;
+    const results = await ts.executor.executeBatch(
+      tool_calls.map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })),
+      { maxConcurrency: max_concurrency ?? 4, failFast: fail_fast ?? false },
+      { sessionId: session_id ?? null, actor: 'api', signal: request.signal },
+    );
+    return Response.json({
+      results: results.map(resultJson),
+      messages: results.map((r) => ({ role: 'tool', tool_call_id: r.toolCallId, content: modelMessageContent(r) })),
+    });
+  });
+}
+
+/** `GET /api/v1/traces/:id`: the whole redacted trace. */
+export function getTrace(id: string, ts: Toolscope): Promise<Response> {
+  return handle(() => {
+    const trace = id.length <= 256 ? ts.store.get(id) : null;
+    if (!trace) return apiError(404, 'NOT_FOUND', `No trace with id "${id.slice(0, 256)}".`);
+    return Response.json(traceJson(trace));
+  });
+}
+
+const optionalText = z
+  .string()
+  .max(256)
+  .optional()
+  .transform((v) => (v === '' ? undefined : v));
+
+const listQuery = z.object({
+  tool: optionalText,
+  status: z.enum(CALL_STATUSES).optional().or(z.literal('').transform(() => undefined)),
+  session: optionalText,
+  q: z.string().max(256).optional(),
+  from: z.coerce.number().int().nonnegative().optional(),
+  to: z.coerce.number().int().nonnegative().optional(),
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  cursor: optionalText,
+});
+
+/** `GET /api/v1/traces?tool=&status=&session=&q=&from=&to=&limit=&cursor=`: newest first, keyset-paginated. */
+export function listTraces(request: Request, ts: Toolscope): Promise<Response> {
+  return handle(() => {
+    const params = Object.fromEntries(new URL(request.url).searchParams);
+    const parsed = listQuery.safeParse(params);
+    if (!parsed.success) return apiError(400, 'INVALID_QUERY', zodMessage(parsed.error));
+    const q = parsed.data;
+    try {
+      const page = ts.store.list({
+        tool: q.tool,
+        status: q.status,
+        sessionId: q.session,
+        text: q.q || undefined,
+        from: q.from,
+        to: q.to,
+        limit: q.limit,
+        cursor: q.cursor,
+      });
+      return Response.json({ items: page.items.map(summaryJson), next_cursor: page.nextCursor });
+    } catch (error) {
+      if (error instanceof InvalidCursorError) throw new RequestError(400, 'INVALID_CURSOR', error.message);
+      throw error;
+    }
+  });
+}
+
+/** `GET /api/v1/tools?format=openai|anthropic`: the registered tools. */
+export function listTools(request: Request, ts: Toolscope): Promise<Response> {
+  return handle(() => {
+    const format = new URL(request.url).searchParams.get('format') ?? 'toolscope';
+    const tools = ts.executor.registry.list();
+    if (format === 'openai') return Response.json({ tools: tools.map(toOpenAITool) });
+    if (format === 'anthropic') return Response.json({ tools: tools.map(toAnthropicTool) });
+    if (format !== 'toolscope') {
+      return apiError(400, 'INVALID_QUERY', 'format must be "openai", "anthropic" or left out.');
+    }
+    return Response.json({
+      tools: tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        side_effect: tool.sideEffect,
+        policy: ts.policyOf(tool.name, tool.sideEffect),
+        timeout_ms: tool.timeoutMs,
+        retry: {
+          max_attempts: tool.retry.maxAttempts,
+          base_delay_ms: tool.retry.baseDelayMs,
+          max_delay_ms: tool.retry.maxDelayMs,
+          factor: tool.retry.factor,
+          jitter: tool.retry.jitter,
+        },
+        fallbacks: tool.fallbacks,
+        circuit_state: ts.executor.circuitState(tool.name),
+        input_schema: inputJsonSchema(tool),
+      })),
+    });
+  });
+}

@@ -1,0 +1,61 @@
+/** The error body every API failure returns: `{ "error": { "code", "message" } }`. */
+export function apiError(status: number, code: string, message: string, details?: unknown): Response {
+  return Response.json({ error: { code, message, ...(details === undefined ? {} : { details }) } }, { status });
+}
+
+export class RequestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Reads a JSON body without ever holding more than `maxBytes` of it: a declared or actual size
+ * over the limit is a 413, bad JSON a 400.
+ */
+export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge(maxBytes);
+      }
+      chunks.push(value);
+    }
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') throw new RequestError(400, 'INVALID_JSON', 'The request body is empty; send a JSON object.');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new RequestError(400, 'INVALID_JSON', `The request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function tooLarge(maxBytes: number) {
+  return new RequestError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${maxBytes} bytes.`);
+}
+
+/** Runs a handler, turning request errors into their responses and anything else into a logged 500. */
+export async function handle(run: () => Promise<Response> | Response): Promise<Response> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof RequestError) return apiError(error.status, error.code, error.message, error.details);
+    console.error('[toolscope] API handler failed:', error);
+    return apiError(500, 'INTERNAL_ERROR', 'Toolscope failed to handle the request; the server log has details.');
+  }
+}

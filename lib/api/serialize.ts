@@ -1,0 +1,125 @@
+import type { TraceSummary } from '../db/trace-store';
+import type { Attempt, ToolErrorData, ToolResult, TraceRecord, TraceStage } from '../executor/types';
+
+/** snake_case forms of the executor's data for the HTTP API. */
+
+export function errorJson(error: ToolErrorData | null | undefined) {
+  if (!error) return null;
+  return {
+    code: error.code,
+    message: error.message,
+    retryable: error.retryable,
+    kind: error.kind,
+    ...(error.hint ? { hint: error.hint } : {}),
+    ...(error.stage ? { stage: error.stage } : {}),
+    ...(error.details ? { details: error.details } : {}),
+  };
+}
+
+export function resultJson(result: ToolResult) {
+  const m = result.metadata;
+  return {
+    tool_call_id: result.toolCallId,
+    trace_id: result.traceId,
+    tool: result.tool,
+    status: result.status,
+    success: result.success,
+    output: result.success ? (result.output ?? null) : null,
+    error: errorJson(result.error),
+    latency_ms: result.latencyMs,
+    attempts: m.attempts,
+    metadata: {
+      trace_id: m.traceId,
+      attempts: m.attempts,
+      stderr: m.stderr,
+      exit_code: m.exitCode,
+      truncated: m.truncated,
+      parse_failed: m.parseFailed,
+      fell_back_to: m.fellBackTo,
+      faulted: m.faulted,
+    },
+  };
+}
+
+function stageJson(stage: TraceStage) {
+  return {
+    name: stage.name,
+    status: stage.status,
+    started_at: stage.startedAt,
+    duration_ms: stage.durationMs,
+    detail: stage.detail,
+  };
+}
+
+function attemptJson(attempt: Attempt) {
+  return {
+    number: attempt.number,
+    tool: attempt.tool,
+    fallback: attempt.fallback,
+    started_at: attempt.startedAt,
+    duration_ms: attempt.durationMs,
+    outcome: attempt.outcome,
+    error: errorJson(attempt.error),
+    backoff_ms: attempt.backoffMs,
+    fault: attempt.fault,
+  };
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function flagsJson(flags: TraceRecord['flags']) {
+  return {
+    retried: flags.retried,
+    fell_back: flags.fellBack,
+    truncated: flags.truncated,
+    faulted: flags.faulted,
+    replayed: flags.replayed,
+  };
+}
+
+/** The whole trace, redacted; the sealed raw arguments never leave. */
+export function traceJson(trace: TraceRecord) {
+  return {
+    id: trace.id,
+    tool_call_id: trace.toolCallId,
+    session_id: trace.sessionId,
+    actor: trace.actor,
+    tool: trace.tool,
+    side_effect: trace.sideEffect,
+    status: trace.status,
+    arguments: trace.arguments,
+    result: {
+      success: trace.status === 'succeeded',
+      output: trace.output,
+      error: errorJson(trace.error),
+      latency_ms: trace.latencyMs,
+    },
+    stages: trace.stages.map(stageJson),
+    attempts: trace.attempts.map(attemptJson),
+    stdout: trace.stdout,
+    stderr: trace.stderr,
+    exit_code: trace.exitCode,
+    model_message: trace.modelMessage,
+    flags: flagsJson(trace.flags),
+    metadata: trace.metadata,
+    created_at: iso(trace.createdAt),
+    finished_at: iso(trace.finishedAt),
+  };
+}
+
+export function summaryJson(summary: TraceSummary) {
+  return {
+    id: summary.id,
+    tool_call_id: summary.toolCallId,
+    session_id: summary.sessionId,
+    actor: summary.actor,
+    tool: summary.tool,
+    status: summary.status,
+    latency_ms: summary.latencyMs,
+    attempts: summary.attemptCount,
+    error_code: summary.errorCode,
+    flags: flagsJson(summary.flags),
+    created_at: iso(summary.createdAt),
+    finished_at: iso(summary.finishedAt),
+  };
+}

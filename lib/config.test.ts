@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_LIMITS, loadConfig } from './config';
+
+const dirs: string[] = [];
+function tempDir() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-config-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('loadConfig', () => {
+  it('defaults to .toolscope/ with its workspace, loopback http and a small shell allowlist', () => {
+    const cwd = tempDir();
+    const config = loadConfig({}, cwd);
+    expect(config.dataDir).toBe(path.join(cwd, '.toolscope'));
+    expect(config.workspace).toBe(path.join(cwd, '.toolscope', 'workspace'));
+    expect(config.dbPath).toBe(path.join(cwd, '.toolscope', 'toolscope.db'));
+    expect(config.configPath).toBeNull();
+    expect(config.httpAllow).toEqual(['127.0.0.1', 'localhost', '::1']);
+    expect(config.shellAllow).toContain('echo');
+    expect(config.limits).toEqual(DEFAULT_LIMITS);
+  });
+
+  it('reads toolscope.config.json and TOOLSCOPE_DATA_DIR', () => {
+    const cwd = tempDir();
+    fs.writeFileSync(
+      path.join(cwd, 'toolscope.config.json'),
+      JSON.stringify({
+        workspace: 'ws',
+        policies: { run_shell: 'allow', http_request: 'deny' },
+        shell: { allow: ['echo', 'ls'] },
+        http: { allow: ['127.0.0.1', 'localhost'] },
+        redact: { keys: ['x-session'] },
+        limits: { maxBodyBytes: 2048 },
+      }),
+    );
+    const config = loadConfig({ TOOLSCOPE_DATA_DIR: 'data' }, cwd);
+    expect(config.dataDir).toBe(path.join(cwd, 'data'));
+    expect(config.workspace).toBe(path.join(cwd, 'ws'));
+    expect(config.policies).toEqual({ run_shell: 'allow', http_request: 'deny' });
+    expect(config.shellAllow).toEqual(['echo', 'ls']);
+    expect(config.redactKeys).toEqual(['x-session']);
+    expect(config.limits.maxBodyBytes).toBe(2048);
+    expect(config.limits.maxTraceBytes).toBe(DEFAULT_LIMITS.maxTraceBytes);
+  });
+
+  it('reports every bad field at once, with its path', () => {
+    const cwd = tempDir();
+    const file = path.join(cwd, 'custom.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ policies: { calculator: 'maybe' }, shell: { allow: ['/bin/sh'] }, unknown: 1 }),
+    );
+    let message = '';
+    try {
+      loadConfig({ TOOLSCOPE_CONFIG: 'custom.json' }, cwd);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      message = (error as Error).message;
+    }
+    expect(message).toContain('policies.calculator');
+    expect(message).toContain('shell.allow.0');
+    expect(message).toMatch(/unknown|Unrecognized/i);
+  });
+
+  it('fails clearly on a missing named file and on invalid JSON', () => {
+    const cwd = tempDir();
+    expect(() => loadConfig({ TOOLSCOPE_CONFIG: 'missing.json' }, cwd)).toThrow(/does not exist/);
+    fs.writeFileSync(path.join(cwd, 'toolscope.config.json'), '{ nope');
+    expect(() => loadConfig({}, cwd)).toThrow(/not valid JSON/);
+  });
+});

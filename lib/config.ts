@@ -1,0 +1,116 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const policy = z.enum(['allow', 'ask', 'deny']);
+
+/** The shape of `toolscope.config.json`. Every field is optional. */
+export const configFileSchema = z
+  .object({
+    workspace: z.string().min(1).optional().describe('Sandbox folder for file and shell tools'),
+    policies: z.record(z.string(), policy).default({}).describe('Per-tool policy: allow, ask or deny'),
+    shell: z
+      .object({ allow: z.array(z.string().min(1).regex(/^[^/\\\s]+$/, 'a bare program name, without a path')) })
+      .strict()
+      .default({ allow: ['echo', 'ls', 'cat', 'pwd', 'date', 'wc', 'head', 'tail', 'grep'] }),
+    http: z.object({ allow: z.array(z.string().min(1)) }).strict().default({ allow: ['127.0.0.1', 'localhost', '::1'] }),
+    redact: z.object({ keys: z.array(z.string().min(1)) }).strict().default({ keys: [] }),
+    limits: z
+      .object({
+        maxBodyBytes: z.number().int().positive(),
+        maxModelOutputChars: z.number().int().min(256),
+        maxTraceBytes: z.number().int().positive(),
+        maxFileBytes: z.number().int().positive(),
+        maxResponseBytes: z.number().int().positive(),
+        maxBatchSize: z.number().int().positive(),
+      })
+      .partial()
+      .strict()
+      .default({}),
+  })
+  .strict();
+
+export type ConfigFile = z.infer<typeof configFileSchema>;
+
+export interface Limits {
+  maxBodyBytes: number;
+  maxModelOutputChars: number;
+  maxTraceBytes: number;
+  maxFileBytes: number;
+  maxResponseBytes: number;
+  maxBatchSize: number;
+}
+
+export interface Config {
+  dataDir: string;
+  dbPath: string;
+  workspace: string;
+  /** The config file read, or null when none exists. */
+  configPath: string | null;
+  policies: Record<string, 'allow' | 'ask' | 'deny'>;
+  shellAllow: string[];
+  httpAllow: string[];
+  redactKeys: string[];
+  limits: Limits;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  maxBodyBytes: 1024 * 1024,
+  maxModelOutputChars: 16_000,
+  maxTraceBytes: 1024 * 1024,
+  maxFileBytes: 1024 * 1024,
+  maxResponseBytes: 5 * 1024 * 1024,
+  maxBatchSize: 128,
+};
+
+/** A config problem, with one line per bad field, written for the person fixing the file. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/**
+ * Reads the configuration.
+ * 1. Data folder: `TOOLSCOPE_DATA_DIR`, else `.toolscope/` in the working directory.
+ * 2. Config file: `TOOLSCOPE_CONFIG` (must exist), else `toolscope.config.json` in the working
+ *    directory or the data folder, if present.
+ * 3. The file is validated; every bad field is reported at once.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const dataDir = path.resolve(cwd, env.TOOLSCOPE_DATA_DIR || '.toolscope');
+  let configPath: string | null = null;
+  if (env.TOOLSCOPE_CONFIG) {
+    configPath = path.resolve(cwd, env.TOOLSCOPE_CONFIG);
+    if (!fs.existsSync(configPath)) throw new ConfigError(`TOOLSCOPE_CONFIG names ${configPath}, which does not exist.`);
+  } else {
+    configPath =
+      [path.join(cwd, 'toolscope.config.json'), path.join(dataDir, 'toolscope.config.json')].find((p) =>
+        fs.existsSync(p),
+      ) ?? null;
+  }
+  let raw: unknown = {};
+  if (configPath) {
+    try {
+      raw = JSON.parse(fs.readFileSync(configPath, 'utf8'));
+    } catch (error) {
+      throw new ConfigError(`${configPath} is not valid JSON: ${(error as Error).message}`);
+    }
+  }
+  const parsed = configFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  - ${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration in ${configPath}:\n${lines.join('\n')}`);
+  }
+  const file = parsed.data;
+  const base = configPath ? path.dirname(configPath) : cwd;
+  return {
+    dataDir,
+    dbPath: path.join(dataDir, 'toolscope.db'),
+    workspace: file.workspace ? path.resolve(base, file.workspace) : path.join(dataDir, 'workspace'),
+    configPath,
+    policies: file.policies,
+    shellAllow: file.shell.allow,
+    httpAllow: file.http.allow,
+    redactKeys: file.redact.keys,
+    limits: { ...DEFAULT_LIMITS, ...file.limits },
+  };
+}
