@@ -75,7 +75,7 @@ export class ConfigError extends Error {
  *    directory or the data folder, if present.
  * 3. The file is validated; every bad field is reported at once.
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
   const dataDir = path.resolve(cwd, env.TOOLSCOPE_DATA_DIR || '.toolscope');
   let configPath: string | null = null;
   if (env.TOOLSCOPE_CONFIG) {

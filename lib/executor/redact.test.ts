@@ -72,3 +72,11 @@ describe('redact', () => {
     expect(redactor.redact({ password: '', token: null }).value).toEqual({ password: '', token: null });
   });
 });
+
+describe('declared paths', () => {
+  it('match keys whatever their case', () => {
+    const redactor = createRedactor();
+    const { value } = redactor.redact({ Headers: { 'X-Pin': '4242' } }, ['headers.x-pin']);
+    expect(value).toEqual({ Headers: { 'X-Pin': REDACTED } });
+  });
+});

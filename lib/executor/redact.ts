@@ -37,7 +37,10 @@ export interface RedactionResult<T = unknown> {
 }
 
 export interface Redactor {
-  /** Redacts secret keys at any depth, the given dotted paths (`*` matches any key) and secret-shaped strings. */
+  /**
+   * Redacts secret keys at any depth, the given dotted paths (`*` matches any key or index; keys
+   * compared case-insensitively) and secret-shaped strings.
+   */
   redact<T>(value: T, sensitivePaths?: readonly string[]): RedactionResult<T>;
   /** Removes the given secrets and every secret-shaped value from a text. */
   scrubText(text: string, secrets?: readonly string[]): string;
@@ -105,7 +108,8 @@ export function createRedactor(extraKeys: readonly string[] = []): Redactor {
     const isArray = Array.isArray(value);
     const out: Record<string, unknown> | unknown[] = isArray ? [] : {};
     for (const [key, inner] of Object.entries(value)) {
-      const matching = paths.filter((p) => p[0] === '*' || p[0] === key);
+      const lower = key.toLowerCase();
+      const matching = paths.length === 0 ? paths : paths.filter((p) => p[0] === '*' || p[0] === lower);
       const pathHit = matching.some((p) => p.length === 1);
       let next: unknown;
       if (pathHit || (!isArray && isSecretKey(key))) {
@@ -128,7 +132,8 @@ export function createRedactor(extraKeys: readonly string[] = []): Redactor {
   return {
     redact<T>(value: T, sensitivePaths: readonly string[] = []): RedactionResult<T> {
       const secrets: string[] = [];
-      const paths = sensitivePaths.map((p) => p.split('.'));
+      // Paths match keys case-insensitively: models spell `Authorization` every way.
+      const paths = sensitivePaths.map((p) => p.toLowerCase().split('.'));
       return { value: walk(value, paths, secrets, 0) as T, secrets };
     },
     scrubText,

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { createHostAllowlist, DEFAULT_HTTP_ALLOW } from './host-allowlist';
+
+const loopback = createHostAllowlist(DEFAULT_HTTP_ALLOW);
+const allows = (list: ReturnType<typeof createHostAllowlist>, url: string) => list.allows(new URL(url));
+
+describe('createHostAllowlist', () => {
+  it.each([
+    'http://127.0.0.1/',
+    'http://127.0.0.1:3000/path?q=1',
+    'https://localhost/',
+    'http://LOCALHOST:8080/',
+    'http://localhost./',
+    'http://[::1]:9000/',
+    'http://[0:0:0:0:0:0:0:1]/',
+    'http://127.1/',
+    'http://2130706433/',
+    'http://0x7f.0.0.1/',
+    'http://0177.0.0.1/',
+  ])('the loopback default allows %s', (url) => {
+    expect(allows(loopback, url)).toBe(true);
+  });
+
+  it.each([
+    'http://10.0.0.1/',
+    'http://192.168.1.1/',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://0.0.0.0/',
+    'http://0/',
+    'http://127.0.0.2/',
+    'http://example.com/',
+    'http://127.0.0.1.nip.io/',
+    'http://localhost.evil.com/',
+    'http://evil-localhost/',
+    'http://127.0.0.1@evil.com/',
+    'http://localhost:80@evil.com/',
+    'http://evil.com#@127.0.0.1/',
+    'http://evil.com\\@127.0.0.1/',
+    'http://evil.com?@127.0.0.1/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://[::]/',
+    'http://xn--localhost-/',
+  ])('the loopback default refuses %s', (url) => {
+    expect(allows(loopback, url)).toBe(false);
+  });
+
+  it('restricts an entry with a port to that port, default ports included', () => {
+    const list = createHostAllowlist(['localhost:8080', 'api.example.com:443', '[::1]:9000', 'plain.example:80']);
+    expect(allows(list, 'http://localhost:8080/')).toBe(true);
+    expect(allows(list, 'http://localhost:8081/')).toBe(false);
+    expect(allows(list, 'http://localhost/')).toBe(false);
+    expect(allows(list, 'https://api.example.com/')).toBe(true);
+    expect(allows(list, 'http://api.example.com/')).toBe(false);
+    expect(allows(list, 'http://[::1]:9000/')).toBe(true);
+    expect(allows(list, 'http://[::1]:9001/')).toBe(false);
+    expect(allows(list, 'http://plain.example/')).toBe(true);
+  });
+
+  it('matches subdomains, not the domain itself, for a *. entry', () => {
+    const list = createHostAllowlist(['*.example.com']);
+    expect(allows(list, 'https://api.example.com/')).toBe(true);
+    expect(allows(list, 'https://a.b.example.com/')).toBe(true);
+    expect(allows(list, 'https://example.com/')).toBe(false);
+    expect(allows(list, 'https://evilexample.com/')).toBe(false);
+    expect(allows(list, 'https://example.com.evil.org/')).toBe(false);
+  });
+
+  it('compares entries in canonical form too', () => {
+    const list = createHostAllowlist(['0:0:0:0:0:0:0:1', 'API.Example.COM.', '127.1']);
+    expect(allows(list, 'http://[::1]/')).toBe(true);
+    expect(allows(list, 'http://api.example.com/')).toBe(true);
+    expect(allows(list, 'http://127.0.0.1/')).toBe(true);
+  });
+
+  it('allows nothing when empty', () => {
+    expect(allows(createHostAllowlist([]), 'http://127.0.0.1/')).toBe(false);
+  });
+
+  it.each(['http://localhost', 'user@localhost', 'localhost/path', 'a b'])(
+    'rejects the malformed entry %j',
+    (entry) => {
+      expect(() => createHostAllowlist([entry])).toThrow(/Invalid HTTP allowlist entry/);
+    },
+  );
+});

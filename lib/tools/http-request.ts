@@ -1,0 +1,297 @@
+import { z } from 'zod';
+import { defineTool } from '../executor/define-tool';
+import { ToolError } from '../executor/errors';
+import type { SideEffect, Tool } from '../executor/types';
+import { createByteCollector } from './byte-collector';
+import { BINARY_SAMPLE_BYTES, detectBinary } from './detect-binary';
+import { formatBytes } from './format-bytes';
+import { createHostAllowlist, DEFAULT_HTTP_ALLOW, type HostAllowlist } from './host-allowlist';
+import { httpErrorFor, networkError } from './http-errors';
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_REDIRECTS = 5;
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Headers that must not follow a redirect to another origin, as browsers do for Authorization. */
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+
+export interface HttpRequestOptions {
+  /** Hosts the tool may reach (`localhost`, `api.example.com:443`, `*.example.com`). Default: loopback only. */
+  allowHosts?: readonly string[];
+  /** Bodies past this are cut and flagged `truncated`. Default 1 MiB. */
+  maxResponseBytes?: number;
+  maxRedirects?: number;
+  timeoutMs?: number;
+}
+
+const inputSchema = z.object({
+  url: z
+    .string()
+    .min(1)
+    .max(8192)
+    .describe('Absolute http:// or https:// URL, e.g. "http://localhost:8080/api/items".'),
+  method: z.enum(METHODS).default('GET').describe('HTTP method. Default GET.'),
+  headers: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe('Request headers, e.g. {"content-type": "application/json"}.'),
+  body: z
+    .string()
+    .max(DEFAULT_MAX_RESPONSE_BYTES)
+    .optional()
+    .describe('Request body as text (serialize JSON yourself). Not allowed with GET or HEAD.'),
+});
+
+export type HttpRequestInput = z.input<typeof inputSchema>;
+type ParsedInput = z.output<typeof inputSchema>;
+
+export interface HttpRequestOutput {
+  /** The final URL, after redirects. */
+  url: string;
+  status: number;
+  statusText: string;
+  headers: Record<string, string>;
+  /** Parsed JSON for JSON responses, text otherwise, null when empty or binary. */
+  body: unknown;
+  bodyFormat: 'json' | 'text' | 'binary' | 'empty';
+  /** Body bytes received (at most the cap). */
+  bodyBytes: number;
+  /** True when the body was longer than the cap and was cut. */
+  truncated: boolean;
+  /** Each URL redirected to, in order. */
+  redirects: string[];
+  /** Anything the model should know about the body: truncation, unparsable JSON, binary content. */
+  note?: string;
+}
+
+/** GET and HEAD only read; every other method may change something. */
+export function httpSideEffect(input: { method?: string }): SideEffect {
+  const method = (input.method ?? 'GET').toUpperCase();
+  return method === 'GET' || method === 'HEAD' ? 'read' : 'write';
+}
+
+/**
+ * The `http_request` tool: one HTTP request to an allowlisted host.
+ *
+ * 1. The URL must be http(s), carry no credentials, and have an allowlisted host (and port).
+ * 2. Redirects are followed by hand (at most `maxRedirects`), each Location checked against the
+ *    allowlist before it is requested; credentials are dropped on a change of origin.
+ * 3. The body is streamed and cut at `maxResponseBytes` (`truncated: true`): a partial page is
+ *    more use to a model than an error, and the transfer is aborted at the cap.
+ * 4. 429 and 5xx throw a temporary `HTTP_ERROR` (retried for requests that are safe to repeat);
+ *    other 4xx a business `HTTP_ERROR` with the status and a body excerpt.
+ *
+ * Declared `write` (the worst case); `sideEffectOf` gives `read` for GET and HEAD.
+ * @example createHttpRequestTool().execute({ url: 'http://localhost:8080/health' }, ctx)
+ */
+export function createHttpRequestTool(options: HttpRequestOptions = {}): Tool<ParsedInput, HttpRequestOutput> {
+  const allowlist = createHostAllowlist(options.allowHosts ?? DEFAULT_HTTP_ALLOW);
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  const hosts = allowlist.entries.length > 0 ? allowlist.entries.join(', ') : 'none';
+  return defineTool({
+    name: 'http_request',
+    description: [
+      'Send one HTTP request and return the status, headers and body (parsed when JSON).',
+      `Allowed hosts: ${hosts}; other hosts, and redirects to them, are refused.`,
+      `Bodies over ${formatBytes(maxBytes)} are cut (truncated: true).`,
+      'Status 4xx and 5xx are reported as errors with the status and the start of the body.',
+    ].join(' '),
+    inputSchema,
+    sideEffect: 'write',
+    sideEffectOf: httpSideEffect,
+    timeoutMs: options.timeoutMs ?? 15_000,
+    sensitivePaths: sensitiveHeaderPaths(),
+    async execute(input, ctx) {
+      try {
+        return await sendRequest(input, { allowlist, maxBytes, maxRedirects, signal: ctx.signal });
+      } catch (error) {
+        if (ctx.signal.aborted) throw ctx.signal.reason;
+        throw error;
+      }
+    },
+  });
+}
+
+interface SendOptions {
+  allowlist: HostAllowlist;
+  maxBytes: number;
+  maxRedirects: number;
+  signal: AbortSignal;
+}
+
+async function sendRequest(input: ParsedInput, options: SendOptions): Promise<HttpRequestOutput> {
+  let url = checkUrl(input.url, options.allowlist);
+  let method: string = input.method;
+  let body = input.body;
+  if (body !== undefined && (method === 'GET' || method === 'HEAD')) {
+    throw ToolError.parameter('BODY_NOT_ALLOWED', `A ${method} request cannot have a body; use POST, PUT or PATCH.`);
+  }
+  const headers = buildHeaders(input.headers);
+  const redirects: string[] = [];
+  for (;;) {
+    const response = await fetch(url, { method, headers, body, redirect: 'manual', signal: options.signal }).catch(
+      (error: unknown) => {
+        if (options.signal.aborted) throw options.signal.reason;
+        throw networkError(error, method, url);
+      },
+    );
+    const location = response.headers.get('location');
+    if (!REDIRECT_STATUSES.has(response.status) || location === null) {
+      return readResponse(response, method, url, redirects, options);
+    }
+    await response.body?.cancel();
+    if (redirects.length >= options.maxRedirects) {
+      throw ToolError.business('TOO_MANY_REDIRECTS', `Stopped after ${options.maxRedirects} redirects.`, {
+        details: { redirects },
+      });
+    }
+    const next = checkUrl(location, options.allowlist, url);
+    // As fetch does: 303 turns any request but HEAD into GET, 301 and 302 turn a POST into GET.
+    const becomesGet =
+      response.status === 303 ? method !== 'HEAD' : [301, 302].includes(response.status) && method === 'POST';
+    if (becomesGet) {
+      method = 'GET';
+      body = undefined;
+      headers.delete('content-type');
+      headers.delete('content-length');
+    }
+    if (next.origin !== url.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
+    redirects.push(next.href);
+    url = next;
+  }
+}
+
+async function readResponse(
+  response: Response,
+  method: string,
+  url: URL,
+  redirects: string[],
+  options: SendOptions,
+): Promise<HttpRequestOutput> {
+  const collector = createByteCollector(options.maxBytes);
+  if (method !== 'HEAD' && response.body) {
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!collector.push(value)) {
+        // Past the cap: stop the transfer instead of downloading the rest for nothing.
+        await reader.cancel();
+        break;
+      }
+    }
+  }
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  const parsed = parseBody(collector.bytes(), response.headers.get('content-type') ?? '', collector.truncated);
+  if (response.status >= 400) throw httpErrorFor(response, method, url, parsed.text);
+  const output: HttpRequestOutput = {
+    url: url.href,
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+    body: parsed.body,
+    bodyFormat: parsed.format,
+    bodyBytes: collector.bytes().length,
+    truncated: collector.truncated,
+    redirects,
+  };
+  const notes = [
+    collector.truncated ? `The body was cut at ${formatBytes(options.maxBytes)}.` : '',
+    parsed.note ?? '',
+  ].filter(Boolean);
+  if (notes.length > 0) output.note = notes.join(' ');
+  return output;
+}
+
+interface ParsedBody {
+  body: unknown;
+  format: HttpRequestOutput['bodyFormat'];
+  /** The body as text, for error excerpts ('' when binary). */
+  text: string;
+  note?: string;
+}
+
+function parseBody(bytes: Buffer, contentType: string, truncated: boolean): ParsedBody {
+  if (bytes.length === 0) return { body: null, format: 'empty', text: '' };
+  const binary = detectBinary(bytes.subarray(0, BINARY_SAMPLE_BYTES));
+  if (binary) {
+    return { body: null, format: 'binary', text: '', note: `The body is binary (${binary}) and was left out.` };
+  }
+  const text = decode(bytes, contentType);
+  if (!/[/+]json\b/i.test(contentType)) return { body: text, format: 'text', text };
+  if (truncated) return { body: text, format: 'text', text, note: 'The JSON was cut, so it is returned as text.' };
+  try {
+    return { body: JSON.parse(text), format: 'json', text };
+  } catch {
+    return {
+      body: text,
+      format: 'text',
+      text,
+      note: 'The body claims to be JSON but does not parse; returned as text.',
+    };
+  }
+}
+
+function decode(bytes: Buffer, contentType: string): string {
+  const charset = /charset="?([\w-]+)/i.exec(contentType)?.[1] ?? 'utf-8';
+  try {
+    return new TextDecoder(charset).decode(bytes);
+  } catch {
+    return new TextDecoder('utf-8').decode(bytes);
+  }
+}
+
+function checkUrl(raw: string, allowlist: HostAllowlist, base?: URL): URL {
+  const redirected = base ? ` (redirected from ${base.href})` : '';
+  let url: URL;
+  try {
+    url = new URL(raw, base);
+  } catch {
+    throw ToolError.parameter('INVALID_URL', `"${raw}" is not a valid absolute URL${redirected}.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw ToolError.parameter(
+      'UNSUPPORTED_PROTOCOL',
+      `Only http and https URLs are supported, not "${url.protocol}"${redirected}.`,
+    );
+  }
+  if (!allowlist.allows(url)) {
+    const hosts = allowlist.entries.length > 0 ? allowlist.entries.join(', ') : 'none';
+    throw new ToolError({
+      code: 'HOST_NOT_ALLOWED',
+      kind: 'permission',
+      message: `The host "${url.host}" is not allowed${redirected}. Allowed hosts: ${hosts}.`,
+      hint: 'Do not retry this host; use an allowed one or ask the user to allow it.',
+      details: { host: url.host },
+    });
+  }
+  // After the host check, so "http://127.0.0.1@evil.com/" is refused for the host it really names.
+  if (url.username || url.password) {
+    throw ToolError.parameter(
+      'CREDENTIALS_IN_URL',
+      'URLs with user:password@ are not allowed; send credentials in headers.',
+    );
+  }
+  return url;
+}
+
+function buildHeaders(record: Record<string, string> | undefined): Headers {
+  try {
+    return new Headers(record);
+  } catch (error) {
+    throw ToolError.parameter('INVALID_HEADER', `Invalid request header: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+function sensitiveHeaderPaths(): string[] {
+  const names = ['authorization', 'cookie', 'proxy-authorization', 'x-api-key', 'api-key', 'x-auth-token'];
+  const capitalized = (name: string) =>
+    name.replace(/(^|-)([a-z])/g, (_, dash: string, char: string) => dash + char.toUpperCase());
+  return [...new Set(names.flatMap((name) => [`headers.${name}`, `headers.${capitalized(name)}`]))];
+}

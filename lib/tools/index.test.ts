@@ -1,0 +1,102 @@
+import { mkdir, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { isProcessOutput } from '../executor/process-output';
+import type { AnyTool } from '../executor/types';
+import { createBuiltinTools } from './index';
+import { createTempDir, createTestContext } from './test-helpers';
+
+let temp: Awaited<ReturnType<typeof createTempDir>>;
+let tools: AnyTool[];
+const byName = (name: string) => {
+  const tool = tools.find((candidate) => candidate.name === name);
+  if (!tool) throw new Error(`no tool ${name}`);
+  return tool;
+};
+/** As the executor calls a tool: arguments validated by the schema first. */
+const call = async (name: string, args: unknown) => {
+  const tool = byName(name);
+  return tool.execute(tool.inputSchema.parse(args), createTestContext());
+};
+
+beforeAll(async () => {
+  temp = await createTempDir();
+  const workspace = path.join(await realpath(temp.dir), 'ws');
+  await mkdir(workspace);
+  tools = createBuiltinTools({
+    workspace,
+    shellAllow: ['cat', 'ls'],
+    httpAllow: ['localhost:9'],
+    maxFileBytes: 2048,
+    maxResponseBytes: 4096,
+  });
+});
+
+afterAll(() => temp.remove());
+
+describe('createBuiltinTools', () => {
+  it('creates the five built-ins with unique, valid names', () => {
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'calculator',
+      'read_file',
+      'write_file',
+      'run_shell',
+      'http_request',
+    ]);
+    for (const tool of tools) expect(tool.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+  });
+
+  it('declares each side effect', () => {
+    expect(Object.fromEntries(tools.map((tool) => [tool.name, tool.sideEffect]))).toEqual({
+      calculator: 'none',
+      read_file: 'read',
+      write_file: 'write',
+      run_shell: 'exec',
+      http_request: 'write',
+    });
+  });
+
+  it.each(['calculator', 'read_file', 'write_file', 'run_shell', 'http_request'])(
+    '%s has a JSON Schema for models, every field described, and a sensible policy',
+    (name) => {
+      const tool = byName(name);
+      expect(tool.description.length).toBeGreaterThan(80);
+      for (const io of ['input', 'output'] as const) {
+        const schema = z.toJSONSchema(tool.inputSchema, { io }) as {
+          type: string;
+          properties: Record<string, { description?: string }>;
+        };
+        expect(schema.type).toBe('object');
+        for (const [field, property] of Object.entries(schema.properties)) {
+          expect(property.description, `${name}.${field}`).toBeTruthy();
+        }
+      }
+      expect(tool.timeoutMs).toBeGreaterThan(0);
+      expect(tool.timeoutMs).toBeLessThanOrEqual(30_000);
+      expect(tool.retry.maxAttempts).toBeGreaterThanOrEqual(1);
+    },
+  );
+
+  it('passes the config through to each tool', async () => {
+    expect(byName('run_shell').description).toContain('Allowed programs: cat, ls.');
+    expect(byName('http_request').description).toContain('Allowed hosts: localhost:9;');
+    expect(byName('http_request').description).toContain('4 KiB');
+    expect(byName('read_file').description).toContain('2 KiB');
+    await expect(call('write_file', { path: 'big.txt', content: 'x'.repeat(2049) })).rejects.toMatchObject({
+      code: 'SIZE_EXCEEDED',
+    });
+  });
+
+  it('works end to end in one workspace: write, read, list with the shell', async () => {
+    expect(await call('write_file', { path: 'notes/a.txt', content: 'one\ntwo\n' })).toMatchObject({ created: true });
+    expect(await call('read_file', { path: 'notes/a.txt', offset: 2 })).toMatchObject({
+      content: 'two',
+      totalLines: 2,
+    });
+    const listing = await call('run_shell', { command: ['ls'], cwd: 'notes' });
+    expect(isProcessOutput(listing)).toBe(true);
+    expect(listing).toMatchObject({ stdout: 'a.txt\n', exitCode: 0 });
+    expect(await call('calculator', { expression: '6 * 7' })).toMatchObject({ result: 42 });
+  });
+});

@@ -1,0 +1,49 @@
+import type { AnyTool } from '../executor/types';
+import { createCalculatorTool } from './calculator';
+import { createHttpRequestTool } from './http-request';
+import { createReadFileTool } from './read-file';
+import { createRunShellTool } from './run-shell';
+import { createWriteFileTool } from './write-file';
+
+export { type CalculatorInput, type CalculatorOutput, createCalculatorTool } from './calculator';
+export { DEFAULT_HTTP_ALLOW } from './host-allowlist';
+export {
+  createHttpRequestTool,
+  type HttpRequestInput,
+  type HttpRequestOptions,
+  type HttpRequestOutput,
+  httpSideEffect,
+} from './http-request';
+export { createReadFileTool, type ReadFileInput, type ReadFileOptions, type ReadFileOutput } from './read-file';
+export { createRunShellTool, type RunShellInput, type RunShellOptions } from './run-shell';
+export { resolveInWorkspace, type WorkspacePath } from './sandbox';
+export { createWriteFileTool, type WriteFileInput, type WriteFileOptions, type WriteFileOutput } from './write-file';
+
+/** What the built-in tools need from the app's config. */
+export interface BuiltinToolsOptions {
+  /** The sandbox folder for the file tools and the shell. */
+  workspace: string;
+  /** Programs `run_shell` may run, by bare name. Empty: every command is refused. */
+  shellAllow: string[];
+  /** Hosts `http_request` may reach (`localhost`, `host:port`, `*.example.com`). Empty: every request is refused. */
+  httpAllow: string[];
+  /** Size limit of `read_file` and `write_file`. Default 1 MiB. */
+  maxFileBytes?: number;
+  /** Response body cap of `http_request`. Default 1 MiB. */
+  maxResponseBytes?: number;
+}
+
+/**
+ * Creates the built-in tools from the app's config, in the order a catalog shows them.
+ * @example registry.registerAll(createBuiltinTools({ workspace, shellAllow: ['ls'], httpAllow: ['localhost'] }))
+ */
+export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
+  const { workspace, maxFileBytes } = options;
+  return [
+    createCalculatorTool(),
+    createReadFileTool({ workspace, maxBytes: maxFileBytes }),
+    createWriteFileTool({ workspace, maxBytes: maxFileBytes }),
+    createRunShellTool({ workspace, allow: options.shellAllow }),
+    createHttpRequestTool({ allowHosts: options.httpAllow, maxResponseBytes: options.maxResponseBytes }),
+  ];
+}

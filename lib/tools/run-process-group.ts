@@ -1,0 +1,135 @@
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import { ToolError } from '../executor/errors';
+import { createByteCollector } from './byte-collector';
+import { formatBytes } from './format-bytes';
+
+export interface RunProcessGroupOptions {
+  /** What to execute: a path, or a name looked up on `env.PATH`. */
+  program: string;
+  /** The name the program sees as its argv[0]; default `program`. */
+  argv0?: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Written to the child's stdin, which is then closed; without it the child reads end-of-file at once. */
+  stdin?: string;
+  /** Per stream; past it the group is killed and the output marked truncated. */
+  maxOutputBytes: number;
+  signal: AbortSignal;
+}
+
+export interface ProcessGroupResult {
+  stdout: string;
+  stderr: string;
+  /** The exit code, or 128 + the signal number when the process was killed (as shells report it). */
+  exitCode: number;
+  signal: NodeJS.Signals | null;
+  /** Which stream passed the output cap, if any. */
+  outputLimitHit: 'stdout' | 'stderr' | null;
+}
+
+/**
+ * Runs a program (argv, never a shell) as the leader of its own process group and waits for it.
+ *
+ * 1. `detached: true` makes the child a group leader, so `kill(-pid)` reaches everything it
+ *    starts (pipelines, background jobs, grandchildren), not only the child itself.
+ * 2. When `signal` aborts (timeout or cancel) the whole group gets SIGKILL and the promise
+ *    rejects at once with the signal's reason, so the executor records a timeout.
+ * 3. When the leader exits, whatever it left running in its group is killed too: nothing
+ *    outlives the call, and leftover background jobs cannot hold the pipes open forever.
+ * 4. stdout and stderr are kept up to `maxOutputBytes` each; past that the group is killed
+ *    (`yes` would otherwise run until the timeout) and stderr says why.
+ *
+ * A process that leaves the group on purpose (`setsid`, a daemon) escapes the kill.
+ */
+export function runProcessGroup(options: RunProcessGroupOptions): Promise<ProcessGroupResult> {
+  const { signal, maxOutputBytes } = options;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const child = spawn(options.program, options.args, {
+      argv0: options.argv0,
+      cwd: options.cwd,
+      // Next.js types make NODE_ENV required in ProcessEnv; the child must not inherit it either.
+      env: options.env as NodeJS.ProcessEnv,
+      shell: false,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+    const stdout = createByteCollector(maxOutputBytes);
+    const stderr = createByteCollector(maxOutputBytes);
+    let outputLimitHit: ProcessGroupResult['outputLimitHit'] = null;
+    let settled = false;
+
+    const killGroup = () => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // ESRCH: the group is already gone.
+      }
+    };
+    const settle = (action: () => void) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      action();
+    };
+    const onAbort = () => {
+      killGroup();
+      settle(() => reject(signal.reason));
+    };
+    const collect = (collector: typeof stdout, stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+      if (!collector.push(chunk) && outputLimitHit === null) {
+        outputLimitHit = stream;
+        killGroup();
+      }
+    };
+
+    signal.addEventListener('abort', onAbort, { once: true });
+    child.stdout.on('data', collect(stdout, 'stdout'));
+    child.stderr.on('data', collect(stderr, 'stderr'));
+    child.on('error', (error) => {
+      killGroup();
+      settle(() => reject(spawnError(error, options.argv0 ?? options.program)));
+    });
+    child.on('exit', killGroup);
+    child.on('close', (code, killedBy) => {
+      settle(() => {
+        const limitNote = outputLimitHit
+          ? `\n[toolscope] ${outputLimitHit} passed ${formatBytes(maxOutputBytes)}; the process was stopped and its output truncated.\n`
+          : '';
+        resolve({
+          stdout: stdout.text() + (stdout.truncated ? '\n[... stdout truncated ...]' : ''),
+          stderr: stderr.text() + (stderr.truncated ? '\n[... stderr truncated ...]' : '') + limitNote,
+          exitCode: code ?? 128 + (killedBy ? (constants.signals[killedBy] ?? 0) : 0),
+          signal: killedBy,
+          outputLimitHit,
+        });
+      });
+    });
+    // The program may exit without reading its input: EPIPE is not our failure.
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.stdin);
+  });
+}
+
+function spawnError(error: NodeJS.ErrnoException, program: string): ToolError {
+  switch (error.code) {
+    case 'ENOENT':
+      return ToolError.parameter('PROGRAM_NOT_FOUND', `"${program}" is not installed or not on the PATH.`, {
+        cause: error,
+        hint: 'Use another program from the allowed list.',
+      });
+    case 'EACCES':
+    case 'EPERM':
+      return ToolError.parameter('PROGRAM_NOT_EXECUTABLE', `"${program}" exists but cannot be executed.`, {
+        cause: error,
+      });
+    default:
+      return ToolError.temporary('SPAWN_FAILED', `Could not start "${program}" (${error.code ?? error.message}).`, {
+        cause: error,
+      });
+  }
+}

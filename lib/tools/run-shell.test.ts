@@ -1,0 +1,294 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { isProcessOutput, type ProcessOutput } from '../executor/process-output';
+import { createRunShellTool, type RunShellInput, type RunShellOptions } from './run-shell';
+import { createTempDir, createTestContext, expectToolError } from './test-helpers';
+
+let temp: Awaited<ReturnType<typeof createTempDir>>;
+let workspace: string;
+const ctx = createTestContext();
+
+beforeAll(async () => {
+  temp = await createTempDir();
+  workspace = path.join(await realpath(temp.dir), 'ws');
+  await mkdir(path.join(workspace, 'sub'), { recursive: true });
+  await writeFile(path.join(workspace, 'file.txt'), 'content\n');
+});
+
+afterAll(() => temp.remove());
+
+function shell(allow: string[], extra: Partial<RunShellOptions> = {}) {
+  const tool = createRunShellTool({ workspace, allow, ...extra });
+  return async (input: RunShellInput, context = ctx): Promise<ProcessOutput> => tool.execute(input, context);
+}
+
+/** Alive and not a zombie: a killed process whose parent has not reaped it yet is gone for us. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8') as string;
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 5_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error('waitFor: timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const readPid = (name: string) => async () => {
+  const text = await readFile(path.join(workspace, name), 'utf8').catch(() => '');
+  return /^\d+\n$/.test(text) ? Number(text) : 0;
+};
+
+describe('run_shell', () => {
+  it('declares an exec tool, not retried, whose description names the allowed programs', () => {
+    const tool = createRunShellTool({ workspace, allow: ['ls', 'git'] });
+    expect(tool).toMatchObject({ name: 'run_shell', sideEffect: 'exec', timeoutMs: 30_000 });
+    expect(tool.retry.maxAttempts).toBe(1);
+    expect(tool.description).toContain('Allowed programs: ls, git.');
+    const schema = z.toJSONSchema(tool.inputSchema) as { properties: Record<string, { description?: string }> };
+    for (const field of ['command', 'cwd', 'stdin']) expect(schema.properties[field]?.description).toBeTruthy();
+    expect(tool.inputSchema.safeParse({ command: [] }).success).toBe(false);
+    expect(createRunShellTool({ workspace, allow: [] }).description).toContain('Allowed programs: none');
+  });
+
+  it('runs a program and returns process output', async () => {
+    const output = await shell(['echo'])({ command: ['echo', 'hello', 'world'] });
+    expect(isProcessOutput(output)).toBe(true);
+    expect(output).toMatchObject({ stdout: 'hello world\n', stderr: '', exitCode: 0, signal: null });
+  });
+
+  it('passes shell syntax through as plain arguments', async () => {
+    const run = shell(['echo']);
+    expect((await run({ command: ['echo', 'hi; rm -rf /'] })).stdout).toBe('hi; rm -rf /\n');
+    const tricky = ['$(whoami)', '`id`', '&&', 'ls', '|', 'cat', '>', 'out.txt', '*', '$HOME', "'quoted'"];
+    expect((await run({ command: ['echo', ...tricky] })).stdout).toBe(`${tricky.join(' ')}\n`);
+    expect(existsSync(path.join(workspace, 'out.txt'))).toBe(false);
+  });
+
+  it('returns a non-zero exit as process output instead of throwing', async () => {
+    const output = await shell(['sh'])({ command: ['sh', '-c', 'echo partial; echo oops >&2; exit 3'] });
+    expect(output).toMatchObject({ stdout: 'partial\n', stderr: 'oops\n', exitCode: 3, signal: null });
+  });
+
+  it('reports a process killed by a signal with exit code 128 + signal number', async () => {
+    const output = await shell(['sh'])({ command: ['sh', '-c', 'kill -TERM $$'] });
+    expect(output).toMatchObject({ exitCode: 143, signal: 'SIGTERM' });
+  });
+
+  describe('allowlist', () => {
+    it('refuses a program that is not allowed', async () => {
+      const error = await expectToolError(shell(['echo'])({ command: ['rm', '-rf', '.'] }));
+      expect(error).toMatchObject({ code: 'PERMISSION_DENIED', kind: 'permission', retryable: false });
+      expect(error.message).toMatch(/"rm" is not an allowed program\. Allowed: echo\./);
+      expect(existsSync(path.join(workspace, 'file.txt'))).toBe(true);
+    });
+
+    it.each(['/bin/echo', '/usr/bin/echo', './echo', 'bin/echo', '../echo'])(
+      'refuses the path %s even though "echo" is allowed',
+      async (program) => {
+        const error = await expectToolError(shell(['echo'])({ command: [program, 'x'] }));
+        expect(error).toMatchObject({ code: 'PERMISSION_DENIED', kind: 'permission' });
+        expect(error.message).toMatch(/bare name/);
+      },
+    );
+
+    it('runs a path that is allowed exactly', async () => {
+      const echo = existsSync('/bin/echo') ? '/bin/echo' : '/usr/bin/echo';
+      expect((await shell([echo])({ command: [echo, 'ok'] })).stdout).toBe('ok\n');
+    });
+
+    it('reports an allowed program that is not installed as PROGRAM_NOT_FOUND', async () => {
+      const missing = 'toolscope-no-such-program';
+      const error = await expectToolError(shell([missing])({ command: [missing] }));
+      expect(error).toMatchObject({ code: 'PROGRAM_NOT_FOUND', kind: 'parameter', retryable: false });
+    });
+
+    it('reports an allowed path that does not exist as PROGRAM_NOT_FOUND', async () => {
+      const missing = '/nonexistent/toolscope-program';
+      const error = await expectToolError(shell([missing])({ command: [missing] }));
+      expect(error).toMatchObject({ code: 'PROGRAM_NOT_FOUND', kind: 'parameter' });
+    });
+
+    it('skips PATH entries it cannot use and files that are not executable', async () => {
+      await mkdir(path.join(workspace, '..', 'tools-bin'), { recursive: true });
+      await writeFile(path.join(workspace, '..', 'tools-bin', 'echo'), 'not a program', { mode: 0o644 });
+      const run = shell(['echo'], { path: `/nonexistent:${path.join(workspace, '..', 'tools-bin')}:/usr/bin:/bin` });
+      expect((await run({ command: ['echo', 'real echo'] })).stdout).toBe('real echo\n');
+      const onlyFake = shell(['echo'], { path: path.join(workspace, '..', 'tools-bin') });
+      expect((await expectToolError(onlyFake({ command: ['echo'] }))).code).toBe('PROGRAM_NOT_FOUND');
+    });
+
+    it('passes the bare name as argv[0]', async () => {
+      const output = await shell(['cat'])({ command: ['cat', '/proc/self/cmdline'] });
+      expect(output.stdout).toBe('cat\0/proc/self/cmdline\0');
+    });
+
+    it('does not find programs through relative or workspace PATH entries', async () => {
+      const env = await shell(['env'], { path: `.:bin:${workspace}/bin:/usr/bin:/bin` })({ command: ['env'] });
+      expect(env.stdout).toMatch(/^PATH=\/usr\/bin:\/bin$/m);
+    });
+
+    it('refuses an empty program name and NUL bytes', async () => {
+      const run = shell(['echo']);
+      expect((await expectToolError(run({ command: [''] }))).code).toBe('INVALID_COMMAND');
+      expect((await expectToolError(run({ command: ['echo', 'a\0b'] }))).code).toBe('INVALID_COMMAND');
+    });
+  });
+
+  describe('environment', () => {
+    it('gives the child none of the server environment', async () => {
+      process.env.TOOLSCOPE_TEST_SECRET = 'sk-test-very-secret';
+      try {
+        const output = await shell(['env'], { env: { EDITOR: 'true' } })({ command: ['env'] });
+        expect(output.stdout).not.toContain('TOOLSCOPE_TEST_SECRET');
+        expect(output.stdout).not.toContain('sk-test-very-secret');
+        const names = output.stdout
+          .trim()
+          .split('\n')
+          .map((line) => line.slice(0, line.indexOf('=')))
+          .sort();
+        expect(names).toEqual(['EDITOR', 'HOME', 'LANG', 'LC_ALL', 'NO_COLOR', 'PATH', 'PWD', 'TERM']);
+        expect(output.stdout).toContain(`HOME=${workspace}\n`);
+        expect(output.stdout).toContain('LANG=C.UTF-8\n');
+      } finally {
+        delete process.env.TOOLSCOPE_TEST_SECRET;
+      }
+    });
+  });
+
+  describe('cwd', () => {
+    it('runs in the workspace by default and in a subfolder when asked', async () => {
+      const run = shell(['pwd']);
+      expect((await run({ command: ['pwd'] })).stdout).toBe(`${workspace}\n`);
+      expect((await run({ command: ['pwd'], cwd: 'sub' })).stdout).toBe(`${path.join(workspace, 'sub')}\n`);
+    });
+
+    it.each([
+      ['../', 'SECURITY_VIOLATION'],
+      ['/tmp', 'SECURITY_VIOLATION'],
+      ['sub/../..', 'SECURITY_VIOLATION'],
+      ['missing', 'CWD_NOT_FOUND'],
+      ['file.txt', 'NOT_A_DIRECTORY'],
+    ])('refuses the cwd %j with %s', async (cwd, code) => {
+      const error = await expectToolError(shell(['pwd'])({ command: ['pwd'], cwd }));
+      expect(error).toMatchObject({ code, kind: 'parameter' });
+    });
+  });
+
+  describe('stdin', () => {
+    it('sends stdin to the program', async () => {
+      expect((await shell(['cat'])({ command: ['cat'], stdin: 'from stdin\n' })).stdout).toBe('from stdin\n');
+    });
+
+    it('gives end-of-file at once when there is no stdin', async () => {
+      expect(await shell(['cat'])({ command: ['cat'] })).toMatchObject({ stdout: '', exitCode: 0 });
+    });
+
+    it('does not fail when the program ignores its stdin', async () => {
+      const output = await shell(['true'])({ command: ['true'], stdin: 'x'.repeat(512 * 1024) });
+      expect(output.exitCode).toBe(0);
+    });
+  });
+
+  describe('process group', () => {
+    it('starts the child as the leader of its own process group', async () => {
+      const output = await shell(['sh'])({ command: ['sh', '-c', 'cat /proc/$$/stat'] });
+      const fields = output.stdout.slice(output.stdout.lastIndexOf(')') + 2).split(' ');
+      const pid = Number(output.stdout.split(' ')[0]);
+      expect(Number(fields[2])).toBe(pid);
+    });
+
+    it('kills the whole group, grandchildren included, when the signal aborts', async () => {
+      const controller = new AbortController();
+      const run = shell(['sh'])(
+        {
+          command: [
+            'sh',
+            '-c',
+            'sleep 30 & echo $! > grandchild-1.pid; sleep 30 & echo $! > grandchild-2.pid; echo $$ > leader.pid; wait',
+          ],
+        },
+        createTestContext({ signal: controller.signal }),
+      );
+      const pids = [
+        await waitFor(readPid('grandchild-1.pid')),
+        await waitFor(readPid('grandchild-2.pid')),
+        await waitFor(readPid('leader.pid')),
+      ];
+      expect(pids.every(isAlive)).toBe(true);
+      const reason = new DOMException('The operation timed out.', 'TimeoutError');
+      const started = Date.now();
+      controller.abort(reason);
+      await expect(run).rejects.toBe(reason);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      await waitFor(() => pids.every((pid) => !isAlive(pid)), 2_000);
+    });
+
+    it('rejects with a timeout signal reason, well before the command would finish', async () => {
+      const started = Date.now();
+      const run = shell(['sleep'])(
+        { command: ['sleep', '30'] },
+        createTestContext({ signal: AbortSignal.timeout(200) }),
+      );
+      await expect(run).rejects.toMatchObject({ name: 'TimeoutError' });
+      expect(Date.now() - started).toBeLessThan(2_000);
+    });
+
+    it('does not start anything when the signal has already fired', async () => {
+      const reason = new Error('cancelled');
+      const run = shell(['sh'])(
+        { command: ['sh', '-c', 'echo ran > ran.txt'] },
+        createTestContext({ signal: AbortSignal.abort(reason) }),
+      );
+      await expect(run).rejects.toBe(reason);
+      expect(existsSync(path.join(workspace, 'ran.txt'))).toBe(false);
+    });
+
+    it('returns when the program exits, killing background jobs it left holding the output pipe', async () => {
+      const started = Date.now();
+      const output = await shell(['sh'])({ command: ['sh', '-c', 'sleep 30 & echo $! > leftover.pid; echo done'] });
+      expect(output).toMatchObject({ stdout: 'done\n', exitCode: 0 });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      const leftover = await readPid('leftover.pid')();
+      await waitFor(() => !isAlive(leftover), 2_000);
+    });
+  });
+
+  describe('output cap', () => {
+    it('stops a program that floods stdout and says so', async () => {
+      const output = await shell(['yes'], { maxOutputBytes: 1000 })({ command: ['yes'] });
+      expect(output.stdout.startsWith('y\ny\n')).toBe(true);
+      expect(output.stdout).toContain('[... stdout truncated ...]');
+      expect(output.stdout.length).toBeLessThan(1100);
+      expect(output.stderr).toMatch(/stdout passed 1000 bytes; the process was stopped/);
+      expect(output).toMatchObject({ exitCode: 137, signal: 'SIGKILL' });
+    });
+
+    it('caps stderr the same way', async () => {
+      const output = await shell(['sh'], { maxOutputBytes: 500 })({ command: ['sh', '-c', 'yes >&2'] });
+      expect(output.stderr).toMatch(/stderr passed 500 bytes/);
+      expect(output.exitCode).toBe(137);
+    });
+
+    it('keeps output exactly at the cap untouched', async () => {
+      const output = await shell(['printf'], { maxOutputBytes: 5 })({ command: ['printf', 'abcde'] });
+      expect(output).toMatchObject({ stdout: 'abcde', stderr: '', exitCode: 0 });
+    });
+  });
+});

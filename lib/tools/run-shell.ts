@@ -1,0 +1,180 @@
+import { promises as fs, constants as fsConstants } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { defineTool } from '../executor/define-tool';
+import { ToolError } from '../executor/errors';
+import { type ProcessOutput, processOutput } from '../executor/process-output';
+import type { Tool } from '../executor/types';
+import { fileError } from './file-errors';
+import { formatBytes } from './format-bytes';
+import { runProcessGroup } from './run-process-group';
+import { isInside, resolveInWorkspace } from './sandbox';
+
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+export const DEFAULT_SHELL_TIMEOUT_MS = 30_000;
+const FALLBACK_PATH = '/usr/local/bin:/usr/bin:/bin';
+
+export interface RunShellOptions {
+  /** Default working folder and the boundary for `cwd`; also the child's HOME. */
+  workspace: string;
+  /** Programs the model may run, by bare name ("git", "ls"). An entry with "/" allows exactly that path. */
+  allow: string[];
+  /** Cap per stream (stdout, stderr). Default 1 MiB. */
+  maxOutputBytes?: number;
+  timeoutMs?: number;
+  /** PATH given to the child. Default: the server's PATH, without relative or workspace entries. */
+  path?: string;
+  /** Extra variables for every child: settings, never secrets (the output reaches the model). */
+  env?: Record<string, string>;
+}
+
+const inputSchema = z.object({
+  command: z
+    .array(z.string())
+    .min(1)
+    .describe(
+      'The program and its arguments as separate strings, e.g. ["ls", "-la", "src"]. No shell: pipes, ' +
+        'redirections, globs, $VARS and ";" are passed literally as arguments.',
+    ),
+  cwd: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Working folder relative to the workspace, e.g. "src". Default: the workspace folder.'),
+  stdin: z.string().max(DEFAULT_MAX_OUTPUT_BYTES).optional().describe('Text sent to the program on standard input.'),
+});
+
+export type RunShellInput = z.infer<typeof inputSchema>;
+
+/**
+ * The `run_shell` tool: runs one allowlisted program with arguments, no shell in between.
+ *
+ * 1. `command[0]` must be in the allowlist, by bare name (a path such as "/bin/echo" or "./x"
+ *    only when listed exactly as such): PERMISSION_DENIED otherwise.
+ * 2. `cwd` is resolved inside the workspace like a file path.
+ * 3. The child gets a scrubbed environment: PATH, HOME (the workspace), locale, TERM and the
+ *    configured extras; nothing of the server's own environment (API keys, tokens).
+ * 4. It runs in its own process group, killed whole on timeout or cancel (`runProcessGroup`).
+ * 5. The result is `processOutput`: the executor turns a non-zero exit into NON_ZERO_EXIT.
+ *
+ * Allowlisting a program allows everything it can do: `sh`, `env`, `xargs`, `find -exec`
+ * or `git -c` run arbitrary commands. List only what the agent needs.
+ * @example createRunShellTool({ workspace: '/srv/ws', allow: ['ls'] }).execute({ command: ['ls'] }, ctx)
+ */
+export function createRunShellTool(options: RunShellOptions): Tool<RunShellInput, ProcessOutput> {
+  const allow: ReadonlySet<string> = new Set(options.allow);
+  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const allowed = options.allow.length > 0 ? options.allow.join(', ') : 'none (ask the user to allow some)';
+  return defineTool({
+    name: 'run_shell',
+    description: [
+      'Run a program in the workspace folder and return its stdout, stderr and exit code.',
+      `Allowed programs: ${allowed}.`,
+      'Give the program and each argument as separate strings; there is no shell, so pipes, redirections,',
+      'globs and variables do not work. Output over',
+      `${formatBytes(maxOutputBytes)} per stream stops the program. A non-zero exit code is reported as an error.`,
+    ].join(' '),
+    inputSchema,
+    sideEffect: 'exec',
+    timeoutMs: options.timeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS,
+    // Commands may change things; running one twice is the model's decision, not ours.
+    retry: { maxAttempts: 1 },
+    async execute({ command, cwd = '.', stdin }, ctx) {
+      const [program = '', ...args] = command;
+      checkCommand(command);
+      checkAllowed(program, allow, allowed);
+      const directory = await resolveCwd(options.workspace, cwd);
+      const env = childEnv(directory.root, directory.absolute, options);
+      const result = await runProcessGroup({
+        program: await locateProgram(program, env.PATH ?? ''),
+        argv0: program,
+        args,
+        cwd: directory.absolute,
+        env,
+        stdin,
+        maxOutputBytes,
+        signal: ctx.signal,
+      });
+      return processOutput({
+        stdout: result.stdout,
+        stderr: result.stderr,
+        exitCode: result.exitCode,
+        signal: result.signal,
+      });
+    },
+  });
+}
+
+function checkCommand(command: string[]): void {
+  if (command[0] === '') throw ToolError.parameter('INVALID_COMMAND', 'The program name (command[0]) is empty.');
+  if (command.some((arg) => arg.includes('\0'))) {
+    throw ToolError.parameter('INVALID_COMMAND', 'Arguments cannot contain NUL bytes.');
+  }
+}
+
+function checkAllowed(program: string, allow: ReadonlySet<string>, allowed: string): void {
+  if (allow.has(program)) return;
+  const message = program.includes('/')
+    ? `"${program}" is a path; give the bare name of an allowed program. Allowed: ${allowed}.`
+    : `"${program}" is not an allowed program. Allowed: ${allowed}.`;
+  throw new ToolError({ code: 'PERMISSION_DENIED', kind: 'permission', message });
+}
+
+/**
+ * Finds a bare program name on the child's PATH, as execvp would, so that "not installed" is
+ * told apart from "not executable" (execvp reports EACCES for both when a PATH folder is
+ * unreadable). A name with "/" (allowed exactly) is left to the kernel.
+ */
+async function locateProgram(program: string, searchPath: string): Promise<string> {
+  if (program.includes('/')) return program;
+  for (const folder of searchPath.split(path.delimiter)) {
+    const candidate = path.join(folder, program);
+    try {
+      await fs.access(candidate, fsConstants.X_OK);
+      if ((await fs.stat(candidate)).isFile()) return candidate;
+    } catch {
+      // Not here (or not ours to run): keep looking.
+    }
+  }
+  throw ToolError.parameter('PROGRAM_NOT_FOUND', `"${program}" is not installed or not on the PATH.`, {
+    hint: 'Use another program from the allowed list.',
+  });
+}
+
+async function resolveCwd(workspace: string, cwd: string) {
+  const directory = await resolveInWorkspace(workspace, cwd);
+  if (!directory.exists) {
+    throw ToolError.parameter('CWD_NOT_FOUND', `The folder "${directory.relative}" does not exist in the workspace.`);
+  }
+  const stats = await fs.stat(directory.absolute).catch((error: unknown) => {
+    throw fileError(error, directory.relative);
+  });
+  if (!stats.isDirectory()) {
+    throw ToolError.parameter('NOT_A_DIRECTORY', `"${directory.relative}" is a file; cwd must be a folder.`);
+  }
+  return directory;
+}
+
+function childEnv(root: string, cwd: string, options: RunShellOptions): Record<string, string> {
+  return {
+    ...options.env,
+    PATH: safePath(options.path ?? process.env.PATH ?? FALLBACK_PATH, root),
+    HOME: root,
+    PWD: cwd,
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    TERM: 'dumb',
+    NO_COLOR: '1',
+  };
+}
+
+/**
+ * Keeps absolute PATH entries outside the workspace: with the workspace as cwd, a relative
+ * entry (".", "bin") or one inside it would run a program the model wrote under an allowed name.
+ */
+function safePath(value: string, root: string): string {
+  return value
+    .split(path.delimiter)
+    .filter((entry) => path.isAbsolute(entry) && !isInside(root, path.resolve(entry)))
+    .join(path.delimiter);
+}
