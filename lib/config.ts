@@ -10,11 +10,24 @@ export const configFileSchema = z
     workspace: z.string().min(1).optional().describe('Sandbox folder for file and shell tools'),
     policies: z.record(z.string(), policy).default({}).describe('Per-tool policy: allow, ask or deny'),
     shell: z
-      .object({ allow: z.array(z.string().min(1).regex(/^[^/\\\s]+$/, 'a bare program name, without a path')) })
+      .object({
+        allow: z.array(
+          z
+            .string()
+            .min(1)
+            .regex(/^[^/\\\s]+$/, 'a bare program name, without a path'),
+        ),
+      })
       .strict()
       .default({ allow: ['echo', 'ls', 'cat', 'pwd', 'date', 'wc', 'head', 'tail', 'grep'] }),
-    http: z.object({ allow: z.array(z.string().min(1)) }).strict().default({ allow: ['127.0.0.1', 'localhost', '::1'] }),
-    redact: z.object({ keys: z.array(z.string().min(1)) }).strict().default({ keys: [] }),
+    http: z
+      .object({ allow: z.array(z.string().min(1)) })
+      .strict()
+      .default({ allow: ['127.0.0.1', 'localhost', '::1'] }),
+    redact: z
+      .object({ keys: z.array(z.string().min(1)) })
+      .strict()
+      .default({ keys: [] }),
     limits: z
       .object({
         maxBodyBytes: z.number().int().positive(),
@@ -80,7 +93,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   let configPath: string | null = null;
   if (env.TOOLSCOPE_CONFIG) {
     configPath = path.resolve(cwd, env.TOOLSCOPE_CONFIG);
-    if (!fs.existsSync(configPath)) throw new ConfigError(`TOOLSCOPE_CONFIG names ${configPath}, which does not exist.`);
+    if (!fs.existsSync(configPath))
+      throw new ConfigError(`TOOLSCOPE_CONFIG names ${configPath}, which does not exist.`);
   } else {
     configPath =
       [path.join(cwd, 'toolscope.config.json'), path.join(dataDir, 'toolscope.config.json')].find((p) =>

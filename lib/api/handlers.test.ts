@@ -34,7 +34,11 @@ function post(body: unknown, init: RequestInit = {}) {
 }
 
 function call(id: string, name: string, args: unknown) {
-  return { id, type: 'function', function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } };
+  return {
+    id,
+    type: 'function',
+    function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) },
+  };
 }
 
 describe('POST /api/v1/tool-calls', () => {
@@ -71,9 +75,7 @@ describe('POST /api/v1/tool-calls', () => {
   });
 
   it('denies write and exec tools by default, saying approval is required', async () => {
-    const body = await (
-      await post({ tool_calls: [call('w', 'write_file', { path: 'a.txt', content: 'x' })] })
-    ).json();
+    const body = await (await post({ tool_calls: [call('w', 'write_file', { path: 'a.txt', content: 'x' })] })).json();
     expect(body.results[0]).toMatchObject({ status: 'denied', success: false });
     expect(body.results[0].error.code).toBe('PERMISSION_DENIED');
     expect(body.results[0].error.message).toMatch(/approval is required/i);
@@ -118,7 +120,9 @@ describe('GET /api/v1/traces', () => {
   it('returns the whole redacted trace, never the raw arguments', async () => {
     const body = await (
       await post({
-        tool_calls: [call('call_secret', 'calculator', { expression: '1+1', api_key: 'sk-live-abcdefghijklmnopqrstu' })],
+        tool_calls: [
+          call('call_secret', 'calculator', { expression: '1+1', api_key: 'sk-live-abcdefghijklmnopqrstu' }),
+        ],
       })
     ).json();
     const id = body.results[0].trace_id;

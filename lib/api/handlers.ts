@@ -74,7 +74,10 @@ const optionalText = z
 
 const listQuery = z.object({
   tool: optionalText,
-  status: z.enum(CALL_STATUSES).optional().or(z.literal('').transform(() => undefined)),
+  status: z
+    .enum(CALL_STATUSES)
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
   session: optionalText,
   q: z.string().max(256).optional(),
   from: z.coerce.number().int().nonnegative().optional(),

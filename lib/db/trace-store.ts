@@ -1,4 +1,4 @@
-import type { CallStatus, TraceRecord, TraceSink } from '../executor/types';
+import type { CallStatus, ToolErrorData, TraceRecord, TraceSink } from '../executor/types';
 
 /** A row of the traces list: what the list shows without loading the whole trace. */
 export interface TraceSummary {
@@ -64,3 +64,24 @@ export interface TraceStore extends TraceSink {
   markInterrupted(now: number): number;
   close(): void;
 }
+
+/**
+ * Thrown by `TraceStore.list` when `query.cursor` is not a cursor the store handed out; the API
+ * answers 400. Cursors are opaque: clients pass back `nextCursor` unchanged.
+ */
+export class InvalidCursorError extends Error {
+  override readonly name = 'InvalidCursorError';
+  readonly code = 'INVALID_CURSOR';
+
+  constructor(readonly cursor: string) {
+    super('Invalid cursor: pass back the nextCursor of a previous page unchanged');
+  }
+}
+
+/** The error `markInterrupted` records on the calls a previous process left running. */
+export const INTERRUPTED_ERROR = {
+  code: 'INTERRUPTED',
+  message: 'Toolscope stopped before the call finished',
+  retryable: true,
+  kind: 'internal',
+} as const satisfies ToolErrorData;
