@@ -1,0 +1,8 @@
+import { getTrace } from '@/lib/api/handlers';
+import { getToolscope } from '@/lib/server/toolscope';
+
+export const dynamic = 'force-dynamic';
+
+export async function GET(_request: Request, { params }: { params: Promise<{ id: string }> }) {
+  return getTrace((await params).id, getToolscope());
+}

@@ -1,0 +1,8 @@
+import { listTraces } from '@/lib/api/handlers';
+import { getToolscope } from '@/lib/server/toolscope';
+
+export const dynamic = 'force-dynamic';
+
+export function GET(request: Request) {
+  return listTraces(request, getToolscope());
+}

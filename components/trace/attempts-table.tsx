@@ -1,0 +1,93 @@
+import { CircleCheck, CircleX, Timer } from 'lucide-react';
+import type { Attempt } from '@/lib/executor/types';
+import { formatDuration } from '@/lib/ui/format';
+
+const OUTCOME = {
+  ok: { Icon: CircleCheck, className: 'text-emerald-700 dark:text-emerald-300' },
+  error: { Icon: CircleX, className: 'text-red-700 dark:text-red-300' },
+  timeout: { Icon: Timer, className: 'text-orange-700 dark:text-orange-300' },
+} as const;
+
+/** Every attempt: number, tool, start offset, duration, outcome, error, retryable, backoff before the next. */
+export function AttemptsTable({ attempts }: { attempts: Attempt[] }) {
+  if (attempts.length === 0) {
+    return <p className="text-fg-muted italic">No attempt ran: the call stopped before the execute stage.</p>;
+  }
+  const th = 'px-2 py-1 font-medium';
+  return (
+    <div className="overflow-x-auto rounded border border-line">
+      <table className="w-full border-collapse text-left text-xs" data-testid="attempts-table">
+        <caption className="sr-only">Attempts</caption>
+        <thead className="bg-subtle text-[11px] uppercase tracking-wide text-fg-muted">
+          <tr>
+            <th scope="col" className={th}>
+              #
+            </th>
+            <th scope="col" className={th}>
+              Tool
+            </th>
+            <th scope="col" className={`${th} text-right`}>
+              Start
+            </th>
+            <th scope="col" className={`${th} text-right`}>
+              Duration
+            </th>
+            <th scope="col" className={th}>
+              Outcome
+            </th>
+            <th scope="col" className={th}>
+              Error
+            </th>
+            <th scope="col" className={th}>
+              Retryable
+            </th>
+            <th scope="col" className={`${th} text-right`}>
+              Backoff
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {attempts.map((a) => {
+            const look = OUTCOME[a.outcome];
+            return (
+              <tr
+                key={`${a.tool}-${a.number}-${a.startedAt}`}
+                className="border-t border-line align-top"
+                data-testid="attempt-row"
+              >
+                <td className="px-2 py-1 tabular-nums">{a.number}</td>
+                <td className="px-2 py-1 font-mono">
+                  {a.tool}
+                  {a.fallback && <span className="ml-1 font-sans text-fg-muted">(fallback)</span>}
+                  {a.fault && <span className="ml-1 font-sans text-blue-700 dark:text-blue-300">fault: {a.fault}</span>}
+                </td>
+                <td className="px-2 py-1 text-right tabular-nums">+{formatDuration(a.startedAt)}</td>
+                <td className="px-2 py-1 text-right tabular-nums">{formatDuration(a.durationMs)}</td>
+                <td className={`px-2 py-1 ${look.className}`}>
+                  <span className="inline-flex items-center gap-1">
+                    <look.Icon size={12} aria-hidden />
+                    {a.outcome}
+                  </span>
+                </td>
+                <td className="px-2 py-1">
+                  {a.error ? (
+                    <>
+                      <span className="font-mono">{a.error.code}</span>{' '}
+                      <span className="text-fg-muted">{a.error.message}</span>
+                    </>
+                  ) : (
+                    <span className="text-fg-muted">—</span>
+                  )}
+                </td>
+                <td className="px-2 py-1">{a.error ? (a.error.retryable ? 'yes' : 'no') : '—'}</td>
+                <td className="px-2 py-1 text-right tabular-nums">
+                  {a.backoffMs === null ? '—' : formatDuration(a.backoffMs)}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { fieldShape, initialValue, type JsonSchema, validateAgainstSchema } from './json-schema';
+
+const schema: JsonSchema = {
+  type: 'object',
+  properties: {
+    expression: { type: 'string', minLength: 1 },
+    precision: { type: 'integer', minimum: 0, maximum: 20 },
+    mode: { type: 'string', enum: ['a', 'b'], default: 'a' },
+    items: { type: 'array', items: { type: 'object', properties: { k: { type: 'string' } }, required: ['k'] } },
+    headers: { type: 'object', additionalProperties: { type: 'string' } },
+    v: { type: ['number', 'null'] },
+    method: {
+      anyOf: [
+        { type: 'string', const: 'GET' },
+        { type: 'string', const: 'POST' },
+      ],
+    },
+  },
+  required: ['expression', 'items'],
+  additionalProperties: false,
+};
+
+describe('fieldShape', () => {
+  it('picks an editor per schema', () => {
+    const p = schema.properties!;
+    expect(fieldShape(p.expression!).kind).toBe('string');
+    expect(fieldShape(p.precision!).kind).toBe('integer');
+    expect(fieldShape(p.mode!).kind).toBe('enum');
+    expect(fieldShape(p.items!).kind).toBe('array');
+    expect(fieldShape(p.headers!).kind).toBe('record');
+    expect(fieldShape(p.v!)).toMatchObject({ kind: 'number', nullable: true });
+    expect(fieldShape(p.method!)).toMatchObject({ kind: 'enum', options: ['GET', 'POST'] });
+    expect(fieldShape({ anyOf: [{ type: 'string' }, { type: 'number' }] }).kind).toBe('json');
+  });
+});
+
+describe('initialValue', () => {
+  it('fills defaults and required fields only', () => {
+    expect(initialValue(schema)).toEqual({ expression: '', mode: 'a', items: [] });
+  });
+});
+
+describe('validateAgainstSchema', () => {
+  it('accepts a valid value', () => {
+    expect(validateAgainstSchema(schema, { expression: '1+1', items: [{ k: 'x' }], method: 'GET' })).toEqual([]);
+  });
+  it('reports issues with dotted paths', () => {
+    const issues = validateAgainstSchema(schema, {
+      expression: '',
+      precision: 2.5,
+      items: [{}],
+      extra: 1,
+      method: 'PUT',
+    });
+    expect(issues.map((i) => i.path).sort()).toEqual(['expression', 'extra', 'items.0.k', 'method', 'precision']);
+  });
+});

@@ -1,0 +1,44 @@
+import type { TraceSummary } from '../db/trace-store';
+import type { CallStatus } from '../executor/types';
+
+/** A row of `GET /api/v1/traces` as the API sends it (snake_case, ISO times). */
+export interface SummaryJson {
+  id: string;
+  tool_call_id: string;
+  session_id: string | null;
+  actor: string;
+  tool: string;
+  status: CallStatus;
+  latency_ms: number | null;
+  attempts: number;
+  error_code: string | null;
+  flags: { retried: boolean; fell_back: boolean; truncated: boolean; faulted: boolean; replayed: boolean };
+  created_at: string | null;
+  finished_at: string | null;
+}
+
+const epoch = (iso: string | null) => (iso === null ? null : Date.parse(iso));
+
+/** Turns an API list row back into the store's `TraceSummary`, which the list renders. */
+export function summaryFromJson(row: SummaryJson): TraceSummary {
+  return {
+    id: row.id,
+    toolCallId: row.tool_call_id,
+    sessionId: row.session_id,
+    actor: row.actor,
+    tool: row.tool,
+    status: row.status,
+    createdAt: epoch(row.created_at) ?? 0,
+    finishedAt: epoch(row.finished_at),
+    latencyMs: row.latency_ms,
+    attemptCount: row.attempts,
+    errorCode: row.error_code,
+    flags: {
+      retried: row.flags.retried,
+      fellBack: row.flags.fell_back,
+      truncated: row.flags.truncated,
+      faulted: row.flags.faulted,
+      replayed: row.flags.replayed,
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import type { Policy, RetryPolicy, SideEffect } from '../executor/types';
+import { formatDuration } from './format';
+
+/** A retry policy in one line: `3 attempts, 200 ms ×2 up to 5 s, jitter 0.5`. */
+export function describeRetry(retry: RetryPolicy): string {
+  if (retry.maxAttempts <= 1) return 'no retries';
+  return `${retry.maxAttempts} attempts, ${formatDuration(retry.baseDelayMs)} ×${retry.factor} up to ${formatDuration(retry.maxDelayMs)}${retry.jitter ? `, jitter ${retry.jitter}` : ''}`;
+}
+
+/**
+ * The policy a tool gets, for its worst side effect and, when its side effect depends on the input
+ * (HTTP GET reads, POST writes), for read calls too.
+ */
+export function describePolicy(
+  policyOf: (tool: string, sideEffect: SideEffect) => Policy,
+  tool: { name: string; sideEffect: SideEffect; sideEffectOf?: unknown },
+): { policy: Policy; text: string } {
+  const worst = policyOf(tool.name, tool.sideEffect);
+  if (!tool.sideEffectOf || tool.sideEffect === 'read' || tool.sideEffect === 'none')
+    return { policy: worst, text: worst };
+  const read = policyOf(tool.name, 'read');
+  if (read === worst) return { policy: worst, text: worst };
+  return { policy: worst, text: `${read} for reads, ${worst} for ${tool.sideEffect}s` };
+}
+
+/** What the playground says before a run when the policy will not simply allow the call. */
+export function policyNote(toolName: string, policyText: string, policy: Policy): string | null {
+  if (policy === 'allow') return null;
+  if (policy === 'deny')
+    return `The policy denies calls to ${toolName}: a run is recorded and rejected with PERMISSION_DENIED.`;
+  return `Policy for ${toolName}: ${policyText}. Calls that need approval are denied with “approval is required” until the approvals queue lands; a run still shows the full trace of the rejection.`;
+}
