@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { encodeCursor } from './cursor';
+import { containsIgnoringAsciiCase, likeContains, resolveLimit, resolveListFilter } from './list-query';
+
+describe('resolveLimit', () => {
+  it('defaults to 50 and clamps to 1..500', () => {
+    expect([undefined, Number.NaN, Number.POSITIVE_INFINITY, 0, -1, 1, 2.9, 500, 501].map(resolveLimit)).toEqual([
+      50, 50, 50, 1, 1, 1, 2, 500, 500,
+    ]);
+  });
+});
+
+describe('likeContains', () => {
+  it('escapes the LIKE wildcards and the escape character', () => {
+    expect(likeContains('50%_off\\')).toBe('%50\\%\\_off\\\\%');
+    expect(likeContains('plain')).toBe('%plain%');
+  });
+});
+
+describe('containsIgnoringAsciiCase', () => {
+  it('folds ASCII letters only, as SQLite LIKE does', () => {
+    expect(containsIgnoringAsciiCase('Call_ABC', 'call_abc')).toBe(true);
+    expect(containsIgnoringAsciiCase('ÉCOLE', 'école')).toBe(false);
+  });
+});
+
+describe('resolveListFilter', () => {
+  it('drops empty values and decodes the cursor', () => {
+    expect(resolveListFilter({ tool: '', sessionId: '', text: '', cursor: '', from: Number.NaN })).toEqual({
+      limit: 50,
+    });
+    expect(
+      resolveListFilter({ tool: 't', status: 'failed', from: 0, to: 10, text: 'x', limit: 5, cursor: encodeCursor(9) }),
+    ).toEqual({
+      tool: 't',
+      status: 'failed',
+      from: 0,
+      to: 10,
+      text: 'x',
+      limit: 5,
+      beforeSeq: 9,
+    });
+  });
+});

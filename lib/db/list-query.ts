@@ -1,0 +1,63 @@
+import type { CallStatus } from '../executor/types';
+import { decodeCursor } from './cursor';
+import type { TraceQuery } from './trace-store';
+
+/** Page size when a query names none. */
+export const DEFAULT_LIST_LIMIT = 50;
+/** Largest page a query may ask for. */
+export const MAX_LIST_LIMIT = 500;
+
+/** Clamps a requested page size to 1..500; a missing or non-numeric one is the default 50. */
+export function resolveLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_LIST_LIMIT;
+  return Math.min(MAX_LIST_LIMIT, Math.max(1, Math.floor(limit)));
+}
+
+/**
+ * A LIKE pattern (with `ESCAPE '\'`) that matches `text` anywhere, `%` and `_` taken literally.
+ * @example likeContains('50%_off') // '%50\%\_off%'
+ */
+export function likeContains(text: string): string {
+  return `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+}
+
+/**
+ * Whether `haystack` contains `needle`, ignoring case the way SQLite's LIKE does: for ASCII
+ * letters only. The in-memory store uses this so both stores find exactly the same rows.
+ */
+export function containsIgnoringAsciiCase(haystack: string, needle: string): boolean {
+  return asciiLower(haystack).includes(asciiLower(needle));
+}
+
+function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
+
+/** A `TraceQuery` with its defaults applied and its cursor decoded: what both stores filter by. */
+export interface ListFilter {
+  tool?: string;
+  status?: CallStatus;
+  sessionId?: string;
+  from?: number;
+  to?: number;
+  text?: string;
+  limit: number;
+  /** Only rows with a smaller seq (older than the previous page's last row). */
+  beforeSeq?: number;
+}
+
+/**
+ * Resolves a query once, the same way for every store: empty strings and non-finite numbers
+ * mean "no filter", the limit is clamped, the cursor decoded (throws `InvalidCursorError`).
+ */
+export function resolveListFilter(query: TraceQuery = {}): ListFilter {
+  const filter: ListFilter = { limit: resolveLimit(query.limit) };
+  if (query.tool) filter.tool = query.tool;
+  if (query.status) filter.status = query.status;
+  if (query.sessionId) filter.sessionId = query.sessionId;
+  if (Number.isFinite(query.from)) filter.from = query.from;
+  if (Number.isFinite(query.to)) filter.to = query.to;
+  if (query.text) filter.text = query.text;
+  if (query.cursor) filter.beforeSeq = decodeCursor(query.cursor);
+  return filter;
+}

@@ -1,0 +1,4 @@
+import { createMemoryTraceStore } from './memory-trace-store';
+import { describeTraceStore } from './trace-store-suite';
+
+describeTraceStore('memory', () => createMemoryTraceStore());

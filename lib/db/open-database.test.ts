@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { getTableColumns } from 'drizzle-orm';
+import { getTableConfig } from 'drizzle-orm/sqlite-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from './open-database';
+import { runInStep } from './run-in-step';
+import { toolCalls } from './schema';
+import { createTempDataDir } from './test-database';
+
+const temp = createTempDataDir('toolscope-open-');
+afterAll(() => temp.remove());
+
+describe('openDatabase', () => {
+  it('creates the folder, sets the pragmas and applies the migrations from <cwd>/drizzle', () => {
+    const file = path.join(temp.dir, 'nested', 'deeper', 'toolscope.db');
+    const db = openDatabase(file);
+    expect(fs.existsSync(file)).toBe(true);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    expect(db.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(migrationCount());
+    db.close();
+  });
+
+  it('opens an existing database again without re-applying anything', () => {
+    const file = path.join(temp.dir, 'twice.db');
+    openDatabase(file).close();
+    const db = openDatabase(file);
+    expect(db.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(migrationCount());
+    db.close();
+  });
+
+  it('supports an in-memory database', () => {
+    const db = openDatabase(':memory:');
+    expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'tool_calls'").pluck().get()).toBe(1);
+    db.close();
+  });
+
+  it('fails, and closes the handle, when the migrations folder is missing', () => {
+    expect(() => openDatabase(':memory:', { migrationsFolder: path.join(temp.dir, 'nowhere') })).toThrow();
+  });
+
+  it('lets several processes open a fresh database at once', async () => {
+    // Drizzle reads the applied migrations before it takes the write lock, so processes
+    // migrating the same fresh file can collide; in step over 25 files, some do.
+    const files = Array.from({ length: 25 }, (_, index) => path.join(temp.dir, 'race', `${index}.db`));
+    await runInStep(
+      4,
+      path.join(__dirname, 'open-database.ts'),
+      `(m) => { for (const file of ${JSON.stringify(files)}) m.openDatabase(file).close(); }`,
+    );
+    for (const file of files) {
+      const db = openDatabase(file);
+      expect(db.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(migrationCount());
+      db.close();
+    }
+  }, 60_000);
+});
+
+describe('the committed migrations', () => {
+  // Catches a schema.ts change committed without `npm run db:generate`.
+  it('create exactly the columns and indexes schema.ts declares', () => {
+    const db = openDatabase(':memory:');
+    const columns = (db.pragma('table_info(tool_calls)') as { name: string; notnull: number; pk: number }[]).map(
+      (column) => `${column.name}${column.notnull ? ' not null' : ''}${column.pk ? ' pk' : ''}`,
+    );
+    const declared = Object.values(getTableColumns(toolCalls)).map(
+      (column) => `${column.name}${column.notNull ? ' not null' : ''}${column.primary ? ' pk' : ''}`,
+    );
+    expect(columns.sort()).toEqual(declared.sort());
+
+    const indexes = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tool_calls' AND sql IS NOT NULL")
+      .pluck()
+      .all();
+    expect(indexes.sort()).toEqual(
+      getTableConfig(toolCalls)
+        .indexes.map((index) => index.config.name)
+        .sort(),
+    );
+    db.close();
+  });
+});
+
+function migrationCount(): number {
+  const journal = JSON.parse(fs.readFileSync(path.join(process.cwd(), 'drizzle', 'meta', '_journal.json'), 'utf8'));
+  return (journal.entries as unknown[]).length;
+}

@@ -1,0 +1,34 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { type MigrateOptions, migrate } from './migrate';
+
+/** The better-sqlite3 connection the stores work on. */
+export type SqliteDatabase = Database.Database;
+
+/**
+ * Opens (creating if needed) the SQLite database at `filename` — or an in-memory one for
+ * `':memory:'` — ready for use:
+ * 1. creates the parent folder;
+ * 2. sets the pragmas: WAL (readers never block the writer), synchronous=NORMAL (in WAL mode a
+ *    commit survives a crash of the process; only an OS crash can lose the last commits),
+ *    foreign keys on, and a 5 s busy timeout for when another process holds the write lock;
+ * 3. applies pending migrations.
+ * @example const db = openDatabase('.toolscope/toolscope.db')
+ */
+export function openDatabase(filename: string, options: MigrateOptions = {}): SqliteDatabase {
+  const inMemory = filename === ':memory:' || filename === '';
+  if (!inMemory) fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
+  const db = new Database(filename);
+  try {
+    db.pragma('busy_timeout = 5000');
+    if (!inMemory) db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    migrate(db, options);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

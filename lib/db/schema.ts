@@ -1,0 +1,73 @@
+import { sql } from 'drizzle-orm';
+import { blob, index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type { CallStatus, SideEffect } from '../executor/types';
+
+/** A 0/1 column: SQLite has no booleans, and better-sqlite3 cannot bind them. */
+const flag = (name: string) => integer(name).$type<0 | 1>().notNull().default(0);
+
+/**
+ * One row per tool call, denormalised so that the executor's hot path is one INSERT at `begin`
+ * and one UPDATE at `finish`, and the traces list never joins.
+ *
+ * `seq` (the rowid) is the keyset-pagination cursor: newest first is `seq DESC`, and every list
+ * index ends in `seq` so that "filter, then newest first, then LIMIT" walks one index range
+ * backwards without sorting. JSON columns hold text written by `JSON.stringify`; `arguments` is
+ * redacted, the raw arguments only ever exist sealed in `sealed_arguments`.
+ */
+export const toolCalls = sqliteTable(
+  'tool_calls',
+  {
+    // AUTOINCREMENT: a seq is never reused, even after the newest rows are deleted, so a cursor
+    // handed out earlier can never point at a different call.
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull(),
+    toolCallId: text('tool_call_id').notNull(),
+    sessionId: text('session_id'),
+    actor: text('actor').notNull(),
+    tool: text('tool').notNull(),
+    status: text('status').$type<CallStatus>().notNull(),
+    sideEffect: text('side_effect').$type<SideEffect>(),
+    /** Redacted arguments as JSON; NULL when the record had none. */
+    arguments: text('arguments'),
+    /** The raw arguments sealed by the vault (AES-256-GCM); never plaintext. */
+    sealedArguments: blob('sealed_arguments', { mode: 'buffer' }).notNull(),
+    /** Epoch milliseconds. */
+    createdAt: integer('created_at').notNull(),
+    finishedAt: integer('finished_at'),
+    latencyMs: real('latency_ms'),
+    stages: text('stages').notNull(),
+    attempts: text('attempts').notNull(),
+    attemptCount: integer('attempt_count').notNull().default(0),
+    /** JSON; NULL when the output was undefined (JSON `null` is stored as the text `null`). */
+    output: text('output'),
+    stdout: text('stdout'),
+    stderr: text('stderr'),
+    exitCode: integer('exit_code'),
+    error: text('error'),
+    /** Copied out of `error` so the list can show and filter it without parsing JSON. */
+    errorCode: text('error_code'),
+    modelMessage: text('model_message'),
+    // One column per flag rather than a bitmask: `WHERE faulted = 1` reads plainly in the
+    // sqlite3 shell, and badges map one column to one badge.
+    retried: flag('retried'),
+    fellBack: flag('fell_back'),
+    truncated: flag('truncated'),
+    faulted: flag('faulted'),
+    replayed: flag('replayed'),
+    metadata: text('metadata').notNull(),
+  },
+  (table) => [
+    uniqueIndex('tool_calls_id_unique').on(table.id),
+    index('tool_calls_tool_seq_idx').on(table.tool, table.seq),
+    index('tool_calls_status_seq_idx').on(table.status, table.seq),
+    index('tool_calls_session_seq_idx').on(table.sessionId, table.seq),
+    index('tool_calls_created_at_idx').on(table.createdAt),
+    // Small (failed calls only); lets toolStats count failures per tool without touching the table.
+    index('tool_calls_failed_tool_idx').on(table.tool).where(sql`${table.status} = 'failed'`),
+  ],
+);
+
+/** A `tool_calls` row as read back. */
+export type ToolCallRow = typeof toolCalls.$inferSelect;
+/** A `tool_calls` row as written (`seq` assigned by SQLite). */
+export type NewToolCallRow = typeof toolCalls.$inferInsert;

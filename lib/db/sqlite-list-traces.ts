@@ -1,0 +1,129 @@
+import { getTableColumns } from 'drizzle-orm';
+import { encodeCursor } from './cursor';
+import { type ListFilter, likeContains, resolveListFilter } from './list-query';
+import type { SqliteDatabase } from './open-database';
+import { toolCalls } from './schema';
+import { chooseTimeRangePlan, type TimeRangePlan } from './time-range-plan';
+import { decodeTraceSummary, type TraceSummaryRow } from './trace-row';
+import type { TracePage, TraceQuery } from './trace-store';
+
+const SUMMARY_KEYS = [
+  'seq',
+  'id',
+  'toolCallId',
+  'sessionId',
+  'actor',
+  'tool',
+  'status',
+  'createdAt',
+  'finishedAt',
+  'latencyMs',
+  'attemptCount',
+  'errorCode',
+  'retried',
+  'fellBack',
+  'truncated',
+  'faulted',
+  'replayed',
+] as const;
+type SummaryRow = TraceSummaryRow & { seq: number };
+
+const columns = getTableColumns(toolCalls);
+// Column names come from the drizzle schema, aliased to its property names, so a rename in
+// schema.ts cannot silently break this hand-written SQL.
+const SELECT_LIST = SUMMARY_KEYS.map((key) => `${columns[key].name} AS "${key}"`).join(', ');
+
+export interface ListTracesOptions {
+  /** Forces one walk for time-range queries instead of choosing per query; for tests and diagnosis. */
+  timeRangePlan?: TimeRangePlan | 'auto';
+}
+
+/**
+ * Builds the SQLite `list`: filters newest first, keyset-paginated on seq (`seq < cursor`),
+ * one row more than the page to learn whether another page follows.
+ *
+ * Without a time range SQLite's own plan is right: an equality filter walks its (column, seq)
+ * index backwards, otherwise the rowid does, and LIMIT stops it. With a time range the walk is
+ * chosen here (see `time-range-plan.ts`) and pinned with `INDEXED BY` or a unary `+` that keeps
+ * SQLite off the created_at index. One prepared statement per distinct SQL text (filter shape and plan).
+ */
+export function createSqliteListTraces(
+  sqlite: SqliteDatabase,
+  options: ListTracesOptions = {},
+): (query?: TraceQuery) => TracePage {
+  const forcedPlan = options.timeRangePlan ?? 'auto';
+  const newestSeq = sqlite.prepare('SELECT max(seq) FROM tool_calls').pluck();
+  const oldestSeqFrom = sqlite
+    .prepare('SELECT seq FROM tool_calls WHERE created_at >= ? ORDER BY created_at LIMIT 1')
+    .pluck();
+  const newestSeqBefore = sqlite
+    .prepare('SELECT seq FROM tool_calls WHERE created_at < ? ORDER BY created_at DESC LIMIT 1')
+    .pluck();
+  const statements = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
+
+  function planFor(filter: ListFilter): TimeRangePlan | null {
+    if (filter.from === undefined && filter.to === undefined) return null;
+    if (forcedPlan !== 'auto') return forcedPlan;
+    const newest = (newestSeq.get() as number | null) ?? 0;
+    const top = filter.beforeSeq === undefined ? newest : Math.min(newest, filter.beforeSeq - 1);
+    const oldest = filter.from === undefined ? 1 : (oldestSeqFrom.get(filter.from) as number | undefined);
+    const last = filter.to === undefined ? newest : (newestSeqBefore.get(filter.to) as number | undefined);
+    // Nothing on one side of the range: the index finds that out at once.
+    if (oldest === undefined || last === undefined) return 'created-at-index';
+    return chooseTimeRangePlan({
+      rangeRows: Math.max(0, Math.min(last, top) - oldest + 1),
+      newerRows: Math.max(0, top - last),
+    });
+  }
+
+  function statementFor(filter: ListFilter, plan: TimeRangePlan | null) {
+    const text = listTracesSql(filter, plan);
+    let statement = statements.get(text);
+    if (!statement) {
+      statement = sqlite.prepare(text);
+      statements.set(text, statement);
+    }
+    return statement;
+  }
+
+  return (query) => {
+    const filter = resolveListFilter(query);
+    const params = {
+      tool: filter.tool,
+      status: filter.status,
+      sessionId: filter.sessionId,
+      from: filter.from,
+      to: filter.to,
+      beforeSeq: filter.beforeSeq,
+      pattern: filter.text === undefined ? undefined : likeContains(filter.text),
+      limit: filter.limit + 1,
+    };
+    const rows = statementFor(filter, planFor(filter)).all(params) as SummaryRow[];
+    const page = rows.slice(0, filter.limit);
+    const last = page.at(-1);
+    return {
+      items: page.map(decodeTraceSummary),
+      nextCursor: rows.length > filter.limit && last ? encodeCursor(last.seq) : null,
+    };
+  };
+}
+
+/**
+ * The SELECT for one list query: the filters present (as named parameters), pinned to `plan`
+ * when there is a time range. Exported for the query-plan tests.
+ */
+export function listTracesSql(filter: ListFilter, plan: TimeRangePlan | null): string {
+  const createdAt = plan === 'seq-scan' ? '+created_at' : 'created_at';
+  const where = [
+    filter.tool !== undefined && 'tool = @tool',
+    filter.status !== undefined && 'status = @status',
+    filter.sessionId !== undefined && 'session_id = @sessionId',
+    filter.from !== undefined && `${createdAt} >= @from`,
+    filter.to !== undefined && `${createdAt} < @to`,
+    filter.beforeSeq !== undefined && 'seq < @beforeSeq',
+    filter.text !== undefined && `(tool_call_id LIKE @pattern ESCAPE '\\' OR arguments LIKE @pattern ESCAPE '\\')`,
+  ].filter((clause): clause is string => clause !== false);
+  const table = plan === 'created-at-index' ? 'tool_calls INDEXED BY tool_calls_created_at_idx' : 'tool_calls';
+  const conditions = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
+  return `SELECT ${SELECT_LIST} FROM ${table}${conditions} ORDER BY seq DESC LIMIT @limit`;
+}

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ListFilter } from './list-query';
+import { openDatabase, type SqliteDatabase } from './open-database';
+import { listTracesSql } from './sqlite-list-traces';
+import { TOOL_STATS_SQL } from './sqlite-tool-stats';
+import { TRACE_WRITE_SQL } from './sqlite-trace-store';
+import type { TimeRangePlan } from './time-range-plan';
+import { encodeTraceRecord } from './trace-row';
+import { makeTrace } from './trace-store-suite';
+
+// The plans each query shape must get. Timings for these plans at a million rows are in the
+// report of the change that added them; here we pin the plans, which do not depend on size.
+// Every shape is checked twice: on a fresh database (no statistics, as after install) and after
+// ANALYZE over skewed data (SQLite then weighs bound values against its samples).
+
+let db: SqliteDatabase;
+beforeAll(() => {
+  db = openDatabase(':memory:');
+});
+afterAll(() => db.close());
+
+const params = {
+  tool: 'tool_3',
+  status: 'failed',
+  sessionId: 's_1',
+  from: 1_700_000_000_000,
+  to: 1_700_000_360_000,
+  beforeSeq: 900,
+  pattern: '%x%',
+  limit: 51,
+  id: 'trace-1',
+  now: 1,
+  error: '{}',
+  code: 'X',
+};
+
+function planOf(sql: string, values: unknown[] | Record<string, unknown> = params): string {
+  const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(values) as { detail: string }[];
+  return rows.map((row) => row.detail).join(' | ');
+}
+
+const list = (filter: Omit<ListFilter, 'limit'>, plan: TimeRangePlan | null = null) =>
+  planOf(listTracesSql({ limit: 50, ...filter }, plan));
+
+function seed() {
+  const insert =
+    db.prepare(`INSERT INTO tool_calls (id, tool_call_id, session_id, actor, tool, status, sealed_arguments,
+    created_at, latency_ms, stages, attempts, metadata) VALUES (?, ?, ?, 'api', ?, ?, x'00', ?, 5, '[]', '[]', '{}')`);
+  db.transaction(() => {
+    for (let i = 0; i < 5000; i++) {
+      const status = i % 50 === 0 ? 'failed' : i > 4990 ? 'running' : 'succeeded';
+      insert.run(`t${i}`, `c${i}`, `s_${Math.floor(i / 100)}`, `tool_${i % 20}`, status, 1_700_000_000_000 + i * 100);
+    }
+  })();
+  db.exec('ANALYZE');
+}
+
+describe.each([
+  ['without statistics', () => {}],
+  ['after ANALYZE', seed],
+])('query plans %s', (_name, setup) => {
+  beforeAll(setup);
+
+  it('walks newest first without sorting when there is no time range', () => {
+    expect(list({})).toBe('SCAN tool_calls');
+    expect(list({ beforeSeq: 1 })).toBe('SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid<?)');
+    expect(list({ tool: 't', beforeSeq: 1 })).toBe(
+      'SEARCH tool_calls USING INDEX tool_calls_tool_seq_idx (tool=? AND seq<?)',
+    );
+    expect(list({ status: 'running', beforeSeq: 1 })).toBe(
+      'SEARCH tool_calls USING INDEX tool_calls_status_seq_idx (status=? AND seq<?)',
+    );
+    expect(list({ sessionId: 's', beforeSeq: 1 })).toBe(
+      'SEARCH tool_calls USING INDEX tool_calls_session_seq_idx (session_id=? AND seq<?)',
+    );
+    expect(list({ text: 'x' })).toBe('SCAN tool_calls');
+    for (const filter of [
+      { tool: 't', status: 'failed' as const },
+      { tool: 't', sessionId: 's' },
+      { status: 'failed' as const, sessionId: 's', text: 'x' },
+      { tool: 't', status: 'succeeded' as const, sessionId: 's', beforeSeq: 1 },
+    ]) {
+      const plan = list(filter);
+      expect(plan, JSON.stringify(filter)).toMatch(/^SEARCH tool_calls USING INDEX tool_calls_\w+_idx/);
+      expect(plan, JSON.stringify(filter)).not.toContain('TEMP B-TREE');
+    }
+  });
+
+  it('pins the chosen walk for a time range', () => {
+    expect(list({ from: 1, to: 2 }, 'created-at-index')).toBe(
+      'SEARCH tool_calls USING INDEX tool_calls_created_at_idx (created_at>? AND created_at<?) | USE TEMP B-TREE FOR ORDER BY',
+    );
+    expect(list({ tool: 't', from: 1, beforeSeq: 1 }, 'created-at-index')).toMatch(
+      /^SEARCH tool_calls USING INDEX tool_calls_created_at_idx \(created_at>\?\)/,
+    );
+    expect(list({ from: 1, to: 2 }, 'seq-scan')).toBe('SCAN tool_calls');
+    expect(list({ from: 1, beforeSeq: 1 }, 'seq-scan')).toBe('SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid<?)');
+    expect(list({ tool: 't', from: 1, to: 2 }, 'seq-scan')).toBe(
+      'SEARCH tool_calls USING INDEX tool_calls_tool_seq_idx (tool=?)',
+    );
+  });
+
+  it('estimates a time range from the created_at index alone', () => {
+    expect(planOf('SELECT seq FROM tool_calls WHERE created_at >= ? ORDER BY created_at LIMIT 1', [1])).toBe(
+      'SEARCH tool_calls USING COVERING INDEX tool_calls_created_at_idx (created_at>?)',
+    );
+    expect(planOf('SELECT seq FROM tool_calls WHERE created_at < ? ORDER BY created_at DESC LIMIT 1', [1])).toBe(
+      'SEARCH tool_calls USING COVERING INDEX tool_calls_created_at_idx (created_at<?)',
+    );
+  });
+
+  it('reads tool stats from indexes', () => {
+    expect(planOf(TOOL_STATS_SQL.totals, [])).toBe('SCAN tool_calls USING COVERING INDEX tool_calls_tool_seq_idx');
+    expect(planOf(TOOL_STATS_SQL.failures, [])).toBe('SCAN tool_calls USING COVERING INDEX tool_calls_failed_tool_idx');
+    expect(planOf(TOOL_STATS_SQL.latencies, ['t', 10])).toBe(
+      'SEARCH tool_calls USING INDEX tool_calls_tool_seq_idx (tool=?)',
+    );
+    expect(planOf(TOOL_STATS_SQL.createdAt, [1])).toBe('SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid=?)');
+  });
+
+  it('finds rows to update by id, and running rows by status', () => {
+    expect(planOf(TRACE_WRITE_SQL.update, encodeTraceRecord(makeTrace()))).toBe(
+      'SEARCH tool_calls USING INDEX tool_calls_id_unique (id=?)',
+    );
+    expect(planOf(TRACE_WRITE_SQL.interrupt)).toBe(
+      'SEARCH tool_calls USING INDEX tool_calls_status_seq_idx (status=?)',
+    );
+    expect(planOf('SELECT * FROM tool_calls WHERE id = ?', ['x'])).toBe(
+      'SEARCH tool_calls USING INDEX tool_calls_id_unique (id=?)',
+    );
+  });
+});

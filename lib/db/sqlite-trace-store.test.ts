@@ -1,0 +1,202 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSqliteTraceStore } from './sqlite-trace-store';
+import { createTempDataDir, openTestDatabase } from './test-database';
+import type { TraceStore } from './trace-store';
+import { describeTraceStore, makeTrace } from './trace-store-suite';
+import { createVault, VaultError } from './vault';
+
+const temp = createTempDataDir();
+afterAll(() => temp.remove());
+
+let storeCount = 0;
+function createStore(timeRangePlan?: 'created-at-index' | 'seq-scan'): TraceStore {
+  storeCount += 1;
+  const dir = path.join(temp.dir, `store-${storeCount}`);
+  return createSqliteTraceStore({ db: openTestDatabase(dir), vault: createVault({ dir }), timeRangePlan });
+}
+
+describeTraceStore('sqlite', () => createStore());
+// Time-range queries take one of two plans; both must give the same answers.
+describeTraceStore('sqlite, time ranges through the created_at index', () => createStore('created-at-index'));
+describeTraceStore('sqlite, time ranges by seq scan', () => createStore('seq-scan'));
+
+describe('sqlite trace store', () => {
+  let dir: string;
+  beforeEach(() => {
+    storeCount += 1;
+    dir = path.join(temp.dir, `case-${storeCount}`);
+  });
+
+  function open() {
+    const db = openTestDatabase(dir);
+    return { db, store: createSqliteTraceStore({ db, vault: createVault({ dir }) }) };
+  }
+
+  it('keeps traces across a restart, raw arguments included', () => {
+    const trace = makeTrace({ rawArguments: '{"expression":"6 * 7"}' });
+    const first = open();
+    first.store.finish(trace);
+    first.store.close();
+    const second = open();
+    expect(second.store.get(trace.id)).toEqual(trace);
+    second.store.close();
+  });
+
+  it('finishes a call begun by a previous process', () => {
+    const trace = makeTrace({ status: 'awaiting_approval', finishedAt: null, latencyMs: null });
+    const first = open();
+    first.store.begin(trace);
+    first.store.close();
+    const second = open();
+    const approved = { ...trace, status: 'succeeded' as const, finishedAt: trace.createdAt + 5, latencyMs: 5 };
+    second.store.finish(approved);
+    expect(second.store.get(trace.id)).toEqual(approved);
+    expect(second.store.list().items).toHaveLength(1);
+    second.store.close();
+  });
+
+  it('never writes the raw arguments in plaintext, in the database file or its WAL', () => {
+    const secret = 'sk-live-7f3a9c1e5b2d4f60a8e1c3b5d7f9e2a4';
+    const { db, store } = open();
+    const trace = makeTrace({
+      arguments: { apiKey: '[REDACTED]', prompt: 'hello' },
+      rawArguments: JSON.stringify({ apiKey: secret, prompt: 'hello' }),
+      status: 'running',
+    });
+    store.begin(trace);
+    store.update({ ...trace, status: 'awaiting_approval' });
+    store.finish({ ...trace, status: 'succeeded' });
+    store.finish(makeTrace({ rawArguments: `{"again":"${secret}"}`, arguments: { again: '[REDACTED]' } }));
+    expect(store.get(trace.id)?.rawArguments).toContain(secret);
+
+    // Check the bytes twice: while the rows live in the WAL, and after they were checkpointed
+    // into the database file. The redacted arguments must be there, proving we read real rows.
+    const files = ['toolscope.db', 'toolscope.db-wal', 'toolscope.db-shm'].map((name) => path.join(dir, name));
+    const bytesOnDisk = () =>
+      Buffer.concat(files.filter((file) => fs.existsSync(file)).map((file) => fs.readFileSync(file)));
+    expect(fs.statSync(files[1] ?? '').size).toBeGreaterThan(0);
+    expect(bytesOnDisk().includes('"prompt":"hello"')).toBe(true);
+    expect(bytesOnDisk().includes('sk-live-')).toBe(false);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    store.close();
+    expect(fs.readFileSync(files[0] ?? '').includes('"prompt":"hello"')).toBe(true);
+    expect(bytesOnDisk().includes('sk-live-')).toBe(false);
+  });
+
+  it('fails loudly when a sealed value was altered or moved to another row', () => {
+    const { db, store } = open();
+    const [a, b] = [makeTrace(), makeTrace()];
+    if (!a || !b) throw new Error('fixtures');
+    store.finish(a);
+    store.finish(b);
+    const sealedOf = (id: string) =>
+      (db.prepare('SELECT sealed_arguments FROM tool_calls WHERE id = ?').pluck().get(id) as Buffer) ?? Buffer.alloc(0);
+    const setSealed = db.prepare('UPDATE tool_calls SET sealed_arguments = ? WHERE id = ?');
+
+    setSealed.run(sealedOf(a.id), b.id);
+    expect(() => store.get(b.id)).toThrow(VaultError);
+
+    const flipped = Buffer.from(sealedOf(a.id));
+    flipped[flipped.length - 1] = (flipped[flipped.length - 1] ?? 0) ^ 1;
+    setSealed.run(flipped, a.id);
+    expect(() => store.get(a.id)).toThrow(VaultError);
+    store.close();
+  });
+
+  it('lets another connection read while one writes (WAL)', () => {
+    const { db, store } = open();
+    const reader = openTestDatabase(dir);
+    const readerStore = createSqliteTraceStore({ db: reader, vault: createVault({ dir }) });
+    store.finish(makeTrace());
+
+    // A reader inside a transaction keeps its snapshot; the writer is not blocked by it.
+    reader.exec('BEGIN');
+    expect(readerStore.list().items).toHaveLength(1);
+    const started = performance.now();
+    store.finish(makeTrace());
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(readerStore.list().items).toHaveLength(1);
+    reader.exec('COMMIT');
+    expect(readerStore.list().items).toHaveLength(2);
+
+    // And a writer's open transaction does not block readers.
+    db.exec('BEGIN IMMEDIATE');
+    store.finish(makeTrace());
+    expect(readerStore.list().items).toHaveLength(2);
+    db.exec('COMMIT');
+    expect(readerStore.list().items).toHaveLength(3);
+    readerStore.close();
+    store.close();
+  });
+
+  it('reads consistent pages while another process writes', async () => {
+    const { store } = open();
+    store.finish(makeTrace());
+    const rows = 3000;
+    const writer = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const Database = require('better-sqlite3');
+         const db = new Database(process.argv[1]);
+         db.pragma('busy_timeout = 5000');
+         const insert = db.prepare(\`INSERT INTO tool_calls (id, tool_call_id, actor, tool, status, sealed_arguments,
+           created_at, stages, attempts, metadata) VALUES (?, ?, 'api', 'writer', 'succeeded', x'00', ?, '[]', '[]', '{}')\`);
+         for (let i = 0; i < ${rows}; i++) insert.run('w-' + i, 'call_w' + i, Date.now());
+         db.close();`,
+        path.join(dir, 'toolscope.db'),
+      ],
+      { cwd: process.cwd(), stdio: ['ignore', 'inherit', 'inherit'] },
+    );
+    const exited = new Promise<number | null>((resolve) => writer.on('exit', resolve));
+    let done = false;
+    void exited.then(() => {
+      done = true;
+    });
+    let reads = 0;
+    let previous = 0;
+    while (!done) {
+      const page = store.list({ tool: 'writer', limit: 500 });
+      const newest = page.items[0]?.id;
+      const count = newest ? Number(newest.slice(2)) + 1 : 0;
+      expect(count).toBeGreaterThanOrEqual(previous);
+      previous = count;
+      reads += 1;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(await exited).toBe(0);
+    expect(reads).toBeGreaterThan(1);
+    expect(store.list({ tool: 'writer', limit: 1 }).items[0]?.id).toBe(`w-${rows - 1}`);
+    store.close();
+  });
+});
+
+describe('sqlite trace store write path', () => {
+  let store: TraceStore;
+  afterEach(() => store.close());
+
+  it('seals once at begin and updates without resealing', () => {
+    storeCount += 1;
+    const dir = path.join(temp.dir, `seal-${storeCount}`);
+    let seals = 0;
+    const vault = createVault({ dir });
+    const countingVault = {
+      ...vault,
+      seal: (...args: Parameters<typeof vault.seal>) => {
+        seals += 1;
+        return vault.seal(...args);
+      },
+    };
+    store = createSqliteTraceStore({ db: openTestDatabase(dir), vault: countingVault });
+    const trace = makeTrace({ status: 'running' });
+    store.begin(trace);
+    store.update({ ...trace, status: 'awaiting_approval' });
+    store.finish({ ...trace, status: 'succeeded' });
+    expect(seals).toBe(1);
+    store.finish(makeTrace());
+    expect(seals).toBe(2);
+  });
+});

@@ -1,0 +1,123 @@
+import type { Attempt, ToolErrorData, TraceRecord, TraceStage } from '../executor/types';
+import { fromJson, toJson } from './json-column';
+import type { ToolCallRow } from './schema';
+import type { TraceSummary } from './trace-store';
+
+/** Every column of a row except the ones the store owns: `seq` (SQLite) and the sealed arguments (vault). */
+export type TraceRowValues = Omit<ToolCallRow, 'seq' | 'sealedArguments'>;
+
+/** The columns the traces list reads. */
+export type TraceSummaryRow = Pick<
+  ToolCallRow,
+  | 'id'
+  | 'toolCallId'
+  | 'sessionId'
+  | 'actor'
+  | 'tool'
+  | 'status'
+  | 'createdAt'
+  | 'finishedAt'
+  | 'latencyMs'
+  | 'attemptCount'
+  | 'errorCode'
+  | 'retried'
+  | 'fellBack'
+  | 'truncated'
+  | 'faulted'
+  | 'replayed'
+>;
+
+const bit = (value: boolean): 0 | 1 => (value ? 1 : 0);
+
+/**
+ * Flattens a trace record into column values: JSON fields as text, flags as 0/1, the error code
+ * copied out for the list. `rawArguments` is left out on purpose — only the vault may see it.
+ * Both stores keep exactly this form, so they round-trip records identically.
+ */
+export function encodeTraceRecord(record: TraceRecord): TraceRowValues {
+  return {
+    id: record.id,
+    toolCallId: record.toolCallId,
+    sessionId: record.sessionId,
+    actor: record.actor,
+    tool: record.tool,
+    status: record.status,
+    sideEffect: record.sideEffect,
+    arguments: toJson(record.arguments),
+    createdAt: record.createdAt,
+    finishedAt: record.finishedAt,
+    latencyMs: record.latencyMs,
+    stages: toJson(record.stages) ?? '[]',
+    attempts: toJson(record.attempts) ?? '[]',
+    attemptCount: record.attempts.length,
+    output: toJson(record.output),
+    stdout: record.stdout,
+    stderr: record.stderr,
+    exitCode: record.exitCode,
+    error: record.error === null ? null : toJson(record.error),
+    errorCode: record.error?.code ?? null,
+    modelMessage: record.modelMessage,
+    retried: bit(record.flags.retried),
+    fellBack: bit(record.flags.fellBack),
+    truncated: bit(record.flags.truncated),
+    faulted: bit(record.flags.faulted),
+    replayed: bit(record.flags.replayed),
+    metadata: toJson(record.metadata) ?? '{}',
+  };
+}
+
+/** Rebuilds the trace record from its columns and the unsealed raw arguments. */
+export function decodeTraceRecord(row: TraceRowValues, rawArguments: string): TraceRecord {
+  return {
+    id: row.id,
+    toolCallId: row.toolCallId,
+    sessionId: row.sessionId,
+    actor: row.actor,
+    tool: row.tool,
+    status: row.status,
+    sideEffect: row.sideEffect,
+    arguments: fromJson(row.arguments),
+    rawArguments,
+    createdAt: row.createdAt,
+    finishedAt: row.finishedAt,
+    latencyMs: row.latencyMs,
+    stages: fromJson(row.stages) as TraceStage[],
+    attempts: fromJson(row.attempts) as Attempt[],
+    output: fromJson(row.output),
+    stdout: row.stdout,
+    stderr: row.stderr,
+    exitCode: row.exitCode,
+    error: (fromJson(row.error) ?? null) as ToolErrorData | null,
+    modelMessage: row.modelMessage,
+    flags: decodeFlags(row),
+    metadata: fromJson(row.metadata) as Record<string, unknown>,
+  };
+}
+
+/** The list's view of a row. */
+export function decodeTraceSummary(row: TraceSummaryRow): TraceSummary {
+  return {
+    id: row.id,
+    toolCallId: row.toolCallId,
+    sessionId: row.sessionId,
+    actor: row.actor,
+    tool: row.tool,
+    status: row.status,
+    createdAt: row.createdAt,
+    finishedAt: row.finishedAt,
+    latencyMs: row.latencyMs,
+    attemptCount: row.attemptCount,
+    errorCode: row.errorCode,
+    flags: decodeFlags(row),
+  };
+}
+
+function decodeFlags(row: Pick<ToolCallRow, 'retried' | 'fellBack' | 'truncated' | 'faulted' | 'replayed'>) {
+  return {
+    retried: row.retried === 1,
+    fellBack: row.fellBack === 1,
+    truncated: row.truncated === 1,
+    faulted: row.faulted === 1,
+    replayed: row.replayed === 1,
+  };
+}

@@ -1,0 +1,448 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { TraceRecord } from '../executor/types';
+import { INTERRUPTED_ERROR, InvalidCursorError, type TraceStore } from './trace-store';
+
+let fixtureCount = 0;
+
+/**
+ * A complete, valid trace record: a succeeded call to `calculator` with two stages and one
+ * attempt. Override any field; ids are unique per call.
+ */
+export function makeTrace(overrides: Partial<TraceRecord> = {}): TraceRecord {
+  fixtureCount += 1;
+  const n = fixtureCount;
+  return {
+    id: `trace-${n}`,
+    toolCallId: `call_${n}`,
+    sessionId: 'session-1',
+    actor: 'api',
+    tool: 'calculator',
+    status: 'succeeded',
+    sideEffect: 'none',
+    arguments: { expression: '1 + 1' },
+    rawArguments: '{"expression":"1 + 1"}',
+    createdAt: 1_700_000_000_000 + n,
+    finishedAt: 1_700_000_000_010 + n,
+    latencyMs: 10,
+    stages: [
+      { name: 'parse', status: 'ok', startedAt: 0, durationMs: 0.1, detail: 'JSON string' },
+      { name: 'execute', status: 'ok', startedAt: 0.2, durationMs: 9.5, detail: null },
+    ],
+    attempts: [
+      {
+        number: 1,
+        tool: 'calculator',
+        fallback: false,
+        startedAt: 0.2,
+        durationMs: 9.5,
+        outcome: 'ok',
+        error: null,
+        backoffMs: null,
+        fault: null,
+      },
+    ],
+    output: { result: 2 },
+    stdout: null,
+    stderr: null,
+    exitCode: null,
+    error: null,
+    modelMessage: '{"result":2}',
+    flags: { retried: false, fellBack: false, truncated: false, faulted: false, replayed: false },
+    metadata: {},
+    ...overrides,
+  };
+}
+
+/**
+ * The behaviour every `TraceStore` must have. Each implementation's test file calls this with
+ * a factory returning a fresh, empty store; the suite closes it after each test.
+ * @example describeTraceStore('memory', () => createMemoryTraceStore())
+ */
+export function describeTraceStore(name: string, createStore: () => TraceStore): void {
+  describe(`TraceStore: ${name}`, () => {
+    let store: TraceStore;
+    beforeEach(() => {
+      store = createStore();
+    });
+    afterEach(() => {
+      store.close();
+    });
+
+    /** Writes records oldest first, each through begin + finish like the executor does. */
+    const record = (...records: TraceRecord[]) => {
+      for (const trace of records) {
+        store.begin({ ...trace, status: 'running', finishedAt: null, latencyMs: null });
+        store.finish(trace);
+      }
+      return records;
+    };
+    const ids = (page: { items: { id: string }[] }) => page.items.map((item) => item.id);
+
+    describe('writes and get', () => {
+      it('returns what begin wrote, then what finish wrote', () => {
+        const final = makeTrace();
+        const running: TraceRecord = { ...final, status: 'running', finishedAt: null, latencyMs: null, output: null };
+        store.begin(running);
+        expect(store.get(final.id)).toEqual(running);
+        store.finish(final);
+        expect(store.get(final.id)).toEqual(final);
+      });
+
+      it('records a call that finishes without begin (rejected calls)', () => {
+        const rejected = makeTrace({
+          status: 'failed',
+          arguments: '{"expression": ',
+          rawArguments: '{"expression": ',
+          error: {
+            code: 'INVALID_ARGUMENTS',
+            message: 'Arguments are not valid JSON',
+            retryable: false,
+            kind: 'parameter',
+          },
+          attempts: [],
+          output: null,
+        });
+        store.finish(rejected);
+        expect(store.get(rejected.id)).toEqual(rejected);
+        expect(ids(store.list())).toEqual([rejected.id]);
+        expect(store.list().items[0]).toMatchObject({
+          status: 'failed',
+          errorCode: 'INVALID_ARGUMENTS',
+          attemptCount: 0,
+        });
+      });
+
+      it('update changes a running call in place', () => {
+        const trace = makeTrace({ status: 'running', finishedAt: null, latencyMs: null });
+        store.begin(trace);
+        const waiting: TraceRecord = {
+          ...trace,
+          status: 'awaiting_approval',
+          stages: [
+            ...trace.stages,
+            { name: 'permission', status: 'waiting', startedAt: 1, durationMs: 0, detail: 'awaiting approval' },
+          ],
+        };
+        store.update(waiting);
+        expect(store.get(trace.id)).toEqual(waiting);
+        expect(store.list().items).toHaveLength(1);
+      });
+
+      it('keeps its own copy: mutating a record after writing it changes nothing', () => {
+        const trace = makeTrace({ status: 'running' });
+        store.begin(trace);
+        trace.stages.push({ name: 'trace', status: 'ok', startedAt: 5, durationMs: 1, detail: null });
+        (trace.metadata as Record<string, unknown>).late = true;
+        expect(store.get(trace.id)?.stages).toHaveLength(2);
+        expect(store.get(trace.id)?.metadata).toEqual({});
+      });
+
+      it('re-records new raw arguments when they change between begin and finish', () => {
+        const trace = makeTrace({ status: 'running' });
+        store.begin(trace);
+        store.finish({ ...trace, status: 'succeeded', rawArguments: '{"expression":"2 + 2"}' });
+        expect(store.get(trace.id)?.rawArguments).toBe('{"expression":"2 + 2"}');
+      });
+
+      it('returns null for an unknown id', () => {
+        expect(store.get('nope')).toBeNull();
+      });
+
+      it('round-trips every JSON field exactly', () => {
+        const outputs: unknown[] = [
+          'plain text',
+          '',
+          { nested: { list: [1, 'two', null, true], unicode: 'héllo wörld 🚀', quote: 'a"b\\c' } },
+          [],
+          null,
+          0,
+          -12.5,
+          false,
+          undefined,
+        ];
+        const traces = outputs.map((output) =>
+          makeTrace({
+            output,
+            status: 'failed',
+            arguments: { path: 'a/b.txt', token: '[REDACTED]', nested: [{ deep: 1.5 }] },
+            stdout: 'line 1\nline 2',
+            stderr: 'warning: ü',
+            exitCode: 2,
+            error: {
+              code: 'NON_ZERO_EXIT',
+              message: 'exit 2',
+              retryable: false,
+              kind: 'business',
+              hint: 'check the command',
+              details: { exitCode: 2, argv: ['ls', '-l'] },
+              stage: 'execute',
+            },
+            attempts: [
+              {
+                number: 1,
+                tool: 'shell',
+                fallback: false,
+                startedAt: 1,
+                durationMs: 100,
+                outcome: 'timeout',
+                error: { code: 'TIMEOUT', message: 'took too long', retryable: true, kind: 'timeout' },
+                backoffMs: 250,
+                fault: 'slow:5000',
+              },
+              {
+                number: 2,
+                tool: 'shell-fallback',
+                fallback: true,
+                startedAt: 351,
+                durationMs: 3,
+                outcome: 'error',
+                error: null,
+                backoffMs: null,
+                fault: null,
+              },
+            ],
+            flags: { retried: true, fellBack: true, truncated: true, faulted: true, replayed: true },
+            metadata: { replayOf: 'trace-0', client: { name: 'test', version: 1 } },
+            sessionId: null,
+            sideEffect: null,
+          }),
+        );
+        record(...traces);
+        for (const trace of traces) expect(store.get(trace.id)).toEqual(trace);
+        const stored = store.get(traces[4]?.id ?? '');
+        expect(stored?.output).toBeNull();
+        expect(store.get(traces[8]?.id ?? '')?.output).toBeUndefined();
+        expect(store.list({ limit: 1 }).items[0]).toEqual({
+          id: traces[8]?.id,
+          toolCallId: traces[8]?.toolCallId,
+          sessionId: null,
+          actor: 'api',
+          tool: 'calculator',
+          status: 'failed',
+          createdAt: traces[8]?.createdAt,
+          finishedAt: traces[8]?.finishedAt,
+          latencyMs: 10,
+          attemptCount: 2,
+          errorCode: 'NON_ZERO_EXIT',
+          flags: { retried: true, fellBack: true, truncated: true, faulted: true, replayed: true },
+        });
+      });
+
+      it('round-trips arguments that could not be parsed (a string)', () => {
+        const [trace] = record(makeTrace({ arguments: '{not json', rawArguments: '{not json' }));
+        expect(store.get(trace?.id ?? '')?.arguments).toBe('{not json');
+      });
+    });
+
+    describe('list', () => {
+      it('lists newest first with summaries only', () => {
+        const traces = record(makeTrace(), makeTrace(), makeTrace());
+        const page = store.list();
+        expect(ids(page)).toEqual(traces.map((t) => t.id).reverse());
+        expect(page.nextCursor).toBeNull();
+        expect(page.items[0]).not.toHaveProperty('arguments');
+        expect(page.items[0]).not.toHaveProperty('rawArguments');
+      });
+
+      it('returns an empty page for an empty store', () => {
+        expect(store.list()).toEqual({ items: [], nextCursor: null });
+      });
+
+      it('filters by tool, status, session and time, each and combined', () => {
+        const base = 1_800_000_000_000;
+        const [a, b, c, d, e] = record(
+          makeTrace({ tool: 'read_file', status: 'succeeded', sessionId: 's1', createdAt: base }),
+          makeTrace({ tool: 'read_file', status: 'failed', sessionId: 's2', createdAt: base + 10 }),
+          makeTrace({ tool: 'shell', status: 'failed', sessionId: 's1', createdAt: base + 20 }),
+          makeTrace({ tool: 'shell', status: 'denied', sessionId: null, createdAt: base + 30 }),
+          makeTrace({ tool: 'read_file', status: 'failed', sessionId: 's1', createdAt: base + 40 }),
+        );
+        const of = (...traces: (TraceRecord | undefined)[]) => traces.map((t) => t?.id);
+        expect(ids(store.list({ tool: 'read_file' }))).toEqual(of(e, b, a));
+        expect(ids(store.list({ status: 'failed' }))).toEqual(of(e, c, b));
+        expect(ids(store.list({ sessionId: 's1' }))).toEqual(of(e, c, a));
+        expect(ids(store.list({ from: base + 10 }))).toEqual(of(e, d, c, b));
+        expect(ids(store.list({ to: base + 30 }))).toEqual(of(c, b, a));
+        expect(ids(store.list({ from: base + 10, to: base + 40 }))).toEqual(of(d, c, b));
+        expect(ids(store.list({ tool: 'read_file', status: 'failed' }))).toEqual(of(e, b));
+        expect(ids(store.list({ tool: 'read_file', status: 'failed', sessionId: 's1' }))).toEqual(of(e));
+        expect(ids(store.list({ tool: 'shell', from: base + 25, to: base + 31 }))).toEqual(of(d));
+        expect(ids(store.list({ status: 'failed', sessionId: 's1', to: base + 40 }))).toEqual(of(c));
+        expect(ids(store.list({ tool: 'nope' }))).toEqual([]);
+        expect(ids(store.list({ from: base + 41 }))).toEqual([]);
+        expect(ids(store.list({ from: base + 40, to: base + 10 }))).toEqual([]);
+        // Empty values mean "no filter", as a blank form field would.
+        expect(ids(store.list({ tool: '', sessionId: '', text: '', cursor: '' }))).toHaveLength(5);
+      });
+
+      it('searches the tool call id and the redacted arguments, ignoring case', () => {
+        const [byId, byArgs, other] = record(
+          makeTrace({ toolCallId: 'call_ABC123' }),
+          makeTrace({ arguments: { path: 'Reports/Q3-Summary.md' } }),
+          makeTrace({ toolCallId: 'call_zzz', arguments: { path: 'notes.txt' } }),
+        );
+        expect(ids(store.list({ text: 'abc1' }))).toEqual([byId?.id]);
+        expect(ids(store.list({ text: 'q3-summary' }))).toEqual([byArgs?.id]);
+        expect(ids(store.list({ text: 'NOTES' }))).toEqual([other?.id]);
+        expect(ids(store.list({ text: 'call_' }))).toHaveLength(3);
+        expect(ids(store.list({ text: 'nowhere' }))).toEqual([]);
+      });
+
+      it('takes % and _ in search text literally', () => {
+        const [percent, underscore] = record(
+          makeTrace({ arguments: { discount: '50% off' } }),
+          makeTrace({ arguments: { name: 'a_b' } }),
+          makeTrace({ arguments: { discount: '50 percent off', name: 'axb' } }),
+          makeTrace({ arguments: { path: 'C:\\temp' } }),
+        );
+        expect(ids(store.list({ text: '50%' }))).toEqual([percent?.id]);
+        expect(ids(store.list({ text: 'a_b' }))).toEqual([underscore?.id]);
+        expect(ids(store.list({ text: '%' }))).toEqual([percent?.id]);
+        expect(ids(store.list({ text: '\\' }))).toHaveLength(1);
+      });
+
+      it('does not search the raw arguments (they may hold secrets)', () => {
+        record(makeTrace({ arguments: { token: '[REDACTED]' }, rawArguments: '{"token":"sk-live-needle"}' }));
+        expect(ids(store.list({ text: 'needle' }))).toEqual([]);
+      });
+
+      it('pages without duplicates or gaps while new calls arrive between pages', () => {
+        const original = record(...Array.from({ length: 25 }, () => makeTrace({ tool: 'paged' })));
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        let pages = 0;
+        do {
+          const page = store.list({ tool: 'paged', limit: 10, cursor });
+          seen.push(...ids(page));
+          cursor = page.nextCursor ?? undefined;
+          pages += 1;
+          record(makeTrace({ tool: 'paged' }), makeTrace({ tool: 'paged' }));
+        } while (cursor);
+        expect(pages).toBe(3);
+        expect(seen).toEqual(original.map((t) => t.id).reverse());
+      });
+
+      it('has no next page when the last page is exactly full', () => {
+        record(...Array.from({ length: 4 }, () => makeTrace()));
+        const first = store.list({ limit: 2 });
+        expect(first.nextCursor).not.toBeNull();
+        const second = store.list({ limit: 2, cursor: first.nextCursor ?? undefined });
+        expect(second.items).toHaveLength(2);
+        expect(second.nextCursor).toBeNull();
+      });
+
+      it('pages with filters and a time range', () => {
+        const base = 1_900_000_000_000;
+        const traces = record(
+          ...Array.from({ length: 12 }, (_, i) => makeTrace({ createdAt: base + i, tool: i % 2 ? 'odd' : 'even' })),
+        );
+        const expected = traces
+          .filter((t) => t.tool === 'odd' && t.createdAt >= base + 2)
+          .map((t) => t.id)
+          .reverse();
+        const first = store.list({ tool: 'odd', from: base + 2, limit: 3 });
+        const second = store.list({ tool: 'odd', from: base + 2, limit: 3, cursor: first.nextCursor ?? undefined });
+        expect([...ids(first), ...ids(second)]).toEqual(expected);
+        expect(second.nextCursor).toBeNull();
+      });
+
+      it('clamps the limit to 1..500 and defaults it to 50', () => {
+        record(...Array.from({ length: 501 }, () => makeTrace()));
+        expect(store.list().items).toHaveLength(50);
+        expect(store.list({ limit: 0 }).items).toHaveLength(1);
+        expect(store.list({ limit: -5 }).items).toHaveLength(1);
+        expect(store.list({ limit: 2.9 }).items).toHaveLength(2);
+        expect(store.list({ limit: Number.NaN }).items).toHaveLength(50);
+        const max = store.list({ limit: 10_000 });
+        expect(max.items).toHaveLength(500);
+        expect(max.nextCursor).not.toBeNull();
+      });
+
+      it('rejects a cursor it did not hand out', () => {
+        record(makeTrace());
+        for (const cursor of [
+          'garbage!',
+          'abc',
+          Buffer.from('s1.abc').toString('base64url'),
+          Buffer.from('s1.-1').toString('base64url'),
+          '12',
+        ]) {
+          expect(() => store.list({ cursor }), cursor).toThrow(InvalidCursorError);
+        }
+      });
+    });
+
+    describe('markInterrupted', () => {
+      it('marks running calls interrupted and leaves the others alone', () => {
+        const running = makeTrace({ status: 'running', finishedAt: null, latencyMs: null });
+        const waiting = makeTrace({ status: 'awaiting_approval', finishedAt: null, latencyMs: null });
+        const done = makeTrace();
+        store.begin(running);
+        store.begin(waiting);
+        record(done);
+        expect(store.markInterrupted(1_700_000_999_000)).toBe(1);
+        expect(store.get(running.id)).toEqual({
+          ...running,
+          status: 'interrupted',
+          finishedAt: 1_700_000_999_000,
+          error: INTERRUPTED_ERROR,
+        });
+        expect(store.get(waiting.id)).toEqual(waiting);
+        expect(store.get(done.id)).toEqual(done);
+        expect(store.list({ status: 'interrupted' }).items).toMatchObject([
+          { id: running.id, errorCode: 'INTERRUPTED' },
+        ]);
+        expect(store.markInterrupted(1_700_000_999_001)).toBe(0);
+      });
+    });
+
+    describe('toolStats', () => {
+      it('counts calls and failures and takes nearest-rank latency percentiles', () => {
+        const latencies = Array.from({ length: 100 }, (_, i) => 100 - i);
+        record(
+          ...latencies.map((latencyMs, i) =>
+            makeTrace({ tool: 'alpha', latencyMs, status: i % 10 === 0 ? 'failed' : 'succeeded' }),
+          ),
+        );
+        record(makeTrace({ tool: 'beta', latencyMs: 7, status: 'denied', createdAt: 1_750_000_000_000 }));
+        store.begin(makeTrace({ tool: 'beta', status: 'running', latencyMs: null, createdAt: 1_750_000_000_500 }));
+        expect(store.toolStats()).toEqual([
+          {
+            tool: 'alpha',
+            calls: 100,
+            failures: 10,
+            p50LatencyMs: 50,
+            p95LatencyMs: 95,
+            lastCalledAt: expect.any(Number),
+          },
+          { tool: 'beta', calls: 2, failures: 0, p50LatencyMs: 7, p95LatencyMs: 7, lastCalledAt: 1_750_000_000_500 },
+        ]);
+      });
+
+      it('takes the percentiles over the last `window` finished calls only', () => {
+        record(...[1000, 1000, 1000, 1, 2, 3, 4].map((latencyMs) => makeTrace({ tool: 'alpha', latencyMs })));
+        store.begin(makeTrace({ tool: 'alpha', status: 'running', latencyMs: null }));
+        const [stats] = store.toolStats(4);
+        expect(stats).toMatchObject({ calls: 8, p50LatencyMs: 2, p95LatencyMs: 4 });
+      });
+
+      it('reports null percentiles for a tool with no finished call', () => {
+        store.begin(makeTrace({ tool: 'gamma', status: 'running', latencyMs: null, createdAt: 1_700_000_123_000 }));
+        expect(store.toolStats()).toEqual([
+          {
+            tool: 'gamma',
+            calls: 1,
+            failures: 0,
+            p50LatencyMs: null,
+            p95LatencyMs: null,
+            lastCalledAt: 1_700_000_123_000,
+          },
+        ]);
+      });
+
+      it('is empty for an empty store', () => {
+        expect(store.toolStats()).toEqual([]);
+      });
+    });
+  });
+}
