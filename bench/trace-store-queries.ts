@@ -1,7 +1,7 @@
 /**
  * Measures the SQLite trace store: the write path the executor pays per call, then list and
  * toolStats over a large table with each query's plan.
- *   npx tsx lib/db/benchmark-trace-store.ts [rows=1000000]
+ *   npm run bench:store -- [rows=1000000]
  * Everything lives in a temporary folder that is removed at the end.
  */
 import path from 'node:path';
