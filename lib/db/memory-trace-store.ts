@@ -7,32 +7,56 @@ import { INTERRUPTED_ERROR, type TraceStore } from './trace-store';
 
 interface MemoryRow {
   seq: number;
-  values: TraceRowValues;
+  id: string;
+  /** The record as written, copied one level deep (the executor never mutates deeper). */
+  snapshot: TraceRecord | null;
+  /** Its encoded form, made on first read: writes stay cheap, reads see what SQLite would return. */
+  encoded: TraceRowValues | null;
   rawArguments: string;
 }
 
 /**
- * The trace store in memory, for tests and benchmarks. It keeps rows in the same encoded form
+ * The trace store in memory, for tests and benchmarks; with `capacity`, only the newest calls
+ * are kept (a long benchmark then measures the executor, not a growing heap). It keeps rows in the same encoded form
  * as the SQLite store (JSON text, 0/1 flags), so the two round-trip records identically and
  * pass the same test suite; raw arguments are kept as they are, since nothing reaches a disk.
  * @example const store = createMemoryTraceStore(); store.begin(record); store.get(record.id)
  */
-export function createMemoryTraceStore(): TraceStore {
+export function createMemoryTraceStore(options: { capacity?: number } = {}): TraceStore {
+  const capacity = Math.max(1, options.capacity ?? Number.POSITIVE_INFINITY);
   const byId = new Map<string, MemoryRow>();
-  // Insertion order: the row with seq n is at index n - 1, so a cursor is an array index.
-  const rows: MemoryRow[] = [];
+  // Insertion order: the row with seq n is at index n - 1 - dropped, so a cursor is an array index.
+  let rows: MemoryRow[] = [];
+  // Oldest rows evicted past `capacity`, in batches of a tenth so eviction costs O(1) a call.
+  let dropped = 0;
+  const evictAt = capacity + Math.max(1, Math.floor(capacity / 10));
+
+  function evict(): void {
+    const excess = rows.length - capacity;
+    for (let index = 0; index < excess; index++) byId.delete((rows[index] as MemoryRow).id);
+    rows = rows.slice(excess);
+    dropped += excess;
+  }
 
   function upsert(record: TraceRecord): void {
-    const values = encodeTraceRecord(record);
+    const snapshot = copyRecord(record);
     const existing = byId.get(record.id);
     if (existing) {
-      existing.values = values;
+      existing.snapshot = snapshot;
+      existing.encoded = null;
       existing.rawArguments = record.rawArguments;
       return;
     }
-    const row: MemoryRow = { seq: rows.length + 1, values, rawArguments: record.rawArguments };
+    const row: MemoryRow = {
+      seq: dropped + rows.length + 1,
+      id: record.id,
+      snapshot,
+      encoded: null,
+      rawArguments: record.rawArguments,
+    };
     rows.push(row);
     byId.set(record.id, row);
+    if (rows.length >= evictAt) evict();
   }
 
   return {
@@ -42,21 +66,21 @@ export function createMemoryTraceStore(): TraceStore {
 
     get(id) {
       const row = byId.get(id);
-      return row ? decodeTraceRecord(row.values, row.rawArguments) : null;
+      return row ? decodeTraceRecord(valuesOf(row), row.rawArguments) : null;
     },
 
     list(query) {
       const filter = resolveListFilter(query);
       const matches: MemoryRow[] = [];
-      const start = Math.min(rows.length, (filter.beforeSeq ?? rows.length + 1) - 1) - 1;
+      const start = Math.min(rows.length - 1, (filter.beforeSeq ?? Number.POSITIVE_INFINITY) - 2 - dropped);
       for (let index = start; index >= 0 && matches.length <= filter.limit; index--) {
         const row = rows[index];
-        if (row && matchesFilter(row.values, filter)) matches.push(row);
+        if (row && matchesFilter(valuesOf(row), filter)) matches.push(row);
       }
       const page = matches.slice(0, filter.limit);
       const last = page.at(-1);
       return {
-        items: page.map((row) => decodeTraceSummary(row.values)),
+        items: page.map((row) => decodeTraceSummary(valuesOf(row))),
         nextCursor: matches.length > filter.limit && last ? encodeCursor(last.seq) : null,
       };
     },
@@ -67,7 +91,7 @@ export function createMemoryTraceStore(): TraceStore {
       for (let index = rows.length - 1; index >= 0; index--) {
         const row = rows[index];
         if (!row) continue;
-        const { tool, status, latencyMs } = row.values;
+        const { tool, status, latencyMs } = valuesOf(row);
         let stats = byTool.get(tool);
         if (!stats) {
           stats = { calls: 0, failures: 0, last: row, latencies: [] };
@@ -87,7 +111,7 @@ export function createMemoryTraceStore(): TraceStore {
             failures: stats.failures,
             p50LatencyMs: percentile(latencies, 50),
             p95LatencyMs: percentile(latencies, 95),
-            lastCalledAt: stats.last.values.createdAt,
+            lastCalledAt: valuesOf(stats.last).createdAt,
           };
         });
     },
@@ -95,9 +119,11 @@ export function createMemoryTraceStore(): TraceStore {
     markInterrupted(now) {
       let count = 0;
       for (const row of rows) {
-        if (row.values.status !== 'running') continue;
-        row.values = {
-          ...row.values,
+        const values = valuesOf(row);
+        if (values.status !== 'running') continue;
+        row.snapshot = null;
+        row.encoded = {
+          ...values,
           status: 'interrupted',
           finishedAt: now,
           error: JSON.stringify(INTERRUPTED_ERROR),
@@ -108,10 +134,30 @@ export function createMemoryTraceStore(): TraceStore {
       return count;
     },
 
+    flush() {},
+
     close() {
       byId.clear();
-      rows.length = 0;
+      rows = [];
     },
+  };
+}
+
+function valuesOf(row: MemoryRow): TraceRowValues {
+  if (!row.encoded) {
+    row.encoded = encodeTraceRecord(row.snapshot as TraceRecord);
+    row.snapshot = null;
+  }
+  return row.encoded;
+}
+
+function copyRecord(record: TraceRecord): TraceRecord {
+  return {
+    ...record,
+    stages: record.stages.slice(),
+    attempts: record.attempts.slice(),
+    flags: { ...record.flags },
+    metadata: { ...record.metadata },
   };
 }
 

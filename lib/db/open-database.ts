@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { isContention, retryOnContention } from './contention';
 import { type MigrateOptions, migrate } from './migrate';
 
 /** The better-sqlite3 connection the stores work on. */
@@ -22,7 +23,14 @@ export function openDatabase(filename: string, options: MigrateOptions = {}): Sq
   const db = new Database(filename);
   try {
     db.pragma('busy_timeout = 5000');
-    if (!inMemory) db.pragma('journal_mode = WAL');
+    // Switching a fresh file to WAL takes an exclusive lock that SQLite will not wait for, and
+    // processes racing to create the WAL files can see a transient I/O error: try again.
+    if (!inMemory) {
+      retryOnContention(
+        () => db.pragma('journal_mode = WAL'),
+        (error) => isContention(error) || String((error as { code?: unknown })?.code).startsWith('SQLITE_IOERR'),
+      );
+    }
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     migrate(db, options);

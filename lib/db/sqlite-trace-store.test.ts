@@ -92,6 +92,7 @@ describe('sqlite trace store', () => {
     if (!a || !b) throw new Error('fixtures');
     store.finish(a);
     store.finish(b);
+    store.flush();
     const sealedOf = (id: string) =>
       (db.prepare('SELECT sealed_arguments FROM tool_calls WHERE id = ?').pluck().get(id) as Buffer) ?? Buffer.alloc(0);
     const setSealed = db.prepare('UPDATE tool_calls SET sealed_arguments = ? WHERE id = ?');
@@ -111,12 +112,14 @@ describe('sqlite trace store', () => {
     const reader = openTestDatabase(dir);
     const readerStore = createSqliteTraceStore({ db: reader, vault: createVault({ dir }) });
     store.finish(makeTrace());
+    store.flush();
 
     // A reader inside a transaction keeps its snapshot; the writer is not blocked by it.
     reader.exec('BEGIN');
     expect(readerStore.list().items).toHaveLength(1);
     const started = performance.now();
     store.finish(makeTrace());
+    store.flush();
     expect(performance.now() - started).toBeLessThan(1000);
     expect(readerStore.list().items).toHaveLength(1);
     reader.exec('COMMIT');
@@ -125,6 +128,7 @@ describe('sqlite trace store', () => {
     // And a writer's open transaction does not block readers.
     db.exec('BEGIN IMMEDIATE');
     store.finish(makeTrace());
+    store.flush();
     expect(readerStore.list().items).toHaveLength(2);
     db.exec('COMMIT');
     expect(readerStore.list().items).toHaveLength(3);
@@ -195,8 +199,85 @@ describe('sqlite trace store write path', () => {
     store.begin(trace);
     store.update({ ...trace, status: 'awaiting_approval' });
     store.finish({ ...trace, status: 'succeeded' });
+    store.flush();
     expect(seals).toBe(1);
     store.finish(makeTrace());
+    store.flush();
     expect(seals).toBe(2);
+  });
+});
+
+describe('sqlite trace store group commit', () => {
+  let dir: string;
+  let store: TraceStore;
+  let other: ReturnType<typeof openTestDatabase>;
+  beforeEach(() => {
+    storeCount += 1;
+    dir = path.join(temp.dir, `group-${storeCount}`);
+    store = createSqliteTraceStore({ db: openTestDatabase(dir), vault: createVault({ dir }) });
+    other = openTestDatabase(dir);
+  });
+  afterEach(() => {
+    store.close();
+    other.close();
+  });
+  const onDisk = (id: string) =>
+    other.prepare('SELECT status FROM tool_calls WHERE id = ?').pluck().get(id) as string | undefined;
+
+  it('commits the start of a call with a side effect before returning', () => {
+    const trace = makeTrace({ status: 'running', sideEffect: 'exec' });
+    store.begin(trace);
+    expect(onDisk(trace.id)).toBe('running');
+  });
+
+  it('commits a pending approval at once', () => {
+    const trace = makeTrace({ status: 'running', sideEffect: 'none' });
+    store.begin(trace);
+    store.update({ ...trace, status: 'awaiting_approval' });
+    expect(onDisk(trace.id)).toBe('awaiting_approval');
+  });
+
+  it('defers side-effect-free starts and finishes to one commit, at most a few ms later', async () => {
+    const trace = makeTrace({ status: 'running', sideEffect: 'read' });
+    store.begin(trace);
+    store.finish({ ...trace, status: 'succeeded' });
+    expect(onDisk(trace.id)).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(onDisk(trace.id)).toBe('succeeded');
+  });
+
+  it('makes queued writes visible to its own reads', () => {
+    const trace = makeTrace({ status: 'running', sideEffect: 'none' });
+    store.begin(trace);
+    expect(store.get(trace.id)?.status).toBe('running');
+    store.finish({ ...trace, status: 'failed' });
+    expect(store.list().items[0]?.status).toBe('failed');
+  });
+
+  it('commits when the queue is full, and a durable write takes the queue along', () => {
+    const traces = Array.from({ length: 300 }, () => makeTrace({ sideEffect: 'none' }));
+    for (const trace of traces) store.finish(trace);
+    const committed = other.prepare('SELECT count(*) FROM tool_calls').pluck().get() as number;
+    expect(committed).toBeGreaterThanOrEqual(256);
+    store.begin(makeTrace({ status: 'running', sideEffect: 'write' }));
+    expect(other.prepare('SELECT count(*) FROM tool_calls').pluck().get()).toBe(301);
+  });
+
+  it('keeps writes queued when a commit fails, and writes them once it can', () => {
+    const db = openTestDatabase(dir);
+    db.pragma('busy_timeout = 0');
+    const impatient = createSqliteTraceStore({ db, vault: createVault({ dir }) });
+    const trace = makeTrace({ sideEffect: 'none' });
+    impatient.finish(trace);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      expect(() => impatient.flush()).toThrow(/locked|busy/i);
+    } finally {
+      other.exec('COMMIT');
+    }
+    expect(onDisk(trace.id)).toBeUndefined();
+    impatient.flush();
+    expect(onDisk(trace.id)).toBe(trace.status);
+    impatient.close();
   });
 });

@@ -62,6 +62,9 @@ export interface TraceStore extends TraceSink {
    * how many. Calls `awaiting_approval` are left alone: pending approvals survive a restart.
    */
   markInterrupted(now: number): number;
+  /** Writes everything still queued (stores that defer writes); reads do it themselves. */
+  flush(): void;
+  /** Flushes, then releases the database. */
   close(): void;
 }
 

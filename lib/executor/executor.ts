@@ -16,7 +16,7 @@ import {
 import { createRedactor, type Redactor } from './redact';
 import type { Registry } from './registry';
 import { runAttempt } from './run-attempt';
-import { createStageRecorder } from './stage-recorder';
+import { createStageRecorder, roundMs } from './stage-recorder';
 import type {
   AnyTool,
   Attempt,
@@ -163,8 +163,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
         number: record.attempts.length - attemptsBefore + 1,
         tool: tool.name,
         fallback,
-        startedAt: started - t0,
-        durationMs: clock.now() - started,
+        startedAt: roundMs(started - t0),
+        durationMs: roundMs(clock.now() - started),
         outcome: result.outcome,
         error: result.outcome === 'ok' ? null : result.error,
         backoffMs: null,
@@ -287,7 +287,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       record.status = statusFor(error);
       record.error = error ?? null;
       record.finishedAt = clock.epochMs();
-      record.latencyMs = Math.max(0, clock.now() - t0);
+      record.latencyMs = Math.max(0, roundMs(clock.now() - t0));
       const result: ToolResult = {
         toolCallId: record.toolCallId,
         traceId,
@@ -311,7 +311,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
       record.modelMessage = modelMessageContent(result);
       stages.add('trace', traceStart, 'ok', begun ? 'finalized' : 'recorded');
       try {
-        await sink.finish(record);
+        const pending = sink.finish(record);
+        if (pending) await pending;
       } catch (cause) {
         // The caller still gets its result; the failure to record is reported, not swallowed.
         console.error(`[toolscope] could not record trace ${traceId}:`, cause);
@@ -371,7 +372,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
 
     // The record is durable before anything with a side effect can run.
     try {
-      await sink.begin(record);
+      const pending = sink.begin(record);
+      if (pending) await pending;
       begun = true;
     } catch (cause) {
       return reject(

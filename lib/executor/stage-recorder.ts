@@ -10,17 +10,28 @@ export interface StageRecorder {
   skipRest(until: StageName): void;
 }
 
+/** Milliseconds rounded to the microsecond: the clock's real precision, and cheaper to store. */
+export function roundMs(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
 export function createStageRecorder(clock: Clock, t0: number): StageRecorder {
   const list: TraceStage[] = [];
   return {
     list,
     add(name, start, status, detail) {
-      const stage: TraceStage = { name, status, startedAt: start - t0, durationMs: clock.now() - start, detail };
+      const stage: TraceStage = {
+        name,
+        status,
+        startedAt: roundMs(start - t0),
+        durationMs: roundMs(clock.now() - start),
+        detail,
+      };
       list.push(stage);
       return { start, stage };
     },
     skipRest(until) {
-      const offset = clock.now() - t0;
+      const offset = roundMs(clock.now() - t0);
       for (const name of STAGE_NAMES) {
         if (name === until) return;
         if (!list.some((s) => s.name === name)) {

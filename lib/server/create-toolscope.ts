@@ -54,6 +54,14 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
   const db = openDatabase(config.dbPath);
   const store = createSqliteTraceStore({ db, vault: createVault({ dir: config.dataDir }) });
   const interruptedAtStart = store.markInterrupted(Date.now());
+  // The store commits finished calls a few ms late; write them before the process goes.
+  process.once('exit', () => {
+    try {
+      store.flush();
+    } catch (error) {
+      console.error('[toolscope] could not write the last traces:', error);
+    }
+  });
   const events = createTraceEvents();
   const registry = createRegistry(
     createBuiltinTools({
