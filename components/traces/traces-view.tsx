@@ -24,8 +24,8 @@ const REFETCH_THROTTLE_MS = 250;
 async function fetchFirstPage(filters: TraceFilters): Promise<TracePage> {
   const response = await fetch(apiListUrl(filters, Date.now(), PAGE_SIZE), { cache: 'no-store' });
   if (!response.ok) throw new Error(`traces list: HTTP ${response.status}`);
-  const body = (await response.json()) as { items: SummaryJson[]; next_cursor: string | null };
-  return { items: body.items.map(summaryFromJson), nextCursor: body.next_cursor };
+  const body = (await response.json()) as { items: SummaryJson[]; next_cursor: string | null; partial?: boolean };
+  return { items: body.items.map(summaryFromJson), nextCursor: body.next_cursor, partial: body.partial ?? false };
 }
 
 function isTyping(target: EventTarget | null): boolean {
@@ -283,6 +283,12 @@ export function TracesView({
             </div>
           ))}
       </div>
+      {page.partial && (
+        <p className="text-xs text-fg-muted" data-testid="partial-page">
+          The search stopped after a window of recent calls to stay fast; older matches may exist.{' '}
+          <span className="text-fg">Older →</span> searches further back.
+        </p>
+      )}
       <nav aria-label="Pages" className="flex items-center justify-between text-xs text-fg-muted">
         <span>
           {rows.length} call{rows.length === 1 ? '' : 's'} on this page ·{' '}

@@ -104,7 +104,12 @@ export function listTraces(request: Request, ts: Toolscope): Promise<Response> {
         limit: q.limit,
         cursor: q.cursor,
       });
-      return Response.json({ items: page.items.map(summaryJson), next_cursor: page.nextCursor });
+      return Response.json({
+        items: page.items.map(summaryJson),
+        next_cursor: page.nextCursor,
+        // The scan window ended before the page filled: older matches may follow next_cursor.
+        partial: page.partial,
+      });
     } catch (error) {
       if (error instanceof InvalidCursorError) throw new RequestError(400, 'INVALID_CURSOR', error.message);
       throw error;

@@ -7,6 +7,14 @@ export const DEFAULT_LIST_LIMIT = 50;
 /** Largest page a query may ask for. */
 export const MAX_LIST_LIMIT = 500;
 
+/**
+ * Rows a list query reads at most, newest first, when no single index narrows it (a text
+ * search, or two equality filters at once): so a search that matches nothing in a million
+ * calls still answers in milliseconds. The page then says it is partial and its cursor goes on
+ * with the next window.
+ */
+export const DEFAULT_SCAN_WINDOW = 50_000;
+
 /** Clamps a requested page size to 1..500; a missing or non-numeric one is the default 50. */
 export function resolveLimit(limit: number | undefined): number {
   if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_LIST_LIMIT;
@@ -60,4 +68,21 @@ export function resolveListFilter(query: TraceQuery = {}): ListFilter {
   if (query.text) filter.text = query.text;
   if (query.cursor) filter.beforeSeq = decodeCursor(query.cursor);
   return filter;
+}
+
+/** Whether the query checks rows one by one instead of walking one index: it then reads a bounded window. */
+export function needsBoundedScan(filter: ListFilter): boolean {
+  const equalities = [filter.tool, filter.status, filter.sessionId].filter((value) => value !== undefined).length;
+  return filter.text !== undefined || equalities > 1;
+}
+
+/**
+ * The lowest seq a bounded query may read, or undefined when the window reaches the oldest call.
+ * @param newest the newest seq in the store
+ */
+export function scanFloor(filter: ListFilter, newest: number, window: number): number | undefined {
+  if (!needsBoundedScan(filter)) return undefined;
+  const top = filter.beforeSeq === undefined ? newest : Math.min(newest, filter.beforeSeq - 1);
+  const floor = top - window + 1;
+  return floor > 1 ? floor : undefined;
 }

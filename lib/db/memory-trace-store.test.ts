@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryTraceStore } from './memory-trace-store';
-import { describeTraceStore, makeTrace } from './trace-store-suite';
+import { describeScanWindow, describeTraceStore, makeTrace } from './trace-store-suite';
 
 describeTraceStore('memory', () => createMemoryTraceStore());
 describeTraceStore('memory with a capacity larger than any test', () => createMemoryTraceStore({ capacity: 5000 }));
@@ -29,3 +29,5 @@ describe('memory trace store with a capacity', () => {
     );
   });
 });
+
+describeScanWindow('memory', () => createMemoryTraceStore({ scanWindow: 10 }));

@@ -1,6 +1,12 @@
 import type { TraceRecord } from '../executor/types';
 import { encodeCursor } from './cursor';
-import { containsIgnoringAsciiCase, type ListFilter, resolveListFilter } from './list-query';
+import {
+  containsIgnoringAsciiCase,
+  DEFAULT_SCAN_WINDOW,
+  type ListFilter,
+  resolveListFilter,
+  scanFloor,
+} from './list-query';
 import { percentile } from './percentile';
 import { decodeTraceRecord, decodeTraceSummary, encodeTraceRecord, type TraceRowValues } from './trace-row';
 import { INTERRUPTED_ERROR, type TraceStore } from './trace-store';
@@ -22,7 +28,8 @@ interface MemoryRow {
  * pass the same test suite; raw arguments are kept as they are, since nothing reaches a disk.
  * @example const store = createMemoryTraceStore(); store.begin(record); store.get(record.id)
  */
-export function createMemoryTraceStore(options: { capacity?: number } = {}): TraceStore {
+export function createMemoryTraceStore(options: { capacity?: number; scanWindow?: number } = {}): TraceStore {
+  const scanWindow = options.scanWindow ?? DEFAULT_SCAN_WINDOW;
   const capacity = Math.max(1, options.capacity ?? Number.POSITIVE_INFINITY);
   const byId = new Map<string, MemoryRow>();
   // Insertion order: the row with seq n is at index n - 1 - dropped, so a cursor is an array index.
@@ -73,16 +80,18 @@ export function createMemoryTraceStore(options: { capacity?: number } = {}): Tra
       const filter = resolveListFilter(query);
       const matches: MemoryRow[] = [];
       const start = Math.min(rows.length - 1, (filter.beforeSeq ?? Number.POSITIVE_INFINITY) - 2 - dropped);
-      for (let index = start; index >= 0 && matches.length <= filter.limit; index--) {
+      const floorSeq = scanFloor(filter, dropped + rows.length, scanWindow);
+      const end = floorSeq === undefined ? 0 : Math.max(0, floorSeq - 1 - dropped);
+      for (let index = start; index >= end && matches.length <= filter.limit; index--) {
         const row = rows[index];
         if (row && matchesFilter(valuesOf(row), filter)) matches.push(row);
       }
       const page = matches.slice(0, filter.limit);
+      const items = page.map((row) => decodeTraceSummary(valuesOf(row)));
       const last = page.at(-1);
-      return {
-        items: page.map((row) => decodeTraceSummary(valuesOf(row))),
-        nextCursor: matches.length > filter.limit && last ? encodeCursor(last.seq) : null,
-      };
+      if (matches.length > filter.limit && last) return { items, nextCursor: encodeCursor(last.seq), partial: false };
+      const partial = floorSeq !== undefined && floorSeq > dropped + 1;
+      return { items, nextCursor: partial && floorSeq ? encodeCursor(floorSeq) : null, partial };
     },
 
     toolStats(window = 1000) {

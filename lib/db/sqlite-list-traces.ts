@@ -1,6 +1,6 @@
 import { getTableColumns } from 'drizzle-orm';
 import { encodeCursor } from './cursor';
-import { type ListFilter, likeContains, resolveListFilter } from './list-query';
+import { DEFAULT_SCAN_WINDOW, type ListFilter, likeContains, resolveListFilter, scanFloor } from './list-query';
 import type { SqliteDatabase } from './open-database';
 import { toolCalls } from './schema';
 import { chooseTimeRangePlan, type TimeRangePlan } from './time-range-plan';
@@ -36,11 +36,14 @@ const SELECT_LIST = SUMMARY_KEYS.map((key) => `${columns[key].name} AS "${key}"`
 export interface ListTracesOptions {
   /** Forces one walk for time-range queries instead of choosing per query; for tests and diagnosis. */
   timeRangePlan?: TimeRangePlan | 'auto';
+  /** See DEFAULT_SCAN_WINDOW. */
+  scanWindow?: number;
 }
 
 /**
  * Builds the SQLite `list`: filters newest first, keyset-paginated on seq (`seq < cursor`),
- * one row more than the page to learn whether another page follows.
+ * one row more than the page to learn whether another page follows. Queries no single index
+ * narrows read at most `scanWindow` rows (see DEFAULT_SCAN_WINDOW).
  *
  * Without a time range SQLite's own plan is right: an equality filter walks its (column, seq)
  * index backwards, otherwise the rowid does, and LIMIT stops it. With a time range the walk is
@@ -52,6 +55,7 @@ export function createSqliteListTraces(
   options: ListTracesOptions = {},
 ): (query?: TraceQuery) => TracePage {
   const forcedPlan = options.timeRangePlan ?? 'auto';
+  const scanWindow = options.scanWindow ?? DEFAULT_SCAN_WINDOW;
   const newestSeq = sqlite.prepare('SELECT max(seq) FROM tool_calls').pluck();
   const oldestSeqFrom = sqlite
     .prepare('SELECT seq FROM tool_calls WHERE created_at >= ? ORDER BY created_at LIMIT 1')
@@ -76,8 +80,8 @@ export function createSqliteListTraces(
     });
   }
 
-  function statementFor(filter: ListFilter, plan: TimeRangePlan | null) {
-    const text = listTracesSql(filter, plan);
+  function statementFor(filter: ListFilter, plan: TimeRangePlan | null, bounded: boolean) {
+    const text = listTracesSql(filter, plan, bounded);
     let statement = statements.get(text);
     if (!statement) {
       statement = sqlite.prepare(text);
@@ -88,7 +92,9 @@ export function createSqliteListTraces(
 
   return (query) => {
     const filter = resolveListFilter(query);
+    const floorSeq = scanFloor(filter, (newestSeq.get() as number | null) ?? 0, scanWindow);
     const params = {
+      floorSeq,
       tool: filter.tool,
       status: filter.status,
       sessionId: filter.sessionId,
@@ -98,12 +104,16 @@ export function createSqliteListTraces(
       pattern: filter.text === undefined ? undefined : likeContains(filter.text),
       limit: filter.limit + 1,
     };
-    const rows = statementFor(filter, planFor(filter)).all(params) as SummaryRow[];
+    const rows = statementFor(filter, planFor(filter), floorSeq !== undefined).all(params) as SummaryRow[];
     const page = rows.slice(0, filter.limit);
     const last = page.at(-1);
+    if (rows.length > filter.limit && last) {
+      return { items: page.map(decodeTraceSummary), nextCursor: encodeCursor(last.seq), partial: false };
+    }
     return {
       items: page.map(decodeTraceSummary),
-      nextCursor: rows.length > filter.limit && last ? encodeCursor(last.seq) : null,
+      nextCursor: floorSeq === undefined ? null : encodeCursor(floorSeq),
+      partial: floorSeq !== undefined,
     };
   };
 }
@@ -112,7 +122,7 @@ export function createSqliteListTraces(
  * The SELECT for one list query: the filters present (as named parameters), pinned to `plan`
  * when there is a time range. Exported for the query-plan tests.
  */
-export function listTracesSql(filter: ListFilter, plan: TimeRangePlan | null): string {
+export function listTracesSql(filter: ListFilter, plan: TimeRangePlan | null, bounded = false): string {
   const createdAt = plan === 'seq-scan' ? '+created_at' : 'created_at';
   const where = [
     filter.tool !== undefined && 'tool = @tool',
@@ -121,6 +131,7 @@ export function listTracesSql(filter: ListFilter, plan: TimeRangePlan | null): s
     filter.from !== undefined && `${createdAt} >= @from`,
     filter.to !== undefined && `${createdAt} < @to`,
     filter.beforeSeq !== undefined && 'seq < @beforeSeq',
+    bounded && 'seq >= @floorSeq',
     filter.text !== undefined && `(tool_call_id LIKE @pattern ESCAPE '\\' OR arguments LIKE @pattern ESCAPE '\\')`,
   ].filter((clause): clause is string => clause !== false);
   const table = plan === 'created-at-index' ? 'tool_calls INDEXED BY tool_calls_created_at_idx' : 'tool_calls';

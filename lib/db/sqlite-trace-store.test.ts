@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteTraceStore } from './sqlite-trace-store';
 import { createTempDataDir, openTestDatabase } from './test-database';
 import type { TraceStore } from './trace-store';
-import { describeTraceStore, makeTrace } from './trace-store-suite';
+import { describeScanWindow, describeTraceStore, makeTrace } from './trace-store-suite';
 import { createVault, VaultError } from './vault';
 
 const temp = createTempDataDir();
@@ -280,4 +280,10 @@ describe('sqlite trace store group commit', () => {
     expect(onDisk(trace.id)).toBe(trace.status);
     impatient.close();
   });
+});
+
+describeScanWindow('sqlite', () => {
+  storeCount += 1;
+  const dir = path.join(temp.dir, `window-${storeCount}`);
+  return createSqliteTraceStore({ db: openTestDatabase(dir), vault: createVault({ dir }), scanWindow: 10 });
 });

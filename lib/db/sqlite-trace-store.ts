@@ -16,6 +16,8 @@ export interface SqliteTraceStoreOptions {
   vault: Vault;
   /** See `ListTracesOptions`; leave unset outside tests. */
   timeRangePlan?: ListTracesOptions['timeRangePlan'];
+  /** Rows a text search or combined filter reads at most per page (see DEFAULT_SCAN_WINDOW). */
+  scanWindow?: number;
 }
 
 // Columns a call may change after `begin`. Identity and indexed-but-immutable columns (tool,
@@ -111,9 +113,14 @@ function mustBeginDurably(record: TraceRecord): boolean {
  * finishing without `begin`, or a call begun by a previous process): then they upsert.
  * @example const store = createSqliteTraceStore({ db: openDatabase(file), vault: createVault({ dir }) })
  */
-export function createSqliteTraceStore({ db: sqlite, vault, timeRangePlan }: SqliteTraceStoreOptions): TraceStore {
+export function createSqliteTraceStore({
+  db: sqlite,
+  vault,
+  timeRangePlan,
+  scanWindow,
+}: SqliteTraceStoreOptions): TraceStore {
   const db = drizzle({ client: sqlite });
-  const listTraces = createSqliteListTraces(sqlite, { timeRangePlan });
+  const listTraces = createSqliteListTraces(sqlite, { timeRangePlan, scanWindow });
   const toolStats = createSqliteToolStats(sqlite);
   const upsert = sqlite.prepare(TRACE_WRITE_SQL.upsert);
   const update = sqlite.prepare(TRACE_WRITE_SQL.update);

@@ -245,7 +245,7 @@ export function describeTraceStore(name: string, createStore: () => TraceStore):
       });
 
       it('returns an empty page for an empty store', () => {
-        expect(store.list()).toEqual({ items: [], nextCursor: null });
+        expect(store.list()).toEqual({ items: [], nextCursor: null, partial: false });
       });
 
       it('filters by tool, status, session and time, each and combined', () => {
@@ -443,6 +443,46 @@ export function describeTraceStore(name: string, createStore: () => TraceStore):
       it('is empty for an empty store', () => {
         expect(store.toolStats()).toEqual([]);
       });
+    });
+  });
+}
+
+/**
+ * The bounded scan of text searches and combined filters, for a store made with a scan window
+ * of 10 rows: a page that ends at the window says so and its cursor goes on below it.
+ */
+export function describeScanWindow(name: string, createStore: () => TraceStore): void {
+  describe(`TraceStore scan window: ${name}`, () => {
+    it('stops a search at the window, marks the page partial, and goes on with the cursor', () => {
+      const store = createStore();
+      const needle = makeTrace({ toolCallId: 'call_needle' });
+      store.finish(needle);
+      for (let i = 0; i < 25; i++) store.finish(makeTrace({ toolCallId: `call_hay_${i}` }));
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      let partialPages = 0;
+      do {
+        const page = store.list({ text: 'needle', cursor, limit: 5 });
+        pages++;
+        if (page.partial) partialPages++;
+        seen.push(...page.items.map((item) => item.toolCallId));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor && pages < 10);
+      expect(seen).toEqual(['call_needle']);
+      expect(partialPages).toBe(2);
+      expect(pages).toBe(3);
+      store.close();
+    });
+
+    it('does not bound a single indexed filter', () => {
+      const store = createStore();
+      store.finish(makeTrace({ tool: 'rare' }));
+      for (let i = 0; i < 25; i++) store.finish(makeTrace({ tool: 'common' }));
+      const page = store.list({ tool: 'rare' });
+      expect(page.items).toHaveLength(1);
+      expect(page).toMatchObject({ partial: false, nextCursor: null });
+      store.close();
     });
   });
 }

@@ -36,6 +36,11 @@ export interface TracePage {
   items: TraceSummary[];
   /** Null on the last page. */
   nextCursor: string | null;
+  /**
+   * True when the store stopped at its scan window before the page was full (a text search or
+   * combined filters over many calls): older matches may exist, and `nextCursor` goes on.
+   */
+  partial: boolean;
 }
 
 export interface ToolStats {
