@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../config';
+import { makeTrace } from '../db/trace-store-suite';
+import { createToolscope } from './create-toolscope';
+
+const dirs: string[] = [];
+function dataDir() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-root-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('createToolscope', () => {
+  it('creates the data folder, workspace, database and a 0600 vault key', async () => {
+    const dir = dataDir();
+    const ts = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: 'data' }, dir));
+    const result = await ts.executor.execute({ name: 'calculator', arguments: '{"expression":"1+1"}' });
+    expect(result.success).toBe(true);
+    ts.close();
+    expect(fs.existsSync(path.join(dir, 'data', 'workspace'))).toBe(true);
+    expect(fs.existsSync(path.join(dir, 'data', 'toolscope.db'))).toBe(true);
+    expect(fs.statSync(path.join(dir, 'data', 'vault.key')).mode & 0o777).toBe(0o600);
+  });
+
+  it('marks calls a previous process left running as interrupted, and keeps pending approvals', () => {
+    const dir = dataDir();
+    const config = loadConfig({ TOOLSCOPE_DATA_DIR: dir }, dir);
+    const first = createToolscope(config);
+    const running = makeTrace({ status: 'running', sideEffect: 'exec', finishedAt: null });
+    const pending = makeTrace({ status: 'awaiting_approval', sideEffect: 'write', finishedAt: null });
+    first.store.begin(running);
+    first.store.begin(pending);
+    first.store.close();
+
+    const second = createToolscope(config);
+    expect(second.interruptedAtStart).toBe(1);
+    expect(second.store.get(running.id)).toMatchObject({ status: 'interrupted', error: { code: 'INTERRUPTED' } });
+    expect(second.store.get(pending.id)?.status).toBe('awaiting_approval');
+    second.close();
+  });
+
+  it('applies the config: policies, shell allowlist, redaction keys', async () => {
+    const dir = dataDir();
+    fs.writeFileSync(
+      path.join(dir, 'toolscope.config.json'),
+      JSON.stringify({
+        policies: { run_shell: 'allow', calculator: 'deny' },
+        shell: { allow: ['echo'] },
+        redact: { keys: ['x-team'] },
+      }),
+    );
+    const ts = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: 'data' }, dir));
+    const echo = await ts.executor.execute({ name: 'run_shell', arguments: { command: ['echo', 'hi'] } });
+    expect(echo).toMatchObject({ success: true, output: 'hi\n' });
+    const ls = await ts.executor.execute({ name: 'run_shell', arguments: { command: ['ls'] } });
+    expect(ls.error?.code).toBe('PERMISSION_DENIED');
+    const calc = await ts.executor.execute({
+      name: 'calculator',
+      arguments: { expression: '1', 'x-team': 'blue' },
+    });
+    expect(calc.status).toBe('denied');
+    expect(ts.store.get(calc.traceId)?.arguments).toMatchObject({ 'x-team': '[REDACTED]' });
+    ts.close();
+  });
+});
