@@ -132,7 +132,7 @@ describe('http_request', () => {
     expect(httpSideEffect({})).toBe('read');
     expect(httpSideEffect({ method: 'patch' })).toBe('write');
     expect(tool.sensitivePaths).toEqual(
-      expect.arrayContaining(['headers.authorization', 'headers.Authorization', 'headers.cookie', 'headers.x-api-key']),
+      expect.arrayContaining(['headers.authorization', 'headers.cookie', 'headers.x-api-key']),
     );
     const schema = z.toJSONSchema(tool.inputSchema, { io: 'input' }) as {
       properties: Record<string, { description?: string; default?: unknown }>;

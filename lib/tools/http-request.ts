@@ -289,9 +289,8 @@ function buildHeaders(record: Record<string, string> | undefined): Headers {
   }
 }
 
+// The redactor matches paths case-insensitively, so `Authorization` and `AUTHORIZATION` are covered.
 function sensitiveHeaderPaths(): string[] {
   const names = ['authorization', 'cookie', 'proxy-authorization', 'x-api-key', 'api-key', 'x-auth-token'];
-  const capitalized = (name: string) =>
-    name.replace(/(^|-)([a-z])/g, (_, dash: string, char: string) => dash + char.toUpperCase());
-  return [...new Set(names.flatMap((name) => [`headers.${name}`, `headers.${capitalized(name)}`]))];
+  return names.map((name) => `headers.${name}`);
 }
