@@ -55,6 +55,8 @@ export interface Limits {
 }
 
 export interface Config {
+  /** The port the app serves on (`PORT`, default 3000): the HTTP tool refuses it on loopback. */
+  port: number;
   dataDir: string;
   dbPath: string;
   workspace: string;
@@ -116,7 +118,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const file = parsed.data;
   const base = configPath ? path.dirname(configPath) : cwd;
+  const port = Number(env.PORT || 3000);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535)
+    throw new ConfigError(`PORT must be 1-65535, not "${env.PORT}".`);
   return {
+    port,
     dataDir,
     dbPath: path.join(dataDir, 'toolscope.db'),
     workspace: file.workspace ? path.resolve(base, file.workspace) : path.join(dataDir, 'workspace'),

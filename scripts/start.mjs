@@ -9,7 +9,8 @@ const host = process.env.HOST || '127.0.0.1';
 const port = process.env.PORT || '3000';
 const child = spawn(process.execPath, ['node_modules/next/dist/bin/next', 'start', '-H', host, '-p', port], {
   stdio: 'inherit',
-  env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+  // PORT is passed on so the app knows its own address (its HTTP tool refuses it).
+  env: { ...process.env, PORT: port, HOST: host, NEXT_TELEMETRY_DISABLED: '1' },
 });
 
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {

@@ -69,3 +69,17 @@ describe('createToolscope', () => {
     ts.close();
   });
 });
+
+describe('the HTTP tool and Toolscope itself', () => {
+  it("refuses the app's own address on loopback", async () => {
+    const dir = dataDir();
+    const ts = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: 'data', PORT: '3456' }, dir));
+    const result = await ts.executor.execute({
+      name: 'http_request',
+      arguments: { url: 'http://127.0.0.1:3456/api/v1/traces' },
+    });
+    expect(result.error?.code).toBe('HOST_NOT_ALLOWED');
+    expect(result.error?.message).toContain("Toolscope's own API");
+    ts.close();
+  });
+});

@@ -68,6 +68,8 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
       workspace: config.workspace,
       shellAllow: config.shellAllow,
       httpAllow: config.httpAllow,
+      // A model must not drive Toolscope itself (read traces, later approve calls) through loopback.
+      httpDeny: ['127.0.0.1', 'localhost', '[::1]'].map((host) => `${host}:${config.port}`),
       maxFileBytes: config.limits.maxFileBytes,
       maxResponseBytes: config.limits.maxResponseBytes,
     }),

@@ -83,3 +83,19 @@ describe('createHostAllowlist', () => {
     },
   );
 });
+
+describe('denied entries', () => {
+  it('win over allowed ones, for that port only', () => {
+    const list = createHostAllowlist(
+      ['127.0.0.1', 'localhost', '::1'],
+      ['127.0.0.1:3000', 'localhost:3000', '[::1]:3000'],
+    );
+    expect(list.allows(new URL('http://127.0.0.1:3000/api/v1/traces'))).toBe(false);
+    expect(list.allows(new URL('http://127.1:3000/'))).toBe(false);
+    expect(list.allows(new URL('http://localhost:3000/'))).toBe(false);
+    expect(list.allows(new URL('http://[::1]:3000/'))).toBe(false);
+    expect(list.denies(new URL('http://localhost:3000/'))).toBe(true);
+    expect(list.allows(new URL('http://127.0.0.1:8080/'))).toBe(true);
+    expect(list.denies(new URL('http://127.0.0.1:8080/'))).toBe(false);
+  });
+});

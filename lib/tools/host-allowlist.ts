@@ -13,6 +13,8 @@ interface Entry {
 /** Decides whether a URL may be requested, by its hostname and port. */
 export interface HostAllowlist {
   allows(url: URL): boolean;
+  /** Whether the URL is refused by name even though its host may be allowed (Toolscope's own API). */
+  denies(url: URL): boolean;
   /** The entries as configured, for messages. */
   readonly entries: readonly string[];
 }
@@ -26,20 +28,25 @@ export interface HostAllowlist {
  * `[0:0:0:0:0:0:0:1]` to `[::1]`), while look-alikes stay different (`127.0.0.1.nip.io`,
  * `0.0.0.0`, `[::ffff:127.0.0.1]`). Matching is on the parsed hostname only, so userinfo tricks
  * (`http://127.0.0.1@evil.com/` has the hostname `evil.com`) do not get through.
+ * `denied` entries (same forms) win over allowed ones: the app passes its own address, so a
+ * model cannot reach Toolscope's API through the loopback allowlist.
  * @example createHostAllowlist(['localhost']).allows(new URL('http://localhost:3000/')) // true
  */
-export function createHostAllowlist(entries: readonly string[]): HostAllowlist {
+export function createHostAllowlist(entries: readonly string[], denied: readonly string[] = []): HostAllowlist {
   const parsed = entries.map(parseEntry);
+  const refused = denied.map(parseEntry);
+  const matches = (list: Entry[], url: URL) => {
+    const host = canonicalHost(url.hostname);
+    const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+    return list.some((entry) => {
+      if (entry.port !== null && entry.port !== port) return false;
+      return entry.wildcard ? host.endsWith(`.${entry.host}`) : host === entry.host;
+    });
+  };
   return {
     entries,
-    allows(url) {
-      const host = canonicalHost(url.hostname);
-      const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-      return parsed.some((entry) => {
-        if (entry.port !== null && entry.port !== port) return false;
-        return entry.wildcard ? host.endsWith(`.${entry.host}`) : host === entry.host;
-      });
-    },
+    allows: (url) => matches(parsed, url) && !matches(refused, url),
+    denies: (url) => matches(refused, url),
   };
 }
 

@@ -18,6 +18,8 @@ const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 export interface HttpRequestOptions {
   /** Hosts the tool may reach (`localhost`, `api.example.com:443`, `*.example.com`). Default: loopback only. */
   allowHosts?: readonly string[];
+  /** Hosts refused even when allowed, in the same forms (Toolscope's own `127.0.0.1:3000`). */
+  denyHosts?: readonly string[];
   /** Bodies past this are cut and flagged `truncated`. Default 1 MiB. */
   maxResponseBytes?: number;
   maxRedirects?: number;
@@ -85,7 +87,7 @@ export function httpSideEffect(input: { method?: string }): SideEffect {
  * @example createHttpRequestTool().execute({ url: 'http://localhost:8080/health' }, ctx)
  */
 export function createHttpRequestTool(options: HttpRequestOptions = {}): Tool<ParsedInput, HttpRequestOutput> {
-  const allowlist = createHostAllowlist(options.allowHosts ?? DEFAULT_HTTP_ALLOW);
+  const allowlist = createHostAllowlist(options.allowHosts ?? DEFAULT_HTTP_ALLOW, options.denyHosts);
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   const hosts = allowlist.entries.length > 0 ? allowlist.entries.join(', ') : 'none';
@@ -258,6 +260,15 @@ function checkUrl(raw: string, allowlist: HostAllowlist, base?: URL): URL {
       'UNSUPPORTED_PROTOCOL',
       `Only http and https URLs are supported, not "${url.protocol}"${redirected}.`,
     );
+  }
+  if (allowlist.denies(url)) {
+    throw new ToolError({
+      code: 'HOST_NOT_ALLOWED',
+      kind: 'permission',
+      message: `The address "${url.host}" is Toolscope's own API and cannot be requested${redirected}.`,
+      hint: 'Do not call Toolscope through this tool.',
+      details: { host: url.host },
+    });
   }
   if (!allowlist.allows(url)) {
     const hosts = allowlist.entries.length > 0 ? allowlist.entries.join(', ') : 'none';

@@ -29,6 +29,8 @@ export interface BuiltinToolsOptions {
   httpAllow: string[];
   /** Size limit of `read_file` and `write_file`. Default 1 MiB. */
   maxFileBytes?: number;
+  /** Addresses `http_request` must refuse even when allowed: the app's own. */
+  httpDeny?: string[];
   /** Response body cap of `http_request`. Default 1 MiB. */
   maxResponseBytes?: number;
 }
@@ -44,6 +46,10 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
     createReadFileTool({ workspace, maxBytes: maxFileBytes }),
     createWriteFileTool({ workspace, maxBytes: maxFileBytes }),
     createRunShellTool({ workspace, allow: options.shellAllow }),
-    createHttpRequestTool({ allowHosts: options.httpAllow, maxResponseBytes: options.maxResponseBytes }),
+    createHttpRequestTool({
+      allowHosts: options.httpAllow,
+      denyHosts: options.httpDeny,
+      maxResponseBytes: options.maxResponseBytes,
+    }),
   ];
 }
