@@ -274,7 +274,11 @@ export function TracesView({
             <FirstCallHint origin={origin} />
           ) : (
             <div className="p-6 text-center text-fg-muted" data-testid="traces-empty">
-              <p>No calls match these filters{liveEnabled ? ' yet' : ''}.</p>
+              <p>
+                {page.partial
+                  ? 'No match among the most recent calls searched.'
+                  : `No calls match these filters${liveEnabled ? ' yet' : ''}.`}
+              </p>
               {filtered && (
                 <Link href="/" className="text-accent hover:underline">
                   Clear the filters
