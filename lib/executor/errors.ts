@@ -160,7 +160,8 @@ export function errorData(
   return data;
 }
 
-const RETRYABLE_NETWORK_CODES = new Set([
+/** Socket and fetch (undici) error codes that mean the network hiccupped: the same call may work. */
+export const TRANSIENT_NETWORK_CODES: ReadonlySet<string> = new Set([
   'ECONNRESET',
   'ECONNREFUSED',
   'ECONNABORTED',
@@ -173,12 +174,13 @@ const RETRYABLE_NETWORK_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CLOSED',
 ]);
 
 function findNetworkCode(error: unknown, depth = 0): string | undefined {
   if (depth > 4 || typeof error !== 'object' || error === null) return undefined;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && RETRYABLE_NETWORK_CODES.has(code)) return code;
+  if (typeof code === 'string' && TRANSIENT_NETWORK_CODES.has(code)) return code;
   return findNetworkCode((error as { cause?: unknown }).cause, depth + 1);
 }
 

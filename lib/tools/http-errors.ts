@@ -1,4 +1,4 @@
-import { ToolError } from '../executor/errors';
+import { ToolError, TRANSIENT_NETWORK_CODES } from '../executor/errors';
 
 /** Methods a server must treat as safe to repeat (RFC 9110 §9.2.2). */
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
@@ -41,20 +41,6 @@ export function httpErrorFor(response: Response, method: string, url: URL, text:
   return ToolError.business('HTTP_ERROR', message, { details, hint: STATUS_HINTS[status] });
 }
 
-const TRANSIENT_CODES = new Set([
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_CLOSED',
-]);
-
 /**
  * The error for a request that got no response. A refused connection never reached the server,
  * so it is retryable for any method; a reset mid-request only for idempotent ones.
@@ -74,7 +60,7 @@ export function networkError(error: unknown, method: string, url: URL): ToolErro
       hint: 'Check the port, or whether the service is running.',
     });
   }
-  const transient = code === undefined || TRANSIENT_CODES.has(code);
+  const transient = code === undefined || TRANSIENT_NETWORK_CODES.has(code);
   return ToolError.temporary('NETWORK_ERROR', message, {
     cause: error,
     retryable: transient && IDEMPOTENT_METHODS.has(method),
