@@ -1,3 +1,4 @@
+import { apiError } from '@/lib/api/http';
 import { traceJson } from '@/lib/api/serialize';
 import { getToolscope } from '@/lib/server/toolscope';
 
@@ -7,11 +8,7 @@ export const dynamic = 'force-dynamic';
 export async function GET(_request: Request, { params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const trace = id.length <= 256 ? getToolscope().store.get(id) : null;
-  if (!trace)
-    return Response.json(
-      { error: { code: 'NOT_FOUND', message: `No trace with id "${id.slice(0, 256)}".` } },
-      { status: 404 },
-    );
+  if (!trace) return apiError(404, 'NOT_FOUND', `No trace with id "${id.slice(0, 256)}".`);
   const safeName = id.replace(/[^A-Za-z0-9_-]/g, '_');
   return new Response(`${JSON.stringify(traceJson(trace), null, 2)}\n`, {
     headers: {
