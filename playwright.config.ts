@@ -12,7 +12,7 @@ export default defineConfig({
   retries: 0,
   timeout: 30_000,
   expect: { timeout: 10_000 },
-  reporter: [['list']],
+  reporter: [['list'], ['json', { outputFile: '.test-reports/e2e.json' }]],
   outputDir: 'test-results',
   use: {
     baseURL: `http://127.0.0.1:${port}`,

@@ -13,10 +13,33 @@ function run(label, command, args) {
   }
 }
 
+const REPORTS = '.test-reports';
+
+/** Reads the runners' JSON reports into one count. */
+function summary() {
+  const read = (file) => JSON.parse(fs.readFileSync(`${REPORTS}/${file}`, 'utf8'));
+  const unit = read('vitest.json');
+  const e2e = read('e2e.json').stats;
+  return {
+    passed: unit.numPassedTests + e2e.expected + e2e.flaky,
+    failed: unit.numFailedTests + e2e.unexpected,
+    skipped: unit.numPendingTests + unit.numTodoTests + e2e.skipped,
+  };
+}
+
 ensureChromium();
+fs.rmSync(REPORTS, { recursive: true, force: true });
+fs.mkdirSync(REPORTS, { recursive: true });
 const bin = (name) => (fs.existsSync(`node_modules/.bin/${name}`) ? `node_modules/.bin/${name}` : name);
 run('type-check', bin('tsc'), ['--noEmit', '-p', '.']);
 run('lint', bin('biome'), ['check', '.']);
-run('unit and integration tests', bin('vitest'), ['run']);
+run('unit and integration tests', bin('vitest'), [
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${REPORTS}/vitest.json`,
+]);
 buildIfNeeded();
 run('e2e tests', bin('playwright'), ['test']);
+const { passed, failed, skipped } = summary();
+console.log(`\ntoolscope: ${passed} passed, ${failed} failed, ${skipped} skipped`);
