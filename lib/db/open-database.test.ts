@@ -88,3 +88,30 @@ function migrationCount(): number {
   const journal = JSON.parse(fs.readFileSync(path.join(process.cwd(), 'drizzle', 'meta', '_journal.json'), 'utf8'));
   return (journal.entries as unknown[]).length;
 }
+
+describe('migration 0001 (tool counts)', () => {
+  it('backfills the counts of calls recorded before it', () => {
+    // A database at migration 0000 only, as an earlier Toolscope left it.
+    const early = path.join(temp.dir, 'migrations-0000');
+    fs.mkdirSync(path.join(early, 'meta'), { recursive: true });
+    const journal = JSON.parse(fs.readFileSync('drizzle/meta/_journal.json', 'utf8'));
+    const first = journal.entries[0];
+    fs.writeFileSync(path.join(early, 'meta', '_journal.json'), JSON.stringify({ ...journal, entries: [first] }));
+    fs.copyFileSync(`drizzle/${first.tag}.sql`, path.join(early, `${first.tag}.sql`));
+    const file = path.join(temp.dir, 'backfill.db');
+    const old = openDatabase(file, { migrationsFolder: early });
+    const insert = old.prepare(`INSERT INTO tool_calls (id, tool_call_id, actor, tool, status, sealed_arguments,
+      created_at, stages, attempts, metadata) VALUES (?, 'c', 'api', ?, ?, x'00', ?, '[]', '[]', '{}')`);
+    insert.run('1', 'calc', 'succeeded', 10);
+    insert.run('2', 'calc', 'failed', 20);
+    insert.run('3', 'shell', 'failed', 30);
+    old.close();
+
+    const db = openDatabase(file);
+    expect(db.prepare('SELECT tool, calls, failures, last_called_at FROM tool_counts ORDER BY tool').all()).toEqual([
+      { tool: 'calc', calls: 2, failures: 1, last_called_at: 20 },
+      { tool: 'shell', calls: 1, failures: 1, last_called_at: 30 },
+    ]);
+    db.close();
+  });
+});

@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm';
 import { blob, index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { CallStatus, SideEffect } from '../executor/types';
 
@@ -62,10 +61,21 @@ export const toolCalls = sqliteTable(
     index('tool_calls_status_seq_idx').on(table.status, table.seq),
     index('tool_calls_session_seq_idx').on(table.sessionId, table.seq),
     index('tool_calls_created_at_idx').on(table.createdAt),
-    // Small (failed calls only); lets toolStats count failures per tool without touching the table.
-    index('tool_calls_failed_tool_idx').on(table.tool).where(sql`${table.status} = 'failed'`),
   ],
 );
+
+/**
+ * Per-tool totals for the tools catalog, kept by triggers on `tool_calls` (see the migration
+ * `0001`): counting a million calls per page view would block the server for ~100 ms, reading
+ * this table takes microseconds. A call counts as a failure while its status is `failed`.
+ */
+export const toolCounts = sqliteTable('tool_counts', {
+  tool: text('tool').primaryKey(),
+  calls: integer('calls').notNull().default(0),
+  failures: integer('failures').notNull().default(0),
+  /** Epoch milliseconds of the newest call's start. */
+  lastCalledAt: integer('last_called_at'),
+});
 
 /** A `tool_calls` row as read back. */
 export type ToolCallRow = typeof toolCalls.$inferSelect;

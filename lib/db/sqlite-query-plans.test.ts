@@ -109,21 +109,22 @@ describe.each([
     );
   });
 
-  it('reads tool stats from indexes', () => {
-    expect(planOf(TOOL_STATS_SQL.totals, [])).toBe('SCAN tool_calls USING COVERING INDEX tool_calls_tool_seq_idx');
-    expect(planOf(TOOL_STATS_SQL.failures, [])).toBe('SCAN tool_calls USING COVERING INDEX tool_calls_failed_tool_idx');
+  it('reads tool totals from the counts table and latencies from the (tool, seq) index', () => {
+    // One row per tool: the scan is over a handful of rows, in primary-key (tool) order.
+    expect(planOf(TOOL_STATS_SQL.totals, [])).toMatch(
+      /^SCAN tool_counts( USING INDEX sqlite_autoindex_tool_counts_1)?$/,
+    );
     expect(planOf(TOOL_STATS_SQL.latencies, ['t', 10])).toBe(
       'SEARCH tool_calls USING INDEX tool_calls_tool_seq_idx (tool=?)',
     );
-    expect(planOf(TOOL_STATS_SQL.createdAt, [1])).toBe('SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid=?)');
   });
 
   it('finds rows to update by id, and running rows by status', () => {
     expect(planOf(TRACE_WRITE_SQL.update, encodeTraceRecord(makeTrace()))).toBe(
       'SEARCH tool_calls USING INDEX tool_calls_id_unique (id=?)',
     );
-    expect(planOf(TRACE_WRITE_SQL.interrupt)).toBe(
-      'SEARCH tool_calls USING INDEX tool_calls_status_seq_idx (status=?)',
+    expect(planOf(TRACE_WRITE_SQL.interrupt)).toMatch(
+      /^SEARCH tool_calls USING (COVERING )?INDEX tool_calls_status_seq_idx \(status=\?\)$/,
     );
     expect(planOf('SELECT * FROM tool_calls WHERE id = ?', ['x'])).toBe(
       'SEARCH tool_calls USING INDEX tool_calls_id_unique (id=?)',

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CallStatus } from '../executor/types';
 import { createSqliteTraceStore } from './sqlite-trace-store';
 import { createTempDataDir, openTestDatabase } from './test-database';
 import type { TraceStore } from './trace-store';
@@ -286,4 +287,48 @@ describeScanWindow('sqlite', () => {
   storeCount += 1;
   const dir = path.join(temp.dir, `window-${storeCount}`);
   return createSqliteTraceStore({ db: openTestDatabase(dir), vault: createVault({ dir }), scanWindow: 10 });
+});
+
+describe('tool counts kept by triggers', () => {
+  it('always equal counting the calls, whatever the sequence of writes', () => {
+    storeCount += 1;
+    const dir = path.join(temp.dir, `counts-${storeCount}`);
+    const db = openTestDatabase(dir);
+    const store = createSqliteTraceStore({ db, vault: createVault({ dir }) });
+    const tools = ['a', 'b', 'c'];
+    const statuses: CallStatus[] = ['running', 'succeeded', 'failed', 'denied', 'awaiting_approval'];
+    const statusAt = (n: number) => statuses[n] as CallStatus;
+    const live: ReturnType<typeof makeTrace>[] = [];
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let step = 0; step < 400; step++) {
+      const op = random(4);
+      if (op === 0 || live.length === 0) {
+        const trace = makeTrace({ tool: tools[random(3)] as string, status: 'running', sideEffect: 'none' });
+        store.begin(trace);
+        live.push(trace);
+      } else if (op === 1) {
+        store.finish(makeTrace({ tool: tools[random(3)] as string, status: statusAt(random(5)) }));
+      } else {
+        const trace = live[random(live.length)] as ReturnType<typeof makeTrace>;
+        const next = { ...trace, status: statusAt(random(5)) };
+        if (op === 2) store.update(next);
+        else store.finish(next);
+      }
+      if (step % 50 === 0) db.prepare("UPDATE tool_calls SET status = 'failed' WHERE rowid % 7 = 0").run();
+    }
+    store.flush();
+    db.prepare('DELETE FROM tool_calls WHERE rowid % 11 = 0').run();
+    const counted = db
+      .prepare(
+        "SELECT tool, count(*) AS calls, sum(status = 'failed') AS failures FROM tool_calls GROUP BY tool ORDER BY tool",
+      )
+      .all() as { tool: string; calls: number; failures: number }[];
+    const kept = store.toolStats().map(({ tool, calls, failures }) => ({ tool, calls, failures }));
+    expect(kept).toEqual(counted.map(({ tool, calls, failures }) => ({ tool, calls, failures })));
+    store.close();
+  });
 });
