@@ -97,6 +97,26 @@ describe('POST /api/v1/tool-calls', () => {
     expect((await response.json()).error.code).toBe(code);
   });
 
+  it('answers 415 for a body that is not declared as JSON', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', '']) {
+      const response = await post(
+        { tool_calls: [call('x', 'calculator', { expression: '1' })] },
+        {
+          headers: type ? { 'content-type': type } : {},
+        },
+      );
+      expect(response.status).toBe(415);
+      expect((await response.json()).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    }
+    const charset = await post(
+      { tool_calls: [call('x', 'calculator', { expression: '1' })] },
+      {
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+      },
+    );
+    expect(charset.status).toBe(200);
+  });
+
   it('answers 413 for a body over the limit, declared or not', async () => {
     const big = JSON.stringify({ tool_calls: [call('x', 'calculator', { expression: '1'.repeat(2 * 1024 * 1024) })] });
     const response = await post(big);
@@ -109,7 +129,12 @@ describe('POST /api/v1/tool-calls', () => {
       },
     });
     const streamed = await postToolCalls(
-      new Request(`${base}/tool-calls`, { method: 'POST', body: stream, duplex: 'half' } as RequestInit),
+      new Request(`${base}/tool-calls`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit),
       ts,
     );
     expect(streamed.status).toBe(413);

@@ -41,6 +41,10 @@ function toolCallsBody(maxBatch: number) {
  */
 export function postToolCalls(request: Request, ts: Toolscope): Promise<Response> {
   return handle(async () => {
+    // JSON only: a cross-site form or a "simple" fetch cannot send it without a CORS preflight.
+    if (!/^application\/([\w.+-]*\+)?json\b/i.test(request.headers.get('content-type') ?? '')) {
+      return apiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with content-type: application/json.');
+    }
     const body = await readJsonBody(request, ts.config.limits.maxBodyBytes);
     const parsed = toolCallsBody(ts.config.limits.maxBatchSize).safeParse(body);
     if (!parsed.success) return apiError(400, 'INVALID_REQUEST', zodMessage(parsed.error));

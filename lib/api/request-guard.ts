@@ -1,0 +1,54 @@
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
+
+function hostnameOf(host: string): string {
+  const bracketed = host.match(/^\[[^\]]*\]/)?.[0];
+  return (bracketed ?? host.split(':')[0] ?? '').toLowerCase();
+}
+
+export type GuardVerdict = { ok: true } | { ok: false; status: number; code: string; message: string };
+
+/**
+ * Refuses requests a web page on another site could make to a Toolscope on this machine.
+ * 1. DNS rebinding: the Host header must name a loopback address (or the `HOST` the server was
+ *    bound to, or one of `TOOLSCOPE_ALLOWED_HOSTS`), unless the server listens on every interface.
+ * 2. Cross-site writes: a request that is not GET or HEAD and carries an `Origin` must come from
+ *    the same host.
+ */
+export function guardRequest(
+  request: { method: string; headers: Headers },
+  env: Record<string, string | undefined> = process.env,
+): GuardVerdict {
+  const host = request.headers.get('host') ?? '';
+  const bound = (env.HOST ?? '').toLowerCase();
+  if (!WILDCARD.has(bound)) {
+    const allowed = new Set([...LOOPBACK, bound, ...(env.TOOLSCOPE_ALLOWED_HOSTS ?? '').toLowerCase().split(',')]);
+    allowed.delete('');
+    if (!allowed.has(hostnameOf(host))) {
+      return {
+        ok: false,
+        status: 421,
+        code: 'HOST_NOT_ALLOWED',
+        message: `Toolscope answers requests for loopback hosts only, not "${host}". Set TOOLSCOPE_ALLOWED_HOSTS to add one.`,
+      };
+    }
+  }
+  const origin = request.headers.get('origin');
+  if (origin && request.method !== 'GET' && request.method !== 'HEAD') {
+    let originHost = '';
+    try {
+      originHost = new URL(origin).host;
+    } catch {
+      // "null" or garbage: not the same host
+    }
+    if (originHost.toLowerCase() !== host.toLowerCase()) {
+      return {
+        ok: false,
+        status: 403,
+        code: 'CROSS_ORIGIN',
+        message: `Requests from ${origin} may not change anything here.`,
+      };
+    }
+  }
+  return { ok: true };
+}
