@@ -312,10 +312,10 @@ describe('execute', () => {
     expect(result.output).toEqual({ from: 'backup', q: 'x' });
     expect(result.metadata.fellBackTo).toBe('backup');
     const trace = store.get(result.traceId);
-    expect(trace?.attempts.map((a) => [a.tool, a.fallback, a.outcome])).toEqual([
-      ['primary', false, 'error'],
-      ['primary', false, 'error'],
-      ['backup', true, 'ok'],
+    expect(trace?.attempts.map((a) => [a.number, a.tool, a.fallback, a.outcome])).toEqual([
+      [1, 'primary', false, 'error'],
+      [2, 'primary', false, 'error'],
+      [3, 'backup', true, 'ok'],
     ]);
     expect(trace?.stages.find((s) => s.name === 'execute')?.detail).toContain('missing: not registered');
     expect(trace?.flags.fellBack).toBe(true);

@@ -1,7 +1,8 @@
-import { computeBackoff } from './backoff';
-import { type CircuitBreaker, type CircuitState, createCircuitBreaker } from './circuit-breaker';
-import { type Clock, sleep, systemClock } from './clock';
+import type { CircuitState } from './circuit-breaker';
+import { type Clock, systemClock } from './clock';
 import { errorData } from './errors';
+import { type BatchOptions, executeBatch } from './execute-batch';
+import { createExecuteStage, sideEffectOf } from './execute-stage';
 import { modelMessageContent } from './model-message';
 import { DEFAULT_OUTPUT_LIMITS, type Normalized, normalizeOutput, type OutputLimits } from './normalize';
 import { parseArguments, rawArgumentsOf } from './parse-arguments';
@@ -15,14 +16,10 @@ import {
 } from './ports';
 import { createRedactor, type Redactor } from './redact';
 import type { Registry } from './registry';
-import { runAttempt } from './run-attempt';
 import { createStageRecorder, roundMs } from './stage-recorder';
 import type {
-  AnyTool,
-  Attempt,
   CallStatus,
   ExecutionContext,
-  SideEffect,
   ToolCall,
   ToolErrorData,
   ToolResult,
@@ -30,6 +27,8 @@ import type {
   TraceSink,
 } from './types';
 import { validateInput } from './validate-input';
+
+export type { BatchOptions } from './execute-batch';
 
 export interface ExecutorOptions {
   registry: Registry;
@@ -47,13 +46,6 @@ export interface ExecutorOptions {
   newId?: () => string;
 }
 
-export interface BatchOptions {
-  /** Calls running at once (default 4). */
-  maxConcurrency?: number;
-  /** After the first failure, calls not yet started are cancelled. */
-  failFast?: boolean;
-}
-
 export interface Executor {
   execute(call: ToolCall, ctx?: ExecutionContext): Promise<ToolResult>;
   executeBatch(calls: readonly ToolCall[], options?: BatchOptions, ctx?: ExecutionContext): Promise<ToolResult[]>;
@@ -61,27 +53,9 @@ export interface Executor {
   readonly registry: Registry;
 }
 
-interface ExecuteOutcome {
-  value?: unknown;
-  error?: ToolErrorData;
-  /** The tool that produced the value (a fallback, possibly). */
-  tool: AnyTool;
-  fellBackTo: string | null;
-}
-
 function statusFor(error: ToolErrorData | undefined): CallStatus {
   if (!error) return 'succeeded';
   return error.kind === 'permission' ? 'denied' : 'failed';
-}
-
-/** Errors after which a fallback tool is worth trying: the primary is down, not the request wrong. */
-function warrantsFallback(error: ToolErrorData): boolean {
-  return error.code !== 'CANCELLED' && (error.retryable || error.code === 'CIRCUIT_OPEN');
-}
-
-/** Breakers count failures that say the tool is unwell, not calls it answered with a "no". */
-function isHealthFailure(error: ToolErrorData): boolean {
-  return error.kind === 'temporary' || error.kind === 'timeout';
 }
 
 /**
@@ -97,144 +71,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const redactor = options.redactor ?? createRedactor();
   const limits = { ...DEFAULT_OUTPUT_LIMITS, ...options.limits };
   const newId = options.newId ?? (() => crypto.randomUUID());
-  const breakers = new Map<string, CircuitBreaker>();
-
-  function breakerFor(tool: AnyTool): CircuitBreaker | null {
-    if (!tool.circuitBreaker) return null;
-    let breaker = breakers.get(tool.name);
-    if (!breaker) {
-      breaker = createCircuitBreaker(tool.circuitBreaker);
-      breakers.set(tool.name, breaker);
-    }
-    return breaker;
-  }
-
-  function sideEffectOf(tool: AnyTool, input: unknown): SideEffect {
-    if (!tool.sideEffectOf) return tool.sideEffect;
-    try {
-      return tool.sideEffectOf(input);
-    } catch {
-      return tool.sideEffect;
-    }
-  }
-
-  /** Runs one tool's attempts with backoff between retryable failures. */
-  async function runAttempts(
-    tool: AnyTool,
-    input: unknown,
-    record: TraceRecord,
-    t0: number,
-    ctx: ExecutionContext,
-    fallback: boolean,
-  ): Promise<{ value?: unknown; error?: ToolErrorData }> {
-    const breaker = breakerFor(tool);
-    if (breaker && !breaker.tryAcquire(clock.now())) {
-      const retryIn = Math.ceil(breaker.retryInMs(clock.now()));
-      return {
-        error: errorData(
-          'CIRCUIT_OPEN',
-          `${tool.name} failed too many times in a row; it is not being called for ${retryIn} ms.`,
-          { details: { tool: tool.name, retryInMs: retryIn }, stage: 'execute' },
-        ),
-      };
-    }
-    const attemptsBefore = record.attempts.length;
-    let last: { value?: unknown; error?: ToolErrorData } = {};
-    for (let n = 1; n <= tool.retry.maxAttempts; n++) {
-      const fault =
-        options.faults?.faultFor({ traceId: record.id, tool: tool.name, sessionId: record.sessionId, attempt: n }) ??
-        null;
-      const started = clock.now();
-      const result = await runAttempt(
-        tool,
-        input,
-        {
-          traceId: record.id,
-          toolCallId: record.toolCallId,
-          sessionId: record.sessionId,
-          actor: record.actor,
-          attempt: n,
-          clock,
-          metadata: record.metadata,
-        },
-        { clock, parentSignal: ctx.signal, fault },
-      );
-      const attempt: Attempt = {
-        number: record.attempts.length - attemptsBefore + 1,
-        tool: tool.name,
-        fallback,
-        startedAt: roundMs(started - t0),
-        durationMs: roundMs(clock.now() - started),
-        outcome: result.outcome,
-        error: result.outcome === 'ok' ? null : result.error,
-        backoffMs: null,
-        fault: fault ? fault.type : null,
-      };
-      record.attempts.push(attempt);
-      if (fault) record.flags.faulted = true;
-      if (result.outcome === 'ok') {
-        last = { value: result.value };
-        break;
-      }
-      last = { error: result.error };
-      if (result.cancelled || !result.error.retryable || n === tool.retry.maxAttempts) break;
-      const backoff = computeBackoff(tool.retry, n, random());
-      attempt.backoffMs = backoff;
-      record.flags.retried = true;
-      try {
-        await sleep(clock, backoff, ctx.signal);
-      } catch {
-        last = {
-          error: errorData('CANCELLED', 'The call was cancelled while waiting to retry.', { stage: 'execute' }),
-        };
-        break;
-      }
-    }
-    if (breaker) {
-      if (last.error && isHealthFailure(last.error)) breaker.onFailure(clock.now());
-      else breaker.onSuccess();
-    }
-    return last;
-  }
-
-  /** Stage 4: the tool's attempts, then its fallbacks while they are worth trying. */
-  async function executeStage(
-    tool: AnyTool,
-    input: unknown,
-    record: TraceRecord,
-    t0: number,
-    ctx: ExecutionContext,
-    notes: string[],
-  ): Promise<ExecuteOutcome> {
-    let outcome = await runAttempts(tool, input, record, t0, ctx, false);
-    if (!outcome.error || !warrantsFallback(outcome.error)) return { ...outcome, tool, fellBackTo: null };
-    const primaryError = outcome.error;
-    for (const name of tool.fallbacks) {
-      const fallback = registry.get(name);
-      if (!fallback) {
-        notes.push(`fallback ${name}: not registered`);
-        continue;
-      }
-      const checked = validateInput(fallback.name, fallback.inputSchema, input);
-      if (!checked.ok) {
-        notes.push(`fallback ${name}: arguments do not fit its schema`);
-        continue;
-      }
-      if (policyOf(fallback.name, sideEffectOf(fallback, checked.value)) !== 'allow') {
-        notes.push(`fallback ${name}: its policy does not allow running it unasked`);
-        continue;
-      }
-      record.flags.fellBack = true;
-      outcome = await runAttempts(fallback, checked.value, record, t0, ctx, true);
-      if (!outcome.error) {
-        notes.push(`fell back to ${name} after ${primaryError.code}`);
-        return { ...outcome, tool: fallback, fellBackTo: name };
-      }
-      notes.push(`fallback ${name} failed: ${outcome.error.code}`);
-      if (!warrantsFallback(outcome.error)) break;
-    }
-    return { error: outcome.error ?? primaryError, tool, fellBackTo: null };
-  }
+  const executeStage = createExecuteStage({ registry, clock, random, faults: options.faults, policyOf });
 
   /**
    * Runs one tool call through the pipeline; never throws for anything a tool or model causes.
@@ -445,7 +282,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     // 4. execute
     start = clock.now();
     const notes: string[] = [];
-    const outcome = await executeStage(tool, input, record, t0, ctx, notes);
+    const outcome = await executeStage.run(tool, input, record, t0, ctx, notes);
     const attemptsNote = `${record.attempts.length} attempt${record.attempts.length === 1 ? '' : 's'}`;
     if (outcome.error) {
       stages.add(
@@ -477,40 +314,10 @@ export function createExecutor(options: ExecutorOptions): Executor {
     return finish(undefined, normalized, outcome.fellBackTo);
   }
 
-  async function executeBatch(
-    calls: readonly ToolCall[],
-    batch: BatchOptions = {},
-    ctx: ExecutionContext = {},
-  ): Promise<ToolResult[]> {
-    const limit = Math.max(1, Math.floor(batch.maxConcurrency ?? 4));
-    const results = new Array<ToolResult>(calls.length);
-    const cancelled = new AbortController();
-    cancelled.abort(new Error('fail-fast: an earlier call in the batch failed'));
-    let next = 0;
-    let failed = false;
-    // A pool of workers pulling the next call: a semaphore, so a slow call never holds a slot idle.
-    const worker = async () => {
-      while (next < calls.length) {
-        const index = next++;
-        const call = calls[index] as ToolCall;
-        const skip = batch.failFast && failed;
-        const result = await execute(call, {
-          ...ctx,
-          traceId: undefined,
-          signal: skip ? cancelled.signal : ctx.signal,
-        });
-        results[index] = result;
-        if (!result.success) failed = true;
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(limit, calls.length) }, worker));
-    return results;
-  }
-
   return {
     execute,
-    executeBatch,
-    circuitState: (name) => breakers.get(name)?.state(clock.now()) ?? 'closed',
+    executeBatch: (calls, batch, ctx) => executeBatch(execute, calls, batch, ctx),
+    circuitState: executeStage.circuitState,
     registry,
   };
 }
