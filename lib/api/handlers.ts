@@ -2,11 +2,10 @@ import { z } from 'zod';
 import { InvalidCursorError } from '../db/trace-store';
 import { inputJsonSchema, toAnthropicTool, toOpenAITool } from '../executor/json-schema';
 import { modelMessageContent } from '../executor/model-message';
+import { CALL_STATUSES } from '../executor/types';
 import type { Toolscope } from '../server/create-toolscope';
 import { apiError, handle, RequestError, readJsonBody } from './http';
 import { resultJson, summaryJson, traceJson } from './serialize';
-
-const CALL_STATUSES = ['running', 'awaiting_approval', 'succeeded', 'failed', 'denied', 'interrupted'] as const;
 
 function zodMessage(error: z.ZodError): string {
   return error.issues

@@ -107,7 +107,8 @@ export interface ToolErrorData {
   stage?: StageName;
 }
 
-export type CallStatus = 'running' | 'awaiting_approval' | 'succeeded' | 'failed' | 'denied' | 'interrupted';
+export const CALL_STATUSES = ['running', 'awaiting_approval', 'succeeded', 'failed', 'denied', 'interrupted'] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
 
 export const STAGE_NAMES = ['parse', 'validate', 'permission', 'execute', 'normalize', 'trace'] as const;
 export type StageName = (typeof STAGE_NAMES)[number];

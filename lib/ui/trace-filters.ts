@@ -1,14 +1,7 @@
 import type { TraceQuery } from '../db/trace-store';
-import type { CallStatus } from '../executor/types';
+import { CALL_STATUSES, type CallStatus } from '../executor/types';
 
-export const CALL_STATUSES: readonly CallStatus[] = [
-  'running',
-  'awaiting_approval',
-  'succeeded',
-  'failed',
-  'denied',
-  'interrupted',
-];
+export { CALL_STATUSES };
 
 /** Relative time ranges offered by the list's filter; `from` is now minus the span. */
 export const TIME_RANGES = {
