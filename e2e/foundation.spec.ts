@@ -1,4 +1,6 @@
 import { expect, test } from '@playwright/test';
+import { TracePage } from './pages/trace-page';
+import { TracesPage } from './pages/traces-page';
 
 test('a calculator call posted through the API is listed and its stages are shown', async ({ page, request }) => {
   const id = `call_e2e_${Date.now()}`;
@@ -15,18 +17,21 @@ test('a calculator call posted through the API is listed and its stages are show
   expect(body.messages[0].content).toContain('42');
   const traceId: string = body.results[0].trace_id;
 
-  await page.goto('/');
-  const row = page.locator(`[data-testid="trace-row"][data-trace-id="${traceId}"]`);
+  const traces = new TracesPage(page);
+  await traces.goto();
+  // Live means hydrated and subscribed: a click now is handled by the app, not lost mid-hydration.
+  await traces.waitUntilLive();
+  const row = traces.row(traceId);
   await expect(row).toBeVisible();
   await expect(row).toHaveAttribute('data-status', 'succeeded');
   await expect(row).toHaveAttribute('data-tool', 'calculator');
 
   await row.getByRole('link').first().click();
   await expect(page).toHaveURL(new RegExp(`/traces/${traceId}$`));
-  await expect(page.getByTestId('trace-status')).toContainText(/succeeded/i);
-  const stages = page.getByTestId('stage');
-  await expect(stages).toHaveCount(6);
+  const trace = new TracePage(page);
+  await expect(trace.status).toContainText(/succeeded/i);
+  await expect(trace.stages).toHaveCount(6);
   for (const name of ['parse', 'validate', 'permission', 'execute', 'normalize', 'trace']) {
-    await expect(page.locator(`[data-testid="stage"][data-stage="${name}"]`)).toHaveAttribute('data-status', 'ok');
+    await expect(trace.stage(name)).toHaveAttribute('data-status', 'ok');
   }
 });
