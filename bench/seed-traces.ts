@@ -55,6 +55,7 @@ function record(i: number): TraceRecord {
         }
       : null,
     modelMessage: failed ? 'Error' : `{"result":${i + 1}}`,
+    modelTruncation: null,
     flags: { retried: false, fellBack: false, truncated: false, faulted: false, replayed: false },
     metadata: {},
   };

@@ -46,6 +46,7 @@ function call(i: number): TraceRecord {
     exitCode: null,
     error: null,
     modelMessage: null,
+    modelTruncation: null,
     flags: { retried: false, fellBack: false, truncated: false, faulted: false, replayed: false },
     metadata: {},
   };

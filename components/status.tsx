@@ -3,6 +3,7 @@ import {
   CircleCheck,
   CircleMinus,
   CircleSlash,
+  CircleStop,
   CircleX,
   Hourglass,
   LoaderCircle,
@@ -48,6 +49,11 @@ export const CALL_STATUS_LOOK: Record<CallStatus, Look> = {
     className:
       'text-orange-800 bg-orange-50 border-orange-200 dark:text-orange-300 dark:bg-orange-950/50 dark:border-orange-900',
   },
+  cancelled: {
+    label: 'cancelled',
+    Icon: CircleStop,
+    className: 'text-zinc-800 bg-zinc-100 border-zinc-400 dark:text-zinc-200 dark:bg-zinc-800/60 dark:border-zinc-600',
+  },
   interrupted: {
     label: 'interrupted',
     Icon: CircleSlash,
@@ -77,6 +83,12 @@ export const STAGE_STATUS_LOOK: Record<StageStatus, Look> = {
     Icon: Hourglass,
     className:
       'text-amber-800 bg-amber-50 border-amber-400 dark:text-amber-300 dark:bg-amber-950/50 dark:border-amber-700',
+  },
+  running: {
+    label: 'running',
+    Icon: LoaderCircle,
+    className: 'text-blue-700 bg-blue-50 border-blue-400 dark:text-blue-300 dark:bg-blue-950/50 dark:border-blue-700',
+    spin: true,
   },
 };
 

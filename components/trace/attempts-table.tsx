@@ -1,4 +1,4 @@
-import { CircleCheck, CircleX, Timer } from 'lucide-react';
+import { CircleCheck, CircleStop, CircleX, LoaderCircle, Timer } from 'lucide-react';
 import type { Attempt } from '@/lib/executor/types';
 import { formatDuration } from '@/lib/ui/format';
 
@@ -6,6 +6,8 @@ const OUTCOME = {
   ok: { Icon: CircleCheck, className: 'text-emerald-700 dark:text-emerald-300' },
   error: { Icon: CircleX, className: 'text-red-700 dark:text-red-300' },
   timeout: { Icon: Timer, className: 'text-orange-700 dark:text-orange-300' },
+  cancelled: { Icon: CircleStop, className: 'text-zinc-700 dark:text-zinc-300' },
+  running: { Icon: LoaderCircle, className: 'text-blue-700 dark:text-blue-300' },
 } as const;
 
 /** Every attempt: number, tool, start offset, duration, outcome, error, retryable, backoff before the next. */

@@ -10,7 +10,7 @@ interface Bar {
   start: number;
   duration: number;
   kind: 'stage' | 'attempt' | 'backoff';
-  tone: StageStatus | 'error' | 'timeout' | 'backoff';
+  tone: StageStatus | 'error' | 'timeout' | 'cancelled' | 'backoff';
   detail: string | null;
   indent?: boolean;
 }
@@ -22,6 +22,8 @@ const TONE: Record<Bar['tone'], string> = {
   timeout: 'bg-orange-500 dark:bg-orange-400',
   skipped: 'bg-transparent border border-dashed border-zinc-400',
   waiting: 'bg-amber-400 animate-pulse',
+  running: 'bg-blue-500 animate-pulse dark:bg-blue-400',
+  cancelled: 'bg-zinc-500 dark:bg-zinc-400',
   backoff: 'bg-[repeating-linear-gradient(135deg,var(--line)_0_4px,transparent_4px_8px)] border border-line',
 };
 

@@ -89,6 +89,7 @@ export function decodeTraceRecord(row: TraceRowValues, rawArguments: string): Tr
     exitCode: row.exitCode,
     error: (fromJson(row.error) ?? null) as ToolErrorData | null,
     modelMessage: row.modelMessage,
+    modelTruncation: null,
     flags: decodeFlags(row),
     metadata: fromJson(row.metadata) as Record<string, unknown>,
   };

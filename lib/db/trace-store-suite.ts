@@ -47,6 +47,7 @@ export function makeTrace(overrides: Partial<TraceRecord> = {}): TraceRecord {
     exitCode: null,
     error: null,
     modelMessage: '{"result":2}',
+    modelTruncation: null,
     flags: { retried: false, fellBack: false, truncated: false, faulted: false, replayed: false },
     metadata: {},
     ...overrides,

@@ -7,9 +7,10 @@ import type { StageName, ToolErrorData } from './types';
  * - business: the tool ran and said no (file not found, non-zero exit).
  * - timeout: the attempt ran past its deadline.
  * - permission: policy or a person refused the call.
+ * - limit: the call hit a limit Toolscope enforces (output size...); the same call hits it again.
  * - internal: Toolscope itself failed or the call was cancelled.
  */
-export type ErrorKind = 'parameter' | 'temporary' | 'business' | 'timeout' | 'permission' | 'internal';
+export type ErrorKind = 'parameter' | 'temporary' | 'business' | 'timeout' | 'permission' | 'limit' | 'internal';
 
 interface CodeInfo {
   retryable: boolean;
@@ -78,6 +79,7 @@ const DEFAULT_RETRYABLE: Record<ErrorKind, boolean> = {
   business: false,
   timeout: true,
   permission: false,
+  limit: false,
   internal: false,
 };
 

@@ -110,6 +110,7 @@ export function createExecuteStage(deps: {
           attempt: n,
           clock,
           metadata: record.metadata,
+          output: { write: () => {} },
         },
         { clock, parentSignal: ctx.signal, fault },
       );

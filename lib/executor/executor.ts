@@ -107,6 +107,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       exitCode: null,
       error: null,
       modelMessage: null,
+      modelTruncation: null,
       flags: { retried: false, fellBack: false, truncated: false, faulted: false, replayed: false },
       metadata: ctx.metadata ?? {},
     };

@@ -1,3 +1,5 @@
+import type { ToolErrorData } from './types';
+
 const PROCESS = Symbol.for('toolscope.process-output');
 
 /** What a process-like tool returns: the normalize stage decides success from the exit code. */
@@ -8,6 +10,11 @@ export interface ProcessOutput {
   exitCode: number;
   /** Set when the process was killed (timeout, signal). */
   signal?: string | null;
+  /**
+   * Why the attempt failed although the process ran (a limit Toolscope enforced, such as
+   * OUTPUT_LIMIT): used instead of NON_ZERO_EXIT; stdout and stderr are still recorded.
+   */
+  failure?: ToolErrorData;
 }
 
 /** Marks a tool's return value as process-like (stdout, stderr, exit code). */

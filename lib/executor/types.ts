@@ -45,6 +45,35 @@ export interface ExecutionContext {
   metadata?: Record<string, unknown>;
 }
 
+/** Where a tool reports output as it is produced (a child's stdout and stderr), for live views. */
+export interface OutputReporter {
+  /** Called with each decoded chunk, in order; the executor keeps it bounded (the trace's caps). */
+  write(stream: 'stdout' | 'stderr', text: string): void;
+}
+
+/**
+ * A tool's own permission check refused the call (a program not on the shell allowlist, a host
+ * not on the HTTP allowlist). The permission stage records it with the check's name.
+ */
+export interface PermissionRefusal {
+  /** Which check refused, e.g. `shell allowlist`, `http allowlist`. */
+  check: string;
+  /** Written for the model and the person: what was refused and what is allowed, naming the config file. */
+  message: string;
+  hint?: string;
+  details?: Record<string, unknown>;
+}
+
+/** Why a call was cancelled: given to `executor.cancel` or as an AbortSignal's reason. */
+export interface CancelReason {
+  /** Who cancelled: `user`, `api`, `shutdown`, `fail_fast`, a user name... */
+  by: string;
+  /** A sentence saying why, shown in the trace and to the model. */
+  reason?: string;
+  /** E.g. `{ failedTraceId, failedToolCallId }` for fail-fast. */
+  details?: Record<string, unknown>;
+}
+
 /** What a tool's `execute` receives besides its input. */
 export interface ToolContext {
   traceId: string;
@@ -57,6 +86,8 @@ export interface ToolContext {
   attempt: number;
   clock: Clock;
   metadata: Record<string, unknown>;
+  /** Report output as it is produced; live views stream it. Never throws. */
+  output: OutputReporter;
 }
 
 export interface ToolDefinition<I = unknown, O = unknown> {
@@ -79,6 +110,16 @@ export interface ToolDefinition<I = unknown, O = unknown> {
   fallbacks?: string[];
   /** How many characters of the output the model receives before head-and-tail truncation. */
   maxModelOutputChars?: number;
+  /**
+   * The tool's own permission check on the validated input (shell allowlist, HTTP hosts, paths),
+   * run by the permission stage: a refusal is recorded there, never at the execute stage.
+   */
+  checkPermission?: (input: I) => PermissionRefusal | null;
+  /**
+   * Arguments the schema does not name: `reject` (default) refuses them with INVALID_ARGUMENTS
+   * naming each one, and the JSON Schema says `additionalProperties: false`; `ignore` drops them.
+   */
+  unknownArguments?: 'reject' | 'ignore';
   execute(input: I, ctx: ToolContext): Promise<O> | O;
 }
 
@@ -107,23 +148,34 @@ export interface ToolErrorData {
   stage?: StageName;
 }
 
-export const CALL_STATUSES = ['running', 'awaiting_approval', 'succeeded', 'failed', 'denied', 'interrupted'] as const;
+export const CALL_STATUSES = [
+  'running',
+  'awaiting_approval',
+  'succeeded',
+  'failed',
+  'denied',
+  'cancelled',
+  'interrupted',
+] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
 
 export const STAGE_NAMES = ['parse', 'validate', 'permission', 'execute', 'normalize', 'trace'] as const;
 export type StageName = (typeof STAGE_NAMES)[number];
-export type StageStatus = 'ok' | 'failed' | 'skipped' | 'waiting';
+/** `running`: the stage in progress while the call runs (its duration grows until it ends). */
+export type StageStatus = 'ok' | 'failed' | 'skipped' | 'waiting' | 'running';
 
 export interface TraceStage {
   name: StageName;
   status: StageStatus;
   /** Milliseconds from the start of the call. */
   startedAt: number;
+  /** 0 while `running`: live views add the time elapsed since `startedAt`. */
   durationMs: number;
   detail: string | null;
 }
 
-export type AttemptOutcome = 'ok' | 'error' | 'timeout';
+/** `running`: the attempt in progress; `cancelled`: stopped by a cancellation, not by the tool. */
+export type AttemptOutcome = 'ok' | 'error' | 'timeout' | 'cancelled' | 'running';
 
 export interface Attempt {
   number: number;
@@ -132,8 +184,11 @@ export interface Attempt {
   fallback: boolean;
   /** Milliseconds from the start of the call. */
   startedAt: number;
+  /** 0 while `running`. */
   durationMs: number;
   outcome: AttemptOutcome;
+  /** The attempt's deadline (ms after its start); absent in records written before it was kept. */
+  timeoutMs?: number;
   error: ToolErrorData | null;
   /** Wait before the next attempt; null for the last one. */
   backoffMs: number | null;
@@ -176,6 +231,16 @@ export interface TraceFlags {
   replayed: boolean;
 }
 
+/** How much of the output the model received when it was cut head-and-tail. */
+export interface ModelTruncation {
+  /** Characters of the start of the serialized output the model got. */
+  headChars: number;
+  /** Characters of the end of the serialized output the model got. */
+  tailChars: number;
+  /** Characters of the serialized output in all (before any cut). */
+  totalChars: number;
+}
+
 /** Everything recorded about one call; what a trace sink persists. */
 export interface TraceRecord {
   id: string;
@@ -205,6 +270,8 @@ export interface TraceRecord {
   exitCode: number | null;
   error: ToolErrorData | null;
   modelMessage: string | null;
+  /** Set when the model received only the head and tail of the output. */
+  modelTruncation: ModelTruncation | null;
   flags: TraceFlags;
   metadata: Record<string, unknown>;
 }
@@ -218,4 +285,9 @@ export interface TraceSink {
   begin(record: TraceRecord): void | Promise<void>;
   update(record: TraceRecord): void | Promise<void>;
   finish(record: TraceRecord): void | Promise<void>;
+  /**
+   * Optional, not durable: the running call changed (a stage or an attempt started or ended,
+   * output arrived). Throttled by the executor; live views listen, stores ignore it.
+   */
+  progress?(record: TraceRecord): void;
 }

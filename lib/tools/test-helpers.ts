@@ -16,6 +16,7 @@ export function createTestContext(overrides: Partial<ToolContext> = {}): ToolCon
     attempt: 1,
     clock: systemClock,
     metadata: {},
+    output: { write: () => {} },
     ...overrides,
   };
 }
