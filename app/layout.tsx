@@ -1,11 +1,16 @@
 import { Activity } from 'lucide-react';
 import type { Metadata } from 'next';
+import { cookies } from 'next/headers';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { NavLink } from '@/components/nav-link';
 import { Providers } from '@/components/providers';
+import { ShortcutsDialog } from '@/components/shortcuts-dialog';
 import { ThemeToggle } from '@/components/theme-toggle';
+import { TimeZoneMenu } from '@/components/time-zone-menu';
+import { TimeZoneProvider } from '@/components/time-zone-provider';
 import { THEME_SCRIPT } from '@/lib/ui/theme';
+import { parseTimeZoneChoice, resolveTimeZone, runtimeTimeZone, TIME_ZONE_COOKIE } from '@/lib/ui/time-zone';
 import './globals.css';
 
 export const metadata: Metadata = {
@@ -13,7 +18,17 @@ export const metadata: Metadata = {
   description: 'A visual debugger for the tool calls of LLM agents',
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+/**
+ * The shell of every page: header (navigation, time zone, shortcuts, theme) and main.
+ * The time zone is resolved here, on the server, from the cookie: server and browser then render
+ * every time in the same zone.
+ */
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const timeZone = resolveTimeZone(
+    parseTimeZoneChoice((await cookies()).get(TIME_ZONE_COOKIE)?.value),
+    runtimeTimeZone(),
+  );
+  const renderedAt = Date.now();
   return (
     <html lang="en" suppressHydrationWarning>
       <head>
@@ -28,22 +43,26 @@ export default function RootLayout({ children }: { children: ReactNode }) {
           Skip to content
         </a>
         <Providers>
-          <header className="sticky top-0 z-30 border-b border-line bg-bg/95 backdrop-blur">
-            <nav aria-label="Main" className="mx-auto flex h-11 max-w-[1600px] items-center gap-1 px-4">
-              <Link href="/" className="mr-3 flex items-center gap-1.5 font-semibold tracking-tight">
-                <Activity size={16} className="text-accent" aria-hidden />
-                Toolscope
-              </Link>
-              <NavLink href="/">Traces</NavLink>
-              <NavLink href="/tools">Tools</NavLink>
-              <div className="ml-auto flex items-center gap-2">
-                <ThemeToggle />
-              </div>
-            </nav>
-          </header>
-          <main id="main" className="mx-auto max-w-[1600px] px-4 py-4">
-            {children}
-          </main>
+          <TimeZoneProvider initial={timeZone} renderedAt={renderedAt}>
+            <header className="sticky top-0 z-30 border-b border-line bg-bg/95 backdrop-blur">
+              <nav aria-label="Main" className="mx-auto flex h-11 max-w-[1600px] items-center gap-1 px-3 sm:px-4">
+                <Link href="/" className="mr-1 flex items-center gap-1.5 font-semibold tracking-tight sm:mr-3">
+                  <Activity size={16} className="text-accent" aria-hidden />
+                  Toolscope
+                </Link>
+                <NavLink href="/">Traces</NavLink>
+                <NavLink href="/tools">Tools</NavLink>
+                <div className="ml-auto flex items-center gap-1.5">
+                  <TimeZoneMenu />
+                  <ShortcutsDialog />
+                  <ThemeToggle />
+                </div>
+              </nav>
+            </header>
+            <main id="main" className="mx-auto max-w-[1600px] px-3 py-4 sm:px-4">
+              {children}
+            </main>
+          </TimeZoneProvider>
         </Providers>
       </body>
     </html>

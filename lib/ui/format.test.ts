@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { axisTicks, formatBytes, formatDuration, formatPercent } from './format';
+import {
+  axisTicks,
+  formatBytes,
+  formatClock,
+  formatDateTime,
+  formatDuration,
+  formatPercent,
+  formatRelative,
+  formatUtcOffset,
+} from './format';
+import { parseTimeZoneChoice, resolveTimeZone, timeZoneCookieValue } from './time-zone';
 
 describe('formatDuration', () => {
   it('reads well from microseconds to hours', () => {
@@ -38,5 +48,45 @@ describe('formatBytes and formatPercent', () => {
     expect(formatBytes(300)).toBe('300 B');
     expect(formatPercent(1, 3)).toBe('33.3%');
     expect(formatPercent(0, 0)).toBe('—');
+  });
+});
+
+describe('times in one zone', () => {
+  const t = Date.UTC(2026, 10, 28, 23, 30, 5, 7); // 2026-11-28 23:30:05.007 UTC
+  it('formats the same text whatever the runtime locale or zone', () => {
+    expect(formatDateTime(t, 'UTC')).toBe('2026-11-28 23:30:05.007');
+    // Paris is one hour ahead in winter: already the next day there
+    expect(formatDateTime(t, 'Europe/Paris')).toBe('2026-11-29 00:30:05.007');
+    expect(formatDateTime(t, 'Asia/Kolkata')).toBe('2026-11-29 05:00:05.007');
+  });
+  it('shows the date on rows that are not from today, the year when not this year', () => {
+    expect(formatClock(t, 'UTC', t + 60_000)).toBe('23:30:05.007');
+    expect(formatClock(t, 'UTC', t + 3_600_000)).toBe('Nov 28 23:30:05.007');
+    expect(formatClock(t, 'Europe/Paris', t + 3_600_000)).toBe('00:30:05.007');
+    expect(formatClock(t, 'UTC', Date.UTC(2027, 0, 2))).toBe('2026-11-28 23:30:05.007');
+  });
+  it('labels the zone as UTC±hh', () => {
+    expect(formatUtcOffset(t, 'UTC')).toBe('UTC');
+    expect(formatUtcOffset(t, 'Europe/Paris')).toBe('UTC+01');
+    expect(formatUtcOffset(Date.UTC(2026, 6, 1), 'Europe/Paris')).toBe('UTC+02');
+    expect(formatUtcOffset(t, 'America/New_York')).toBe('UTC-05');
+    expect(formatUtcOffset(t, 'Asia/Kolkata')).toBe('UTC+05:30');
+  });
+  it('says how long ago', () => {
+    expect(formatRelative(t, t + 400)).toBe('just now');
+    expect(formatRelative(t, t + 42_000)).toBe('42 s ago');
+    expect(formatRelative(t, t + 5 * 60_000)).toBe('5 min ago');
+    expect(formatRelative(t, t + 3 * 3_600_000)).toBe('3 h ago');
+    expect(formatRelative(t, t + 86_400_000)).toBe('1 day ago');
+    expect(formatRelative(t, t - 5_000)).toBe('in 5 s');
+  });
+  it('reads the cookie choice, defaulting to the server zone', () => {
+    expect(parseTimeZoneChoice(undefined)).toEqual({ kind: 'server' });
+    expect(parseTimeZoneChoice('utc')).toEqual({ kind: 'utc' });
+    expect(parseTimeZoneChoice('Europe/Paris')).toEqual({ kind: 'fixed', zone: 'Europe/Paris' });
+    expect(parseTimeZoneChoice('Not/AZone')).toEqual({ kind: 'server' });
+    expect(resolveTimeZone({ kind: 'server' }, 'Asia/Tokyo').zone).toBe('Asia/Tokyo');
+    expect(resolveTimeZone({ kind: 'utc' }, 'Asia/Tokyo').zone).toBe('UTC');
+    expect(timeZoneCookieValue({ kind: 'fixed', zone: 'Europe/Paris' })).toBe('Europe/Paris');
   });
 });

@@ -33,26 +33,119 @@ export function formatBytes(bytes: number): string {
   return `${trim((bytes / (1024 * 1024)).toFixed(1))} MiB`;
 }
 
-/** A wall-clock time as `HH:MM:SS.mmm` in UTC (the server's rendering, before the browser's local one). */
-export function formatTimeUtc(epochMs: number): string {
-  return new Date(epochMs).toISOString().slice(11, 23);
-}
-
-/** A wall-clock time as `YYYY-MM-DD HH:MM:SS.mmm` in UTC. */
-export function formatDateTimeUtc(epochMs: number): string {
-  return `${new Date(epochMs).toISOString().slice(0, 23).replace('T', ' ')} UTC`;
-}
-
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
-/** A wall-clock time in the browser's zone: `HH:MM:SS.mmm`, with the date when not today. */
-export function formatTimeLocal(epochMs: number, now = Date.now()): string {
-  const d = new Date(epochMs);
-  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
-  const today = new Date(now);
-  const sameDay =
-    d.getFullYear() === today.getFullYear() && d.getMonth() === today.getMonth() && d.getDate() === today.getDate();
-  return sameDay ? time : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${time}`;
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** A wall-clock reading in one zone. */
+export interface ZonedParts {
+  year: number;
+  /** 1..12 */
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  millisecond: number;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+// One formatter per zone: building an Intl.DateTimeFormat costs far more than using one.
+function formatterFor(zone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(zone);
+  if (!formatter) {
+    // en-US and h23 pinned: the server's and the browser's locales must not change the text.
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formatters.set(zone, formatter);
+  }
+  return formatter;
+}
+
+/** The wall clock of `zone` at `epochMs` (an IANA name; `UTC` for UTC). */
+export function zonedParts(epochMs: number, zone: string): ZonedParts {
+  const parts: Record<string, number> = {};
+  for (const part of formatterFor(zone).formatToParts(epochMs)) {
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  }
+  return {
+    year: parts.year ?? 1970,
+    month: parts.month ?? 1,
+    day: parts.day ?? 1,
+    hour: (parts.hour ?? 0) % 24,
+    minute: parts.minute ?? 0,
+    second: parts.second ?? 0,
+    millisecond: ((epochMs % 1000) + 1000) % 1000,
+  };
+}
+
+/** Minutes `zone` is ahead of UTC at `epochMs` (negative west of Greenwich). */
+export function utcOffsetMinutes(epochMs: number, zone: string): number {
+  const p = zonedParts(epochMs, zone);
+  const asUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second, p.millisecond);
+  return Math.round((asUtc - epochMs) / 60_000);
+}
+
+/**
+ * The zone's offset as a short label.
+ * @example formatUtcOffset(t, 'UTC') // 'UTC'; 'Europe/Paris' in winter // 'UTC+01'; 'Asia/Kolkata' // 'UTC+05:30'
+ */
+export function formatUtcOffset(epochMs: number, zone: string): string {
+  const offset = utcOffsetMinutes(epochMs, zone);
+  if (offset === 0) return 'UTC';
+  const sign = offset > 0 ? '+' : '-';
+  const abs = Math.abs(offset);
+  const minutes = abs % 60;
+  return `UTC${sign}${pad(Math.floor(abs / 60))}${minutes ? `:${pad(minutes)}` : ''}`;
+}
+
+const clock = (p: ZonedParts) => `${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}.${pad(p.millisecond, 3)}`;
+
+/**
+ * A time for a list row in `zone`: `HH:MM:SS.mmm` on the day of `now`, `Nov 28 HH:MM:SS.mmm`
+ * on other days of the year, `2025-11-28 HH:MM:SS.mmm` in other years.
+ */
+export function formatClock(epochMs: number, zone: string, now: number): string {
+  const p = zonedParts(epochMs, zone);
+  const today = zonedParts(now, zone);
+  if (p.year !== today.year) return `${p.year}-${pad(p.month)}-${pad(p.day)} ${clock(p)}`;
+  if (p.month !== today.month || p.day !== today.day) return `${MONTHS[p.month - 1]} ${p.day} ${clock(p)}`;
+  return clock(p);
+}
+
+/** A full date and time in `zone`: `YYYY-MM-DD HH:MM:SS.mmm`. */
+export function formatDateTime(epochMs: number, zone: string): string {
+  const p = zonedParts(epochMs, zone);
+  return `${p.year}-${pad(p.month)}-${pad(p.day)} ${clock(p)}`;
+}
+
+/**
+ * How long ago `epochMs` was, for a hover: `just now`, `42 s ago`, `5 min ago`, `3 h ago`, `2 days ago`
+ * (and `in 5 s` for a clock ahead of this one).
+ */
+export function formatRelative(epochMs: number, now: number): string {
+  const delta = now - epochMs;
+  const future = delta < 0;
+  const s = Math.abs(delta) / 1000;
+  let text: string;
+  if (s < 1) return 'just now';
+  if (s < 60) text = `${Math.floor(s)} s`;
+  else if (s < 3600) text = `${Math.floor(s / 60)} min`;
+  else if (s < 86_400) text = `${Math.floor(s / 3600)} h`;
+  else {
+    const days = Math.floor(s / 86_400);
+    text = `${days} day${days === 1 ? '' : 's'}`;
+  }
+  return future ? `in ${text}` : `${text} ago`;
 }
 
 /** Error rate as a percentage with one decimal. */
