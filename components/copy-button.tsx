@@ -3,7 +3,8 @@
 import { Check, Copy } from 'lucide-react';
 import { useState } from 'react';
 
-async function copyText(text: string): Promise<void> {
+/** Copies text to the clipboard; falls back to a hidden textarea where the Clipboard API is unavailable (plain http). */
+export async function copyText(text: string): Promise<void> {
   if (navigator.clipboard && window.isSecureContext) {
     await navigator.clipboard.writeText(text);
     return;

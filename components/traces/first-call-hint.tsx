@@ -11,16 +11,16 @@ export function FirstCallHint({ origin }: { origin: string }) {
         <h2 className="text-sm font-semibold">No tool calls recorded yet</h2>
         <p className="text-fg-muted">
           Send your agent’s tool calls to Toolscope’s API (OpenAI <code className="font-mono">tool_calls</code> format)
-          and they appear here live. Try one from a terminal:
+          and they appear here live.
         </p>
       </div>
-      <div className="relative">
-        <pre className="overflow-x-auto rounded border border-line bg-subtle p-3 font-mono text-[12px] leading-5">
-          {command}
-        </pre>
-        <div className="absolute right-2 top-2">
-          <CopyButton text={command} label="Copy command" />
+      <div className="overflow-hidden rounded border border-line">
+        {/* The copy button sits in its own bar, so it never covers the command on a narrow screen. */}
+        <div className="flex items-center justify-between gap-2 border-b border-line bg-subtle px-2 py-1 text-xs text-fg-muted">
+          <span>Try one from a terminal:</span>
+          <CopyButton text={command} label="Copy command" testId="copy-first-call" />
         </div>
+        <pre className="whitespace-pre-wrap break-all p-3 font-mono text-[12px] leading-5">{command}</pre>
       </div>
       <p className="text-fg-muted">
         Or pick a tool in the{' '}

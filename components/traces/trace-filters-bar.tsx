@@ -109,11 +109,11 @@ export function TraceFiltersBar({ filters, tools }: { filters: TraceFilters; too
           name="session"
           defaultValue={filters.session ?? ''}
           placeholder="session id"
-          className={`${field} w-36 font-mono`}
+          className={`${field} w-32 font-mono sm:w-36`}
           data-testid="filter-session"
         />
       </label>
-      <label className="flex min-w-56 flex-1 flex-col gap-0.5 text-[11px] uppercase tracking-wide text-fg-muted">
+      <label className="flex min-w-full flex-1 flex-col sm:min-w-72 gap-0.5 text-[11px] uppercase tracking-wide text-fg-muted">
         <span>
           Search <kbd className="rounded border border-line px-1 font-mono normal-case">/</kbd>
         </span>
@@ -124,7 +124,8 @@ export function TraceFiltersBar({ filters, tools }: { filters: TraceFilters; too
             name="q"
             type="search"
             defaultValue={filters.q ?? ''}
-            placeholder="tool call id or text in the arguments"
+            placeholder="id, error code, session, arguments, output, stderr"
+            title="Matches the trace id, tool call id, error code, session id (prefix), and text in the arguments, output, stdout and stderr"
             className={`${field} w-full pl-6`}
             data-testid="filter-text"
             onKeyDown={(e) => {

@@ -1,45 +1,58 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import { ArrowRight } from 'lucide-react';
+import { ArrowRight, Download, X } from 'lucide-react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { TracePage } from '@/lib/db/trace-store';
+import { summarizeArguments } from '@/lib/ui/arguments-summary';
 import { formatDuration } from '@/lib/ui/format';
-import { type SummaryJson, summaryFromJson } from '@/lib/ui/summary-from-json';
-import { apiListUrl, filtersToSearch, hasFilters, type TraceFilters } from '@/lib/ui/trace-filters';
-import { StatusBadge } from '../status';
-import { Timestamp } from '../timestamp';
+import { type ListRow, type SummaryJson, summaryFromJson } from '@/lib/ui/summary-from-json';
+import type { ActionOutcome } from '@/lib/ui/trace-actions';
+import { apiExportUrl, apiListUrl, filtersToSearch, hasFilters, type TraceFilters } from '@/lib/ui/trace-filters';
+import { isTypingTarget } from '../shortcuts-dialog';
 import { useTraceEvents } from '../use-trace-events';
 import { FirstCallHint } from './first-call-hint';
 import { LiveIndicator } from './live-indicator';
 import { FILTER_TEXT_ID, TraceFiltersBar } from './trace-filters-bar';
-import { TraceFlags } from './trace-flags';
+import { TraceRow } from './trace-row';
+import { useKeptSelection } from './use-kept-selection';
 
 const PAGE_SIZE = 50;
 /** Events arriving closer together than this cause one refetch. */
 const REFETCH_THROTTLE_MS = 250;
 
-async function fetchFirstPage(filters: TraceFilters): Promise<TracePage> {
+/** A page as the list holds it: rows may carry an arguments preview, and the store may know the total. */
+type ListPage = Omit<TracePage, 'items'> & { items: ListRow[]; total?: number | null };
+
+async function fetchFirstPage(filters: TraceFilters): Promise<ListPage> {
   const response = await fetch(apiListUrl(filters, Date.now(), PAGE_SIZE), { cache: 'no-store' });
   if (!response.ok) throw new Error(`traces list: HTTP ${response.status}`);
-  const body = (await response.json()) as { items: SummaryJson[]; next_cursor: string | null; partial?: boolean };
-  return { items: body.items.map(summaryFromJson), nextCursor: body.next_cursor, partial: body.partial ?? false };
+  const body = (await response.json()) as {
+    items: SummaryJson[];
+    next_cursor: string | null;
+    partial?: boolean;
+    total?: number | null;
+  };
+  return {
+    items: body.items.map(summaryFromJson),
+    nextCursor: body.next_cursor,
+    partial: body.partial ?? false,
+    total: body.total ?? null,
+  };
 }
 
-function isTyping(target: EventTarget | null): boolean {
-  if (!(target instanceof HTMLElement)) return false;
-  return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
-}
+const th = 'px-2 py-1.5 font-medium';
 
 /**
  * The traces list: filters, a dense table, live updates and keyboard navigation.
  * 1. The server renders the first page; TanStack Query holds it as initial data.
  * 2. On the first page, each trace event (SSE) refetches it (throttled), so new calls appear and
- *    running ones update in place; polling takes over while the stream is down. Older pages
- *    (keyset cursor in the URL) are static.
- * 3. j/k move the selection, Enter opens it, / focuses the search, p pauses.
+ *    running ones update in place; polling takes over while the stream is down, and a reconnect
+ *    refetches what was missed. Older pages (keyset cursor in the URL) are static.
+ * 3. j/k move the selection, Enter opens it, / focuses the search, p pauses; the selection is
+ *    kept (per filter) across a visit to a trace and back.
  */
 export function TracesView({
   initialPage,
@@ -48,13 +61,16 @@ export function TracesView({
   origin,
   databaseEmpty,
   renderedAt,
+  invalidCursor = false,
 }: {
-  initialPage: TracePage;
+  initialPage: ListPage;
   filters: TraceFilters;
   tools: string[];
   origin: string;
   databaseEmpty: boolean;
   renderedAt: number;
+  /** The URL's page cursor was refused; the newest calls are shown instead. */
+  invalidCursor?: boolean;
 }) {
   const router = useRouter();
   const liveEnabled = !filters.cursor;
@@ -62,7 +78,21 @@ export function TracesView({
   const [pending, setPending] = useState<Set<string>>(() => new Set());
   const [selected, setSelected] = useState(-1);
   const [connected, setConnected] = useState(false);
+  const [notice, setNotice] = useState<(ActionOutcome & { testId?: string }) | null>(
+    invalidCursor
+      ? {
+          ok: false,
+          message: 'That page link is no longer valid — showing the newest calls.',
+          testId: 'invalid-cursor',
+        }
+      : null,
+  );
   const search = filtersToSearch(filters);
+
+  // A refused cursor stays out of the address bar, so a reload or a shared link is clean.
+  useEffect(() => {
+    if (invalidCursor) window.history.replaceState(null, '', `/${search}`);
+  }, [invalidCursor, search]);
 
   const query = useQuery({
     // renderedAt: each server render starts from its own fresh page, not an older cached one.
@@ -76,6 +106,8 @@ export function TracesView({
   });
   const page = query.data;
   const rows = page.items;
+  const summaries = useMemo(() => rows.map((row) => summarizeArguments(row.argumentsPreview)), [rows]);
+  const slowestMs = rows.reduce((max, row) => Math.max(max, row.latencyMs ?? 0), 0);
 
   // Rows not seen before get a brief highlight.
   const seen = useRef<Set<string> | null>(null);
@@ -94,20 +126,25 @@ export function TracesView({
   const refetch = query.refetch;
   const pausedRef = useRef(paused);
   pausedRef.current = paused;
-  const connection = useTraceEvents(
-    (event) => {
-      if (pausedRef.current) {
-        if (event.type === 'begin') setPending((p) => new Set(p).add(event.id));
-        return;
-      }
-      if (throttle.current) return;
-      throttle.current = setTimeout(() => {
-        throttle.current = null;
-        void refetch();
-      }, REFETCH_THROTTLE_MS);
+  // `onReconnect` (catch up after a dropped stream) is part of the live hook's newer options;
+  // passed through a variable so an older hook simply ignores it.
+  const liveOptions = {
+    enabled: liveEnabled,
+    onReconnect: () => {
+      if (!pausedRef.current) void refetch();
     },
-    { enabled: liveEnabled },
-  );
+  };
+  const connection = useTraceEvents((event) => {
+    if (pausedRef.current) {
+      if (event.type === 'begin') setPending((p) => new Set(p).add(event.id));
+      return;
+    }
+    if (throttle.current) return;
+    throttle.current = setTimeout(() => {
+      throttle.current = null;
+      void refetch();
+    }, REFETCH_THROTTLE_MS);
+  }, liveOptions);
   useEffect(() => setConnected(connection === 'live'), [connection]);
   useEffect(
     () => () => {
@@ -127,15 +164,35 @@ export function TracesView({
   }, [refetch]);
 
   const tableRef = useRef<HTMLTableSectionElement>(null);
-  const focusRow = useCallback((index: number) => {
+  const focusRow = useCallback((index: number, block: ScrollLogicalPosition = 'nearest') => {
     const link = tableRef.current?.querySelectorAll<HTMLAnchorElement>('a[data-row-link]')[index];
-    link?.focus();
-    link?.closest('tr')?.scrollIntoView({ block: 'nearest' });
+    link?.focus({ preventScroll: true });
+    link?.closest('tr')?.scrollIntoView({ block });
   }, []);
+
+  useKeptSelection({
+    key: search,
+    ids: rows.map((row) => row.id),
+    selectedId: rows[selected]?.id ?? null,
+    restore: (index) => {
+      setSelected(index);
+      focusRow(index, 'center');
+    },
+  });
+
+  const onAction = useCallback(
+    (outcome: ActionOutcome) => {
+      setNotice(outcome);
+      if (!outcome.ok) return;
+      if (liveEnabled) void refetch();
+      else router.refresh();
+    },
+    [liveEnabled, refetch, router],
+  );
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (event.metaKey || event.ctrlKey || event.altKey || isTyping(event.target)) return;
+      if (event.metaKey || event.ctrlKey || event.altKey || isTypingTarget(event.target)) return;
       if (event.key === '/') {
         event.preventDefault();
         const input = document.getElementById(FILTER_TEXT_ID) as HTMLInputElement | null;
@@ -161,11 +218,34 @@ export function TracesView({
   }, [rows, selected, router, focusRow, togglePause, liveEnabled]);
 
   const filtered = hasFilters(filters);
+  const total = page.total ?? null;
 
   return (
     <div className="flex flex-col gap-3">
-      <div className="flex flex-wrap items-center justify-between gap-2">
-        <h1 className="text-base font-semibold">Tool calls</h1>
+      <div className="flex flex-wrap items-center justify-between gap-x-3 gap-y-1">
+        <div className="flex items-baseline gap-3">
+          <h1 className="text-base font-semibold">Tool calls</h1>
+          {total !== null && (
+            <span className="text-xs tabular-nums text-fg-muted" data-testid="traces-total">
+              {total.toLocaleString('en-US')} call{total === 1 ? '' : 's'}
+              {filtered ? ' match' : ''}
+            </span>
+          )}
+          <a
+            href={apiExportUrl(filters, renderedAt)}
+            onClick={(event) => {
+              // a relative range ("last 15 minutes") means up to now, not up to when the page loaded
+              event.currentTarget.href = apiExportUrl(filters, Date.now());
+            }}
+            download
+            className="inline-flex items-center gap-1 text-xs text-fg-muted hover:text-fg hover:underline"
+            title="Download every call matching the current filter, one JSON object per line"
+            data-testid="export-jsonl"
+          >
+            <Download size={12} aria-hidden />
+            Export JSON Lines
+          </a>
+        </div>
         <LiveIndicator
           connection={connection}
           paused={paused}
@@ -175,9 +255,30 @@ export function TracesView({
         />
       </div>
       <TraceFiltersBar filters={filters} tools={tools} />
+      {notice && (
+        <div
+          role={notice.ok ? 'status' : 'alert'}
+          data-testid={notice.testId ?? 'list-notice'}
+          className={`flex items-start justify-between gap-2 rounded border px-2.5 py-1.5 text-xs ${
+            notice.ok
+              ? 'border-line bg-subtle text-fg'
+              : 'border-amber-300 bg-amber-50 text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200'
+          }`}
+        >
+          <span>{notice.message}</span>
+          <button
+            type="button"
+            onClick={() => setNotice(null)}
+            className="rounded p-0.5 hover:bg-muted"
+            aria-label="Dismiss"
+          >
+            <X size={12} aria-hidden />
+          </button>
+        </div>
+      )}
       {query.isError && (
         <p role="alert" className="text-xs text-red-700 dark:text-red-300">
-          Could not refresh the list: {String(query.error)}
+          Could not refresh the list ({String(query.error)}). Showing the last rows received; retrying.
         </p>
       )}
       <div className="overflow-x-auto rounded border border-line">
@@ -185,87 +286,54 @@ export function TracesView({
           <caption className="sr-only">Recorded tool calls, newest first. Use j and k to move, Enter to open.</caption>
           <thead className="bg-subtle text-[11px] uppercase tracking-wide text-fg-muted">
             <tr>
-              <th scope="col" className="px-2 py-1.5 font-medium">
+              <th scope="col" className={`${th} hidden sm:table-cell`}>
                 Time
               </th>
-              <th scope="col" className="px-2 py-1.5 font-medium">
+              <th scope="col" className={th}>
                 Tool
               </th>
-              <th scope="col" className="px-2 py-1.5 font-medium">
+              <th scope="col" className={th}>
                 Status
               </th>
-              <th scope="col" className="px-2 py-1.5 text-right font-medium">
+              <th
+                scope="col"
+                className={`${th} text-right`}
+                title={`Bars use a log scale; a full bar is the slowest call on this page (${formatDuration(slowestMs)})`}
+              >
                 Latency
               </th>
-              <th scope="col" className="px-2 py-1.5 text-right font-medium">
+              <th scope="col" className={`${th} hidden md:table-cell`}>
+                Arguments
+              </th>
+              <th scope="col" className={`${th} hidden text-right lg:table-cell`}>
                 Attempts
               </th>
-              <th scope="col" className="px-2 py-1.5 font-medium">
+              <th scope="col" className={`${th} hidden lg:table-cell`}>
                 Session
               </th>
-              <th scope="col" className="px-2 py-1.5 font-medium">
+              <th scope="col" className={`${th} hidden xl:table-cell`}>
                 Tool call id
               </th>
-              <th scope="col" className="px-2 py-1.5 font-medium">
+              <th scope="col" className={`${th} hidden md:table-cell`}>
                 Notes
+              </th>
+              <th scope="col" className="w-8 px-1">
+                <span className="sr-only">Actions</span>
               </th>
             </tr>
           </thead>
           <tbody ref={tableRef}>
             {rows.map((row, index) => (
-              <tr
+              <TraceRow
                 key={row.id}
-                data-testid="trace-row"
-                data-trace-id={row.id}
-                data-status={row.status}
-                data-tool={row.tool}
-                aria-selected={index === selected}
-                onClick={(event) => {
-                  if ((event.target as HTMLElement).closest('a,button')) return;
-                  router.push(`/traces/${row.id}`);
-                }}
-                className={`cursor-pointer border-t border-line hover:bg-subtle aria-selected:bg-muted aria-selected:shadow-[inset_3px_0_0_var(--accent)] ${fresh.has(row.id) ? 'row-arrive' : ''}`}
-              >
-                <td className="whitespace-nowrap px-2 py-1">
-                  <Link
-                    href={`/traces/${row.id}`}
-                    data-row-link
-                    onFocus={() => setSelected(index)}
-                    className="text-accent hover:underline"
-                    aria-label={`Open ${row.tool} call ${row.toolCallId}, ${row.status}`}
-                  >
-                    <Timestamp ms={row.createdAt} />
-                  </Link>
-                </td>
-                <td className="whitespace-nowrap px-2 py-1 font-mono text-[12px]">{row.tool}</td>
-                <td className="whitespace-nowrap px-2 py-1">
-                  <span className="inline-flex items-center gap-1.5">
-                    <StatusBadge status={row.status} />
-                    {row.errorCode && <span className="font-mono text-[11px] text-fg-muted">{row.errorCode}</span>}
-                  </span>
-                </td>
-                <td className="whitespace-nowrap px-2 py-1 text-right tabular-nums">{formatDuration(row.latencyMs)}</td>
-                <td className="px-2 py-1 text-right tabular-nums">{row.attemptCount}</td>
-                <td className="max-w-40 truncate px-2 py-1 font-mono text-[12px]">
-                  {row.sessionId ? (
-                    <Link
-                      href={`/${filtersToSearch({ session: row.sessionId })}`}
-                      className="text-fg-muted hover:text-fg hover:underline"
-                      title={`Only session ${row.sessionId}`}
-                    >
-                      {row.sessionId}
-                    </Link>
-                  ) : (
-                    <span className="text-fg-muted">—</span>
-                  )}
-                </td>
-                <td className="max-w-56 truncate px-2 py-1 font-mono text-[12px] text-fg-muted" title={row.toolCallId}>
-                  {row.toolCallId}
-                </td>
-                <td className="px-2 py-1">
-                  <TraceFlags flags={row.flags} />
-                </td>
-              </tr>
+                row={row}
+                summary={summaries[index] ?? ''}
+                selected={index === selected}
+                fresh={fresh.has(row.id)}
+                slowestMs={slowestMs}
+                onSelect={() => setSelected(index)}
+                onAction={onAction}
+              />
             ))}
           </tbody>
         </table>
@@ -293,13 +361,17 @@ export function TracesView({
           <span className="text-fg">Older →</span> searches further back.
         </p>
       )}
-      <nav aria-label="Pages" className="flex items-center justify-between text-xs text-fg-muted">
+      <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-2 text-xs text-fg-muted">
         <span>
-          {rows.length} call{rows.length === 1 ? '' : 's'} on this page ·{' '}
-          <kbd className="rounded border border-line px-1 font-mono">j</kbd>/
-          <kbd className="rounded border border-line px-1 font-mono">k</kbd> move,{' '}
-          <kbd className="rounded border border-line px-1 font-mono">Enter</kbd> open,{' '}
-          <kbd className="rounded border border-line px-1 font-mono">p</kbd> pause
+          {rows.length} call{rows.length === 1 ? '' : 's'} on this page
+          <span className="hidden sm:inline">
+            {' '}
+            · <kbd className="rounded border border-line px-1 font-mono">j</kbd>/
+            <kbd className="rounded border border-line px-1 font-mono">k</kbd> move,{' '}
+            <kbd className="rounded border border-line px-1 font-mono">Enter</kbd> open,{' '}
+            <kbd className="rounded border border-line px-1 font-mono">p</kbd> pause,{' '}
+            <kbd className="rounded border border-line px-1 font-mono">?</kbd> all shortcuts
+          </span>
         </span>
         <span className="flex gap-3">
           {filters.cursor && (

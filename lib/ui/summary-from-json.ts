@@ -15,13 +15,22 @@ export interface SummaryJson {
   flags: { retried: boolean; fell_back: boolean; truncated: boolean; faulted: boolean; replayed: boolean };
   created_at: string | null;
   finished_at: string | null;
+  /** A bounded prefix of the redacted arguments (JSON text, possibly cut); absent from older servers. */
+  arguments_preview?: string | null;
 }
+
+/**
+ * A list row: the store's summary, plus the arguments preview read defensively (the field arrives
+ * with the store change that adds it; until then it is absent).
+ */
+export type ListRow = TraceSummary & { argumentsPreview?: string | null };
 
 const epoch = (iso: string | null) => (iso === null ? null : Date.parse(iso));
 
 /** Turns an API list row back into the store's `TraceSummary`, which the list renders. */
-export function summaryFromJson(row: SummaryJson): TraceSummary {
+export function summaryFromJson(row: SummaryJson): ListRow {
   return {
+    argumentsPreview: row.arguments_preview ?? null,
     id: row.id,
     toolCallId: row.tool_call_id,
     sessionId: row.session_id,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiListUrl, filtersToSearch, parseTraceFilters, toTraceQuery } from './trace-filters';
+import { apiExportUrl, apiListUrl, filtersToSearch, parseTraceFilters, toTraceQuery } from './trace-filters';
 
 describe('trace filters in the URL', () => {
   it('round-trips through search params and drops invalid values', () => {
@@ -19,5 +19,11 @@ describe('trace filters in the URL', () => {
   });
   it('builds the API URL of the first page without the cursor', () => {
     expect(apiListUrl({ tool: 'a b', cursor: 'abc' }, 0, 50)).toBe('/api/v1/traces?limit=50&tool=a+b');
+  });
+  it('builds the export URL of the current filter, relative range resolved', () => {
+    expect(apiExportUrl({}, 0)).toBe('/api/v1/traces/export');
+    expect(apiExportUrl({ status: 'failed', range: '15m', q: 'x', cursor: 'c' }, 1_000_000)).toBe(
+      '/api/v1/traces/export?status=failed&q=x&from=100000',
+    );
   });
 });

@@ -95,15 +95,28 @@ export function hasFilters(filters: TraceFilters): boolean {
   );
 }
 
-/** The `GET /api/v1/traces` URL that fetches the first page for these filters. */
-export function apiListUrl(filters: TraceFilters, now: number, limit = 50): string {
-  const query = toTraceQuery({ ...filters, cursor: undefined }, now, limit);
-  const params = new URLSearchParams({ limit: String(limit) });
+/** The filters as API query parameters (relative ranges resolved against `now`, no cursor). */
+function apiParams(filters: TraceFilters, now: number): URLSearchParams {
+  const query = toTraceQuery({ ...filters, cursor: undefined }, now);
+  const params = new URLSearchParams();
   if (query.tool) params.set('tool', query.tool);
   if (query.status) params.set('status', query.status);
   if (query.sessionId) params.set('session', query.sessionId);
   if (query.text) params.set('q', query.text);
   if (query.from !== undefined) params.set('from', String(query.from));
   if (query.to !== undefined) params.set('to', String(query.to));
+  return params;
+}
+
+/** The `GET /api/v1/traces` URL that fetches the first page for these filters. */
+export function apiListUrl(filters: TraceFilters, now: number, limit = 50): string {
+  const params = new URLSearchParams({ limit: String(limit) });
+  for (const [key, value] of apiParams(filters, now)) params.set(key, value);
   return `/api/v1/traces?${params}`;
+}
+
+/** The `GET /api/v1/traces/export` URL: every call matching the filters, as JSON Lines. */
+export function apiExportUrl(filters: TraceFilters, now: number): string {
+  const params = apiParams(filters, now).toString();
+  return `/api/v1/traces/export${params ? `?${params}` : ''}`;
 }

@@ -1,0 +1,124 @@
+'use client';
+
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import type { ListRow } from '@/lib/ui/summary-from-json';
+import type { ActionOutcome } from '@/lib/ui/trace-actions';
+import { filtersToSearch } from '@/lib/ui/trace-filters';
+import { StatusBadge } from '../status';
+import { Timestamp } from '../timestamp';
+import { LatencyCell } from './latency-cell';
+import { RowMenu } from './row-menu';
+import { TraceFlags } from './trace-flags';
+
+/**
+ * One call in the list. Columns give way on narrow screens (see the table's header): on a phone
+ * the time and the arguments summary stack under the tool name.
+ */
+export function TraceRow({
+  row,
+  summary,
+  selected,
+  fresh,
+  slowestMs,
+  onSelect,
+  onAction,
+}: {
+  row: ListRow;
+  /** One-line arguments summary (empty when the store gives no preview). */
+  summary: string;
+  selected: boolean;
+  fresh: boolean;
+  slowestMs: number;
+  onSelect: () => void;
+  onAction: (outcome: ActionOutcome) => void;
+}) {
+  const router = useRouter();
+  const href = `/traces/${row.id}`;
+  const preview = row.argumentsPreview ?? '';
+  return (
+    <tr
+      data-testid="trace-row"
+      data-trace-id={row.id}
+      data-status={row.status}
+      data-tool={row.tool}
+      aria-selected={selected}
+      onClick={(event) => {
+        if ((event.target as HTMLElement).closest('a,button,[role="menu"],[role="alertdialog"]')) return;
+        onSelect();
+        router.push(href);
+      }}
+      className={`cursor-pointer border-t border-line align-top hover:bg-subtle aria-selected:bg-muted aria-selected:shadow-[inset_3px_0_0_var(--accent)] ${fresh ? 'row-arrive' : ''}`}
+    >
+      <td className="hidden whitespace-nowrap px-2 py-1 sm:table-cell">
+        <Timestamp ms={row.createdAt} />
+      </td>
+      <td className="max-w-40 px-2 py-1 sm:max-w-none">
+        <Link
+          href={href}
+          data-row-link
+          onFocus={onSelect}
+          onClick={onSelect}
+          className="block truncate font-mono text-[12px] text-accent hover:underline"
+          aria-label={`Open ${row.tool} call ${row.toolCallId}, ${row.status}`}
+        >
+          {row.tool}
+        </Link>
+        <span className="block text-[11px] text-fg-muted sm:hidden">
+          <Timestamp ms={row.createdAt} />
+        </span>
+        {summary && (
+          <span className="block truncate font-mono text-[11px] text-fg-muted md:hidden" title={preview}>
+            {summary}
+          </span>
+        )}
+      </td>
+      <td className="px-2 py-1">
+        <span className="flex flex-wrap items-center gap-x-1.5 gap-y-0.5">
+          <StatusBadge status={row.status} />
+          {row.errorCode && (
+            <span className="break-all font-mono text-[11px] text-fg-muted" data-testid="row-error-code">
+              {row.errorCode}
+            </span>
+          )}
+        </span>
+      </td>
+      <td className="whitespace-nowrap px-2 py-1 text-right">
+        <LatencyCell ms={row.latencyMs} slowestMs={slowestMs} failed={row.status === 'failed'} />
+      </td>
+      <td
+        className="hidden w-full max-w-0 truncate px-2 py-1 font-mono text-[12px] text-fg-muted md:table-cell"
+        title={preview || undefined}
+        data-testid="row-arguments"
+      >
+        {summary || <span aria-hidden>—</span>}
+      </td>
+      <td className="hidden px-2 py-1 text-right tabular-nums lg:table-cell">{row.attemptCount}</td>
+      <td className="hidden max-w-40 truncate px-2 py-1 font-mono text-[12px] lg:table-cell">
+        {row.sessionId ? (
+          <Link
+            href={`/${filtersToSearch({ session: row.sessionId })}`}
+            className="text-fg-muted hover:text-fg hover:underline"
+            title={`Only session ${row.sessionId}`}
+          >
+            {row.sessionId}
+          </Link>
+        ) : (
+          <span className="text-fg-muted">—</span>
+        )}
+      </td>
+      <td
+        className="hidden max-w-48 truncate px-2 py-1 font-mono text-[12px] text-fg-muted xl:table-cell"
+        title={row.toolCallId}
+      >
+        {row.toolCallId}
+      </td>
+      <td className="hidden px-2 py-1 md:table-cell">
+        <TraceFlags flags={row.flags} />
+      </td>
+      <td className="w-8 px-1 py-0.5 text-right">
+        <RowMenu traceId={row.id} tool={row.tool} status={row.status} sessionId={row.sessionId} onDone={onAction} />
+      </td>
+    </tr>
+  );
+}
