@@ -135,12 +135,7 @@ export function RowMenu({
           className="fixed z-40 w-64 rounded border border-line bg-bg p-1 text-fg shadow-lg"
         >
           {confirm ? (
-            <div
-              role="group"
-              aria-label="Confirm deletion"
-              className="flex flex-col gap-2 p-1.5"
-              data-testid="row-menu-confirm"
-            >
+            <div className="flex flex-col gap-2 p-1.5" data-testid="row-menu-confirm">
               <p className="text-[13px]">
                 {confirm === 'trace' ? (
                   'Delete this call? Its trace is gone for good.'
