@@ -3,9 +3,13 @@
 import { ChevronDown, ChevronRight, Lock, TriangleAlert } from 'lucide-react';
 import { useState } from 'react';
 import { type FieldIssue, REDACTED_MARK } from '@/lib/ui/json-issues';
+import { escapeJsonString } from '@/lib/ui/text-marks';
+import { MarkedText } from './text-marks';
 
 const CHILD_PAGE = 200;
 const STRING_PREVIEW = 400;
+/** JSON escape sequences in an escaped string: `\n`, `\"`, `\\`, `\u0007`... */
+const ESCAPE = /\\(?:u[0-9a-fA-F]{4}|.)/g;
 
 interface TreeProps {
   value: unknown;
@@ -18,16 +22,22 @@ interface TreeProps {
 }
 
 /**
- * A JSON value as a collapsible tree. Redacted values are marked with a lock and the word
- * "redacted"; fields named by `issues` are highlighted with their messages, including required
- * fields that are missing (shown where they would be). Large arrays and long strings are paged.
+ * A JSON value as a collapsible tree. Strings are shown escaped (`\n`, `\"`, control characters)
+ * and wrap anywhere, so a long or multi-line value never breaks the layout. Redacted values are
+ * marked with a lock and the word "redacted", `[REDACTED]` inside a string with a lock mark;
+ * fields named by `issues` are highlighted with their messages, including required fields that
+ * are missing (shown where they would be). Large arrays and long strings are paged.
  */
 export function JsonTree({ value, issues = [], expandDepth = 3, label, testId }: TreeProps) {
   const byPath = new Map<string, FieldIssue[]>();
   for (const issue of issues) byPath.set(issue.path, [...(byPath.get(issue.path) ?? []), issue]);
   const rootIssues = byPath.get('') ?? [];
   return (
-    <div className="font-mono text-[12px] leading-5" data-testid={testId} data-label={label}>
+    <div
+      className="min-w-0 font-mono text-[12px] leading-5 [overflow-wrap:anywhere]"
+      data-testid={testId}
+      data-label={label}
+    >
       {rootIssues.map((issue) => (
         <IssueNote key={`${issue.code}:${issue.message}`} issue={issue} />
       ))}
@@ -50,6 +60,24 @@ function IssueNote({ issue }: { issue: FieldIssue }) {
   );
 }
 
+/** An escaped string's text with its escape sequences dimmed and `[REDACTED]` marked. */
+function EscapedText({ text }: { text: string }) {
+  const parts: React.ReactNode[] = [];
+  let last = 0;
+  for (const match of text.matchAll(ESCAPE)) {
+    const at = match.index ?? 0;
+    if (at > last) parts.push(<MarkedText key={`t${at}`} keyPrefix={`${at}:`} text={text.slice(last, at)} />);
+    parts.push(
+      <span key={`e${at}`} className="text-fg-muted" data-escape>
+        {match[0]}
+      </span>,
+    );
+    last = at + match[0].length;
+  }
+  if (last < text.length) parts.push(<MarkedText key={`t${last}`} keyPrefix={`${last}:`} text={text.slice(last)} />);
+  return <>{parts}</>;
+}
+
 function Primitive({ value }: { value: unknown }) {
   const [full, setFull] = useState(false);
   if (value === null) return <span className="text-purple-700 dark:text-purple-300">null</span>;
@@ -68,30 +96,23 @@ function Primitive({ value }: { value: unknown }) {
         </span>
       );
     }
-    const long = value.length > STRING_PREVIEW && !full;
-    const shown = long ? value.slice(0, STRING_PREVIEW) : value;
+    // Escaped as in JSON: a newline reads \n and a quote \", so a value never fakes structure.
+    const escaped = escapeJsonString(value);
+    const long = escaped.length > STRING_PREVIEW && !full;
+    const shown = long ? escaped.slice(0, STRING_PREVIEW) : escaped;
     return (
-      <span className="whitespace-pre-wrap break-all text-emerald-800 dark:text-emerald-300">
-        "{shown}
+      <span className="whitespace-pre-wrap [overflow-wrap:anywhere] text-emerald-800 dark:text-emerald-300" data-string>
+        "<EscapedText text={shown} />
         {long && (
           <button
             type="button"
             className="mx-1 rounded border border-line px-1 font-sans text-[11px] text-fg-muted hover:bg-muted"
             onClick={() => setFull(true)}
           >
-            … {value.length - STRING_PREVIEW} more characters
+            … {(escaped.length - STRING_PREVIEW).toLocaleString('en-US')} more characters
           </button>
         )}
         "
-        {value.includes(REDACTED_MARK) && (
-          <span
-            className="ml-1 inline-flex items-center gap-0.5 font-sans text-[11px] text-amber-800 dark:text-amber-300"
-            data-testid="redacted-value"
-          >
-            <Lock size={10} aria-hidden />
-            contains redacted text
-          </span>
-        )}
       </span>
     );
   }
@@ -170,7 +191,7 @@ function Node({
         >
           {open ? <ChevronDown size={12} aria-hidden /> : <ChevronRight size={12} aria-hidden />}
         </button>
-        <span>
+        <span className="min-w-0">
           {keyLabel}
           {openBracket}
           {!open && (
@@ -186,7 +207,7 @@ function Node({
       </div>
       {open && (
         <>
-          <div className="ml-4 border-l border-line pl-2">
+          <div className="ml-4 min-w-0 border-l border-line pl-2">
             {entries.slice(0, shown).map(([key, child]) => (
               <Node
                 key={key}

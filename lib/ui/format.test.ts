@@ -3,6 +3,7 @@ import {
   axisTicks,
   formatBytes,
   formatClock,
+  formatCount,
   formatDateTime,
   formatDuration,
   formatPercent,
@@ -48,6 +49,10 @@ describe('formatBytes and formatPercent', () => {
     expect(formatBytes(300)).toBe('300 B');
     expect(formatPercent(1, 3)).toBe('33.3%');
     expect(formatPercent(0, 0)).toBe('—');
+    expect(formatCount(950)).toBe('950');
+    expect(formatCount(11_234)).toBe('11.2k');
+    expect(formatCount(4_800)).toBe('4.8k');
+    expect(formatCount(2_100_000)).toBe('2.1M');
   });
 });
 

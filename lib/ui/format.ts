@@ -148,6 +148,16 @@ export function formatRelative(epochMs: number, now: number): string {
   return future ? `in ${text}` : `${text} ago`;
 }
 
+/**
+ * A count of characters or items, short: `950`, `11.2k`, `2.1M`.
+ * @example formatCount(11_234) // '11.2k'
+ */
+export function formatCount(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${trim((n / 1000).toFixed(n < 10_000 ? 2 : 1))}k`;
+  return `${trim((n / 1_000_000).toFixed(n < 10_000_000 ? 2 : 1))}M`;
+}
+
 /** Error rate as a percentage with one decimal. */
 export function formatPercent(part: number, whole: number): string {
   if (whole === 0) return '—';
