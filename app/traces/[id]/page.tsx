@@ -180,6 +180,7 @@ export default async function TracePage({ params }: Props) {
               stderr: safe.stderr,
               exitCode: safe.exitCode,
               modelMessage: safe.modelMessage,
+              modelTruncation: safe.modelTruncation,
               finished: !unfinished,
               failed: safe.error !== null,
             }}
