@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { postToolCall, unique } from './pages/api';
+import { TracePage } from './pages/trace-page';
+import { TracesPage } from './pages/traces-page';
+
+const SCREENS = process.env.SCREENS_DIR;
+
+/** Screenshots of the list and a trace, light and dark, desktop and phone; only when SCREENS_DIR is set. */
+test('screenshots of the list and a trace', async ({ browser, request }) => {
+  test.skip(!SCREENS, 'set SCREENS_DIR to take screenshots');
+  test.setTimeout(120_000);
+  const dataDir = process.env.E2E_DATA_DIR;
+  const session = unique('sess-screens');
+  if (dataDir) {
+    fs.mkdirSync(path.join(dataDir, 'workspace'), { recursive: true });
+    const lines = Array.from({ length: 400 }, (_, i) => `line ${i + 1}: status=ok token=[REDACTED] value="${i * 7}"`);
+    fs.writeFileSync(path.join(dataDir, 'workspace', 'report.log'), lines.join('\n'));
+  }
+  for (const expression of ['2+2', '6*7', 'sqrt(2)']) {
+    await postToolCall(request, {
+      id: unique('call'),
+      name: 'calculator',
+      arguments: { expression },
+      sessionId: session,
+    });
+  }
+  await postToolCall(request, {
+    id: unique('call'),
+    name: 'read_file',
+    arguments: { path: 'README.md' },
+    sessionId: session,
+  });
+  await postToolCall(request, {
+    id: unique('call'),
+    name: 'read_file',
+    arguments: { path: 'docs/missing.md' },
+    sessionId: session,
+  });
+  await postToolCall(request, {
+    id: unique('call'),
+    name: 'search_web',
+    arguments: { query: 'toolscope agent tool calls' },
+    sessionId: session,
+  });
+  await postToolCall(request, {
+    id: unique('call'),
+    name: 'calculator',
+    arguments: { expression: '1/' },
+    sessionId: session,
+  });
+  const shown = await postToolCall(request, {
+    id: unique('call'),
+    name: 'read_file',
+    arguments: { path: 'report.log', note: 'say "hi"\nAuthorization: Bearer abcdefghijklmnop' },
+    sessionId: session,
+  });
+
+  for (const theme of ['light', 'dark'] as const) {
+    for (const width of [1440, 390]) {
+      const context = await browser.newContext({ viewport: { width, height: width > 500 ? 900 : 844 } });
+      await context.addInitScript((t) => localStorage.setItem('toolscope-theme', t), theme);
+      const page = await context.newPage();
+      const traces = new TracesPage(page);
+      await traces.goto(`?session=${session}`);
+      await expect(traces.rows.first()).toBeVisible();
+      await page.screenshot({ path: path.join(SCREENS!, `list-${theme}-${width}.png`), fullPage: true });
+      const trace = new TracePage(page);
+      await trace.goto(shown.traceId);
+      await trace.openTab('output');
+      await page.screenshot({ path: path.join(SCREENS!, `trace-${theme}-${width}.png`), fullPage: true });
+      await context.close();
+    }
+  }
+});

@@ -1,0 +1,166 @@
+import { expect, test } from '@playwright/test';
+import { postToolCall, unique } from './pages/api';
+import { ShortcutsDialog } from './pages/shortcuts-dialog';
+import { TracePage } from './pages/trace-page';
+import { TracesPage } from './pages/traces-page';
+
+test('a page link with a refused cursor shows the newest calls and says so, not an error page', async ({
+  page,
+  request,
+}) => {
+  await postToolCall(request, { id: unique('call_cur'), name: 'calculator', arguments: { expression: '1+1' } });
+  const traces = new TracesPage(page);
+  await traces.goto('?cursor=garbage');
+  await expect(traces.invalidCursorNotice).toContainText('no longer valid');
+  await expect(page.getByTestId('error-page')).toHaveCount(0);
+  await expect(traces.rows.first()).toBeVisible();
+  // the refused cursor leaves the address bar, so a reload is clean
+  await expect(page).not.toHaveURL(/cursor=/);
+});
+
+test('at phone width the list fits: no sideways scroll, status, tool and whole error codes shown', async ({
+  page,
+  request,
+}) => {
+  const session = unique('sess-phone');
+  const failed = await postToolCall(request, {
+    id: unique('call_phone'),
+    name: 'search_web',
+    arguments: { query: 'a very long query that would push the table wider than a phone screen ever is' },
+    sessionId: session,
+  });
+  const ok = await postToolCall(request, {
+    id: unique('call_phone'),
+    name: 'calculator',
+    arguments: { expression: '6*7' },
+    sessionId: session,
+  });
+  await page.setViewportSize({ width: 390, height: 844 });
+  const traces = new TracesPage(page);
+  await traces.goto(`?session=${session}`);
+  await expect(traces.rows).toHaveCount(2);
+  expect(await traces.horizontalOverflow()).toBeLessThanOrEqual(0);
+  const row = traces.row(failed.traceId);
+  await expect(row.getByRole('link', { name: /search_web/ })).toBeVisible();
+  await expect(row.locator('[data-status]').first()).toBeVisible();
+  const code = row.getByTestId('row-error-code');
+  await expect(code).toHaveText('UNKNOWN_TOOL');
+  const cut = await code.evaluate((el) => el.scrollWidth > el.clientWidth + 1);
+  expect(cut).toBe(false);
+  await expect(traces.row(ok.traceId).getByRole('link', { name: /calculator/ })).toBeVisible();
+  // the table itself fits too: no column is pushed out of sight
+  const tableOverflow = await page
+    .getByTestId('traces-table')
+    .evaluate((el) => el.scrollWidth - (el.parentElement?.clientWidth ?? el.scrollWidth));
+  expect(tableOverflow).toBeLessThanOrEqual(1);
+});
+
+test('? opens the shortcuts dialog on the list and on a trace page; Esc closes it', async ({ page, request }) => {
+  const call = await postToolCall(request, {
+    id: unique('call_help'),
+    name: 'calculator',
+    arguments: { expression: '2' },
+  });
+  const traces = new TracesPage(page);
+  await traces.goto();
+  await traces.waitUntilLive();
+  const help = new ShortcutsDialog(page);
+  await help.openWithKey();
+  await expect(help.dialog).toContainText('Open the selected call');
+  await expect(help.dialog).toContainText('Older call');
+  await help.closeWithEscape();
+
+  await new TracePage(page).goto(call.traceId);
+  await help.openWithKey();
+  await help.closeWithEscape();
+});
+
+test('the list keeps its selection after opening a trace and coming back', async ({ page, request }) => {
+  const session = unique('sess-keep');
+  const ids: string[] = [];
+  for (const expression of ['1', '2', '3']) {
+    const call = await postToolCall(request, {
+      id: unique('call_keep'),
+      name: 'calculator',
+      arguments: { expression },
+      sessionId: session,
+    });
+    ids.push(call.traceId);
+  }
+  const traces = new TracesPage(page);
+  await traces.goto(`?session=${session}`);
+  await traces.waitUntilLive();
+  await expect(traces.rows).toHaveCount(3);
+  await page.locator('main').click({ position: { x: 2, y: 2 } });
+  await page.keyboard.press('j');
+  await page.keyboard.press('j');
+  // newest first: the second row is the second-newest call
+  const second = ids[1]!;
+  await expect(traces.row(second)).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(new RegExp(`/traces/${second}$`));
+  await page.goBack();
+  await expect(traces.row(second)).toHaveAttribute('aria-selected', 'true');
+  await expect(traces.row(second).locator('a[data-row-link]')).toBeFocused();
+  await page.keyboard.press('j');
+  await expect(traces.row(ids[0]!)).toHaveAttribute('aria-selected', 'true');
+});
+
+test('the arguments column tells calls of one tool apart, and a row menu copies and deletes', async ({
+  page,
+  request,
+}) => {
+  const session = unique('sess-args');
+  const a = await postToolCall(request, {
+    id: unique('call_args'),
+    name: 'read_file',
+    arguments: { path: 'first-file.txt' },
+    sessionId: session,
+  });
+  const b = await postToolCall(request, {
+    id: unique('call_args'),
+    name: 'read_file',
+    arguments: { path: 'second-file.txt' },
+    sessionId: session,
+  });
+  const traces = new TracesPage(page);
+  await traces.goto(`?session=${session}`);
+  await traces.waitUntilLive();
+  const preview = await request.get(`/api/v1/traces?session=${session}`).then((r) => r.json());
+  test.skip(!('arguments_preview' in (preview.items[0] ?? {})), 'the store does not send arguments_preview yet');
+  await expect(traces.row(a.traceId).getByTestId('row-arguments')).toContainText('first-file.txt');
+  await expect(traces.row(b.traceId).getByTestId('row-arguments')).toContainText('second-file.txt');
+
+  const probe = await request.delete('/api/v1/traces/no-such-trace');
+  test.skip(probe.status() === 405 || probe.status() === 404, 'DELETE /api/v1/traces/:id is not there yet');
+  const menu = await traces.openRowMenu(a.traceId);
+  await menu.getByTestId('row-menu-delete').click();
+  await page.getByTestId('row-menu-confirm-delete').click();
+  await expect(traces.notice).toContainText('Deleted 1 call');
+  await expect(traces.row(a.traceId)).toHaveCount(0);
+});
+
+test('JSON strings are escaped and [REDACTED] inside them is marked; large text has find', async ({
+  page,
+  request,
+}) => {
+  const call = await postToolCall(request, {
+    id: unique('call_esc'),
+    name: 'read_file',
+    arguments: { path: 'say "hi"\nAuthorization: Bearer abcdefghijklmnop.txt' },
+  });
+  const trace = new TracePage(page);
+  await trace.goto(call.traceId);
+  const value = trace.arguments.locator('[data-path="path"] [data-string]');
+  await expect(value).toContainText('say \\"hi\\"\\nAuthorization:');
+  await expect(value.getByTestId('redacted-mark')).toBeVisible();
+  const model = await trace.openTab('model');
+  const find = model.getByTestId('find-input');
+  await find.fill('e');
+  await expect(model.getByTestId('find-count')).toContainText('1 /');
+  await find.press('Enter');
+  await expect(model.getByTestId('find-count')).toContainText('2 /');
+  await find.press('Shift+Enter');
+  await expect(model.getByTestId('find-count')).toContainText('1 /');
+  await expect(model.locator('[data-current-match]')).toHaveCount(1);
+});
