@@ -66,10 +66,27 @@ test('screenshots of the list and a trace', async ({ browser, request }) => {
       await traces.goto(`?session=${session}`);
       await expect(traces.rows.first()).toBeVisible();
       await page.screenshot({ path: path.join(SCREENS!, `list-${theme}-${width}.png`), fullPage: true });
+      if (width > 500) {
+        await traces.openRowMenu(shown.traceId);
+        await page.screenshot({ path: path.join(SCREENS!, `list-menu-${theme}.png`) });
+        await page.keyboard.press('Escape');
+        await page.getByTestId('time-zone-label').click();
+        await page.screenshot({ path: path.join(SCREENS!, `list-zone-menu-${theme}.png`) });
+        await page.keyboard.press('Escape');
+        await page.locator('main').click({ position: { x: 2, y: 2 } });
+        await page.keyboard.press('?');
+        await page.screenshot({ path: path.join(SCREENS!, `shortcuts-${theme}.png`) });
+        await page.keyboard.press('Escape');
+      }
       const trace = new TracePage(page);
       await trace.goto(shown.traceId);
-      await trace.openTab('output');
+      const output = await trace.openTab('output');
       await page.screenshot({ path: path.join(SCREENS!, `trace-${theme}-${width}.png`), fullPage: true });
+      await output.getByRole('button', { name: 'Raw' }).click();
+      await output.getByTestId('find-input').fill('line 3');
+      await output.getByTestId('find-input').press('Enter');
+      await output.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(SCREENS!, `trace-raw-find-${theme}-${width}.png`) });
       await context.close();
     }
   }

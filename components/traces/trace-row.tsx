@@ -73,11 +73,11 @@ export function TraceRow({
           </span>
         )}
       </td>
-      <td className="px-2 py-1">
-        <span className="flex flex-wrap items-center gap-x-1.5 gap-y-0.5">
+      <td className="px-2 py-1 sm:whitespace-nowrap">
+        <span className="flex flex-wrap items-center gap-x-1.5 gap-y-0.5 sm:flex-nowrap">
           <StatusBadge status={row.status} />
           {row.errorCode && (
-            <span className="break-all font-mono text-[11px] text-fg-muted" data-testid="row-error-code">
+            <span className="font-mono text-[11px] text-fg-muted [overflow-wrap:anywhere]" data-testid="row-error-code">
               {row.errorCode}
             </span>
           )}
