@@ -51,7 +51,8 @@ export function TimeZoneMenu() {
     { key: 'utc', choice: { kind: 'utc' }, label: 'UTC', detail: 'UTC' },
     { key: 'server', choice: { kind: 'server' }, label: 'Server’s zone', detail: zoneDetail(serverZone, now) },
   ];
-  if (browserZone) {
+  // The browser's zone is offered only when it is a different choice from the two above.
+  if (browserZone && browserZone !== serverZone && browserZone !== 'UTC') {
     options.push({
       key: `fixed:${browserZone}`,
       choice: { kind: 'fixed', zone: browserZone },

@@ -164,3 +164,42 @@ test('JSON strings are escaped and [REDACTED] inside them is marked; large text 
   await expect(model.getByTestId('find-count')).toContainText('1 /');
   await expect(model.locator('[data-current-match]')).toHaveCount(1);
 });
+
+test('times render identically on the server and in the browser, in the zone the header names', async ({
+  page,
+  request,
+  context,
+}) => {
+  const session = unique('sess-tz');
+  const call = await postToolCall(request, {
+    id: unique('call_tz'),
+    name: 'calculator',
+    arguments: { expression: '3' },
+    sessionId: session,
+  });
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  await context.addCookies([
+    { name: 'toolscope-tz', value: 'Asia/Kolkata', url: test.info().project.use.baseURL ?? 'http://127.0.0.1:3197' },
+  ]);
+  const traces = new TracesPage(page);
+  await traces.goto(`?session=${session}`);
+  await expect(page.getByTestId('time-zone-label')).toHaveText('UTC+05:30');
+  const html = await (
+    await request.get(`/?session=${session}`, { headers: { cookie: 'toolscope-tz=Asia/Kolkata' } })
+  ).text();
+  await traces.waitUntilLive();
+  const shown = await traces.row(call.traceId).locator('time').first().textContent();
+  expect(shown).toMatch(/\d\d:\d\d:\d\d\.\d{3}$/);
+  // the server's HTML holds the very text the hydrated page shows: no jump
+  expect(html).toContain(`>${shown}</time>`);
+  expect(errors.filter((e) => /hydrat/i.test(e))).toEqual([]);
+
+  await page.getByTestId('time-zone-label').click();
+  await page.getByRole('menuitemradio', { name: /^UTC/ }).click();
+  await expect(page.getByTestId('time-zone-label')).toHaveText('UTC');
+  await page.reload();
+  await expect(page.getByTestId('time-zone-label')).toHaveText('UTC');
+});

@@ -278,7 +278,8 @@ export function TracesView({
       )}
       {query.isError && (
         <p role="alert" className="text-xs text-red-700 dark:text-red-300">
-          Could not refresh the list ({String(query.error)}). Showing the last rows received; retrying.
+          Could not refresh the list ({query.error instanceof Error ? query.error.message : String(query.error)}).
+          Showing the last rows received; retrying.
         </p>
       )}
       <div className="overflow-x-auto rounded border border-line">
