@@ -180,7 +180,6 @@ export default async function TracePage({ params }: Props) {
               stderr: safe.stderr,
               exitCode: safe.exitCode,
               modelMessage: safe.modelMessage,
-              modelTruncation: safe.modelTruncation,
               finished: !unfinished,
               failed: safe.error !== null,
             }}
