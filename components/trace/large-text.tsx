@@ -124,7 +124,7 @@ export function LargeText({
     if (matches.length === 0) return;
     setCurrent((c) => (c + delta + matches.length) % matches.length);
   };
-  const gutter = `${String(starts.length).length + 1}ch`;
+  const gutter = `calc(${String(starts.length).length}ch + 1rem)`;
   let matchIndex = 0;
 
   return (
@@ -226,7 +226,7 @@ export function LargeText({
               className="flex [contain-intrinsic-size:auto_20px] [content-visibility:auto] hover:bg-subtle"
             >
               <span
-                className="shrink-0 select-none pr-3 text-right text-fg-muted/70 tabular-nums"
+                className="mr-2 shrink-0 select-none border-r border-line pr-2 text-right text-fg-muted/70 tabular-nums"
                 style={{ width: gutter }}
                 aria-hidden
               >

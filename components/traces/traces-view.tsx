@@ -46,6 +46,16 @@ async function fetchFirstPage(filters: TraceFilters): Promise<ListPage> {
 const th = 'px-2 py-1.5 font-medium';
 
 /**
+ * The stream's state from the live hook, which returns either the state itself or (newer) an
+ * object `{ state, retryAt }`.
+ */
+function stateOf(connection: unknown): string {
+  if (typeof connection === 'string') return connection;
+  const state = (connection as { state?: unknown } | null)?.state;
+  return typeof state === 'string' ? state : 'connecting';
+}
+
+/**
  * The traces list: filters, a dense table, live updates and keyboard navigation.
  * 1. The server renders the first page; TanStack Query holds it as initial data.
  * 2. On the first page, each trace event (SSE) refetches it (throttled), so new calls appear and
@@ -145,7 +155,8 @@ export function TracesView({
       void refetch();
     }, REFETCH_THROTTLE_MS);
   }, liveOptions);
-  useEffect(() => setConnected(connection === 'live'), [connection]);
+  const connectionState = stateOf(connection);
+  useEffect(() => setConnected(connectionState === 'live'), [connectionState]);
   useEffect(
     () => () => {
       if (throttle.current) clearTimeout(throttle.current);
