@@ -12,16 +12,15 @@ export interface SummaryJson {
   latency_ms: number | null;
   attempts: number;
   error_code: string | null;
+  arguments_preview?: string | null;
   flags: { retried: boolean; fell_back: boolean; truncated: boolean; faulted: boolean; replayed: boolean };
   created_at: string | null;
   finished_at: string | null;
-  /** A bounded prefix of the redacted arguments (JSON text, possibly cut); absent from older servers. */
-  arguments_preview?: string | null;
 }
 
 /**
- * A list row: the store's summary, plus the arguments preview read defensively (the field arrives
- * with the store change that adds it; until then it is absent).
+ * A list row: the store's summary, its arguments preview read defensively (older servers and
+ * stores leave it out).
  */
 export type ListRow = TraceSummary & { argumentsPreview?: string | null };
 
@@ -30,7 +29,6 @@ const epoch = (iso: string | null) => (iso === null ? null : Date.parse(iso));
 /** Turns an API list row back into the store's `TraceSummary`, which the list renders. */
 export function summaryFromJson(row: SummaryJson): ListRow {
   return {
-    argumentsPreview: row.arguments_preview ?? null,
     id: row.id,
     toolCallId: row.tool_call_id,
     sessionId: row.session_id,
@@ -42,6 +40,7 @@ export function summaryFromJson(row: SummaryJson): ListRow {
     latencyMs: row.latency_ms,
     attemptCount: row.attempts,
     errorCode: row.error_code,
+    argumentsPreview: row.arguments_preview ?? null,
     flags: {
       retried: row.flags.retried,
       fellBack: row.flags.fell_back,
