@@ -1,8 +1,23 @@
 'use client';
 
-import type { PointerEvent } from 'react';
+import { type PointerEvent, useSyncExternalStore } from 'react';
 import { formatClock, formatDateTime, formatRelative } from '@/lib/ui/format';
 import { useTimeZone } from './time-zone-provider';
+
+const subscribe = () => () => {};
+
+/**
+ * True once hydrated in the browser; false on the server and during hydration (no mismatch).
+ * For what the browser alone can measure (a chart's width); times use `useTimeZone()` instead,
+ * which the server knows too.
+ */
+export function useHydrated(): boolean {
+  return useSyncExternalStore(
+    subscribe,
+    () => true,
+    () => false,
+  );
+}
 
 /** Sets the title at hover time: a relative time computed then never differs between server and browser. */
 function showRelative(event: PointerEvent<HTMLTimeElement>, ms: number) {
