@@ -127,7 +127,7 @@ export function Playground({
               ? 'JSON does not parse'
               : localIssues.length === 0
                 ? 'Arguments match the schema'
-                : `${localIssues.length} issue${localIssues.length === 1 ? '' : 's'} — the executor will reject them`}
+                : `${localIssues.length} issue${localIssues.length === 1 ? '' : 's'} — the executor will refuse these arguments`}
           </span>
         </fieldset>
         {mode === 'form' ? (
