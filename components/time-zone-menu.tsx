@@ -48,7 +48,7 @@ export function TimeZoneMenu() {
 
   const label = formatUtcOffset(now, zone);
   const options: Option[] = [
-    { key: 'utc', choice: { kind: 'utc' }, label: 'UTC', detail: 'UTC' },
+    { key: 'utc', choice: { kind: 'utc' }, label: 'UTC', detail: 'the same for everyone' },
     { key: 'server', choice: { kind: 'server' }, label: 'Server’s zone', detail: zoneDetail(serverZone, now) },
   ];
   // The browser's zone is offered only when it is a different choice from the two above.

@@ -132,12 +132,18 @@ test('the arguments column tells calls of one tool apart, and a row menu copies 
   await expect(traces.row(b.traceId).getByTestId('row-arguments')).toContainText('second-file.txt');
 
   const probe = await request.delete('/api/v1/traces/no-such-trace');
-  test.skip(probe.status() === 405 || probe.status() === 404, 'DELETE /api/v1/traces/:id is not there yet');
+  test.skip(probe.status() === 405, 'DELETE /api/v1/traces/:id is not there yet');
   const menu = await traces.openRowMenu(a.traceId);
   await menu.getByTestId('row-menu-delete').click();
   await page.getByTestId('row-menu-confirm-delete').click();
   await expect(traces.notice).toContainText('Deleted 1 call');
   await expect(traces.row(a.traceId)).toHaveCount(0);
+
+  const sessionMenu = await traces.openRowMenu(b.traceId);
+  await sessionMenu.getByTestId('row-menu-delete-session').click();
+  await page.getByTestId('row-menu-confirm-delete').click();
+  await expect(traces.notice).toContainText(`Deleted 1 call of session ${session}`);
+  await expect(traces.rows).toHaveCount(0);
 });
 
 test('JSON strings are escaped and [REDACTED] inside them is marked; large text has find', async ({
