@@ -43,7 +43,9 @@ export function timeZoneCookieValue(choice: TimeZoneChoice): string {
 
 /** The zone this process runs in (the `TZ` environment variable, else the system's). */
 export function runtimeTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  // an odd TZ value must not take every page down with it
+  return zone && isValidTimeZone(zone) ? zone : 'UTC';
 }
 
 /** Resolves a choice against the server's zone. */
