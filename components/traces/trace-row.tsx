@@ -2,6 +2,7 @@
 
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
+import { formatDuration } from '@/lib/ui/format';
 import type { ListRow } from '@/lib/ui/summary-from-json';
 import type { ActionOutcome } from '@/lib/ui/trace-actions';
 import { filtersToSearch } from '@/lib/ui/trace-filters';
@@ -53,37 +54,44 @@ export function TraceRow({
       <td className="hidden whitespace-nowrap px-2 py-1 sm:table-cell">
         <Timestamp ms={row.createdAt} />
       </td>
-      <td className="max-w-40 px-2 py-1 sm:max-w-none">
-        <Link
-          href={href}
-          data-row-link
-          onFocus={onSelect}
-          onClick={onSelect}
-          className="block truncate font-mono text-[12px] text-accent hover:underline"
-          aria-label={`Open ${row.tool} call ${row.toolCallId}, ${row.status}`}
-        >
-          {row.tool}
-        </Link>
-        <span className="block text-[11px] text-fg-muted sm:hidden">
-          <Timestamp ms={row.createdAt} />
-        </span>
-        {summary && (
-          <span className="block truncate font-mono text-[11px] text-fg-muted md:hidden" title={preview}>
-            {summary}
+      <td className="px-2 py-1">
+        {/* A fixed width on phones: the stacked arguments line truncates instead of widening the table. */}
+        <div className="w-36 md:w-auto">
+          <Link
+            href={href}
+            data-row-link
+            onFocus={onSelect}
+            onClick={onSelect}
+            className="block truncate font-mono text-[12px] text-accent hover:underline"
+            aria-label={`Open ${row.tool} call ${row.toolCallId}, ${row.status}`}
+          >
+            {row.tool}
+          </Link>
+          <span className="block text-[11px] text-fg-muted sm:hidden">
+            <Timestamp ms={row.createdAt} />
           </span>
-        )}
+          {summary && (
+            <span className="block truncate font-mono text-[11px] text-fg-muted md:hidden" title={preview}>
+              {summary}
+            </span>
+          )}
+        </div>
       </td>
       <td className="px-2 py-1 sm:whitespace-nowrap">
         <span className="flex flex-wrap items-center gap-x-1.5 gap-y-0.5 sm:flex-nowrap">
           <StatusBadge status={row.status} />
           {row.errorCode && (
-            <span className="font-mono text-[11px] text-fg-muted [overflow-wrap:anywhere]" data-testid="row-error-code">
+            <span
+              className="font-mono text-[11px] text-fg-muted [overflow-wrap:break-word]"
+              data-testid="row-error-code"
+            >
               {row.errorCode}
             </span>
           )}
         </span>
+        <span className="block text-[11px] tabular-nums text-fg-muted sm:hidden">{formatDuration(row.latencyMs)}</span>
       </td>
-      <td className="whitespace-nowrap px-2 py-1 text-right">
+      <td className="hidden whitespace-nowrap px-2 py-1 text-right sm:table-cell">
         <LatencyCell ms={row.latencyMs} slowestMs={slowestMs} failed={row.status === 'failed'} />
       </td>
       <td

@@ -309,7 +309,7 @@ export function TracesView({
               </th>
               <th
                 scope="col"
-                className={`${th} text-right`}
+                className={`${th} hidden text-right sm:table-cell`}
                 title={`Bars use a log scale; a full bar is the slowest call on this page (${formatDuration(slowestMs)})`}
               >
                 Latency
