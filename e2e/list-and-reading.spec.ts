@@ -169,6 +169,13 @@ test('JSON strings are escaped and [REDACTED] inside them is marked; large text 
   await find.press('Shift+Enter');
   await expect(model.getByTestId('find-count')).toContainText('1 /');
   await expect(model.locator('[data-current-match]')).toHaveCount(1);
+
+  const wrap = model.getByTestId('wrap-toggle');
+  await expect(wrap).toHaveAttribute('aria-pressed', 'true');
+  await wrap.click();
+  await expect(wrap).toHaveAttribute('aria-pressed', 'false');
+  const [download] = await Promise.all([page.waitForEvent('download'), model.getByTestId('download-text').click()]);
+  expect(download.suggestedFilename()).toBe('model-message.txt');
 });
 
 test('times render identically on the server and in the browser, in the zone the header names', async ({
