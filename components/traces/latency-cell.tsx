@@ -1,13 +1,5 @@
 import { formatDuration } from '@/lib/ui/format';
-
-/**
- * Width of a latency bar, 0..1, on a log scale up to the page's slowest call: a 2 ms call and a
- * 10 s call both stay visible and comparable, where a linear scale would flatten the fast ones.
- */
-export function latencyFraction(ms: number | null, slowestMs: number): number {
-  if (ms === null || !(ms > 0) || !(slowestMs > 0)) return 0;
-  return Math.min(1, Math.log1p(ms) / Math.log1p(slowestMs));
-}
+import { latencyFraction } from '@/lib/ui/latency-fraction';
 
 /** A latency as text with a small bar (hidden on phones, where the text says enough). */
 export function LatencyCell({ ms, slowestMs, failed }: { ms: number | null; slowestMs: number; failed: boolean }) {
