@@ -1,47 +1,27 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import { ArrowRight, Download, X } from 'lucide-react';
+import { Download } from 'lucide-react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { TracePage } from '@/lib/db/trace-store';
 import { summarizeArguments } from '@/lib/ui/arguments-summary';
 import { formatDuration } from '@/lib/ui/format';
-import { type ListRow, type SummaryJson, summaryFromJson } from '@/lib/ui/summary-from-json';
 import type { ActionOutcome } from '@/lib/ui/trace-actions';
-import { apiExportUrl, apiListUrl, filtersToSearch, hasFilters, type TraceFilters } from '@/lib/ui/trace-filters';
-import { isTypingTarget } from '../shortcuts-dialog';
+import { apiExportUrl, filtersToSearch, hasFilters, type TraceFilters } from '@/lib/ui/trace-filters';
 import { useTraceEvents } from '../use-trace-events';
 import { FirstCallHint } from './first-call-hint';
+import { ListFooter } from './list-footer';
+import { ListNotice } from './list-notice';
+import { fetchFirstPage, type ListPage } from './list-page';
 import { LiveIndicator } from './live-indicator';
-import { FILTER_TEXT_ID, TraceFiltersBar } from './trace-filters-bar';
+import { TraceFiltersBar } from './trace-filters-bar';
 import { TraceRow } from './trace-row';
 import { useKeptSelection } from './use-kept-selection';
+import { useListKeys } from './use-list-keys';
 
-const PAGE_SIZE = 50;
 /** Events arriving closer together than this cause one refetch. */
 const REFETCH_THROTTLE_MS = 250;
-
-/** A page as the list holds it: rows may carry an arguments preview, and the store may know the total. */
-type ListPage = Omit<TracePage, 'items'> & { items: ListRow[]; total?: number | null };
-
-async function fetchFirstPage(filters: TraceFilters): Promise<ListPage> {
-  const response = await fetch(apiListUrl(filters, Date.now(), PAGE_SIZE), { cache: 'no-store' });
-  if (!response.ok) throw new Error(`traces list: HTTP ${response.status}`);
-  const body = (await response.json()) as {
-    items: SummaryJson[];
-    next_cursor: string | null;
-    partial?: boolean;
-    total?: number | null;
-  };
-  return {
-    items: body.items.map(summaryFromJson),
-    nextCursor: body.next_cursor,
-    partial: body.partial ?? false,
-    total: body.total ?? null,
-  };
-}
 
 const th = 'px-2 py-1.5 font-medium';
 
@@ -201,32 +181,7 @@ export function TracesView({
     [liveEnabled, refetch, router],
   );
 
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (event.metaKey || event.ctrlKey || event.altKey || isTypingTarget(event.target)) return;
-      if (event.key === '/') {
-        event.preventDefault();
-        const input = document.getElementById(FILTER_TEXT_ID) as HTMLInputElement | null;
-        input?.focus();
-        input?.select();
-      } else if (event.key === 'j' || event.key === 'k') {
-        if (rows.length === 0) return;
-        event.preventDefault();
-        const next =
-          event.key === 'j' ? Math.min(rows.length - 1, selected + 1) : Math.max(0, selected < 0 ? 0 : selected - 1);
-        setSelected(next);
-        focusRow(next);
-      } else if (event.key === 'Enter') {
-        if (event.target instanceof HTMLAnchorElement || event.target instanceof HTMLButtonElement) return;
-        const row = rows[selected];
-        if (row) router.push(`/traces/${row.id}`);
-      } else if (event.key === 'p' && liveEnabled) {
-        togglePause();
-      }
-    };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, [rows, selected, router, focusRow, togglePause, liveEnabled]);
+  useListKeys({ rows, selected, setSelected, focusRow, togglePause: liveEnabled ? togglePause : undefined });
 
   const filtered = hasFilters(filters);
   const total = page.total ?? null;
@@ -266,27 +221,7 @@ export function TracesView({
         />
       </div>
       <TraceFiltersBar filters={filters} tools={tools} />
-      {notice && (
-        <div
-          role={notice.ok ? 'status' : 'alert'}
-          data-testid={notice.testId ?? 'list-notice'}
-          className={`flex items-start justify-between gap-2 rounded border px-2.5 py-1.5 text-xs ${
-            notice.ok
-              ? 'border-line bg-subtle text-fg'
-              : 'border-amber-300 bg-amber-50 text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200'
-          }`}
-        >
-          <span>{notice.message}</span>
-          <button
-            type="button"
-            onClick={() => setNotice(null)}
-            className="rounded p-0.5 hover:bg-muted"
-            aria-label="Dismiss"
-          >
-            <X size={12} aria-hidden />
-          </button>
-        </div>
-      )}
+      {notice && <ListNotice notice={notice} onDismiss={() => setNotice(null)} />}
       {query.isError && (
         <p role="alert" className="text-xs text-red-700 dark:text-red-300">
           Could not refresh the list ({query.error instanceof Error ? query.error.message : String(query.error)}).
@@ -373,35 +308,7 @@ export function TracesView({
           <span className="text-fg">Older →</span> searches further back.
         </p>
       )}
-      <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-2 text-xs text-fg-muted">
-        <span>
-          {rows.length} call{rows.length === 1 ? '' : 's'} on this page
-          <span className="hidden sm:inline">
-            {' '}
-            · <kbd className="rounded border border-line px-1 font-mono">j</kbd>/
-            <kbd className="rounded border border-line px-1 font-mono">k</kbd> move,{' '}
-            <kbd className="rounded border border-line px-1 font-mono">Enter</kbd> open,{' '}
-            <kbd className="rounded border border-line px-1 font-mono">p</kbd> pause,{' '}
-            <kbd className="rounded border border-line px-1 font-mono">?</kbd> all shortcuts
-          </span>
-        </span>
-        <span className="flex gap-3">
-          {filters.cursor && (
-            <Link href={`/${filtersToSearch(filters, { cursor: undefined })}`} className="text-accent hover:underline">
-              ← Newest
-            </Link>
-          )}
-          {page.nextCursor && (
-            <Link
-              href={`/${filtersToSearch(filters, { cursor: page.nextCursor })}`}
-              className="inline-flex items-center gap-1 text-accent hover:underline"
-              data-testid="older-page"
-            >
-              Older <ArrowRight size={12} aria-hidden />
-            </Link>
-          )}
-        </span>
-      </nav>
+      <ListFooter filters={filters} count={rows.length} nextCursor={page.nextCursor} />
     </div>
   );
 }
