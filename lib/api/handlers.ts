@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { InvalidCursorError } from '../db/trace-store';
+import { isInvalidCursorError } from '../db/trace-store';
 import { inputJsonSchema, toAnthropicTool, toOpenAITool } from '../executor/json-schema';
 import { modelMessageContent } from '../executor/model-message';
 import { CALL_STATUSES } from '../executor/types';
 import type { Toolscope } from '../server/create-toolscope';
-import { apiError, handle, RequestError, readJsonBody } from './http';
+import { apiError, handle, readJsonBody } from './http';
 import { resultJson, summaryJson, traceJson } from './serialize';
 
 function zodMessage(error: z.ZodError): string {
@@ -114,7 +114,7 @@ export function listTraces(request: Request, ts: Toolscope): Promise<Response> {
         partial: page.partial,
       });
     } catch (error) {
-      if (error instanceof InvalidCursorError) throw new RequestError(400, 'INVALID_CURSOR', error.message);
+      if (isInvalidCursorError(error)) return apiError(400, 'INVALID_CURSOR', error.message);
       throw error;
     }
   });

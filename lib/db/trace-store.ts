@@ -86,6 +86,15 @@ export class InvalidCursorError extends Error {
   }
 }
 
+/**
+ * Whether `error` is an invalid cursor from `TraceStore.list`. Matches on `code`, never
+ * `instanceof`: the production build can bundle this module into several chunks, each with its
+ * own copy of the class, so an error thrown by one copy is not an instance of another.
+ */
+export function isInvalidCursorError(error: unknown): error is { code: 'INVALID_CURSOR'; message: string } {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'INVALID_CURSOR';
+}
+
 /** The error `markInterrupted` records on the calls a previous process left running. */
 export const INTERRUPTED_ERROR = {
   code: 'INTERRUPTED',
