@@ -49,6 +49,8 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
     const snapshot = copyRecord(record);
     const existing = byId.get(record.id);
     if (existing) {
+      // As in SQLite: an interrupted call stays interrupted (see TRACE_WRITE_SQL).
+      if (statusOf(existing) === 'interrupted') return;
       existing.snapshot = snapshot;
       existing.encoded = null;
       existing.rawArguments = record.rawArguments;
@@ -158,6 +160,10 @@ function valuesOf(row: MemoryRow): TraceRowValues {
     row.snapshot = null;
   }
   return row.encoded;
+}
+
+function statusOf(row: MemoryRow): string {
+  return (row.snapshot ?? (row.encoded as TraceRowValues)).status;
 }
 
 function copyRecord(record: TraceRecord): TraceRecord {

@@ -60,14 +60,20 @@ const columns = getTableColumns(toolCalls);
 const MUTABLE = MUTABLE_KEYS.map((key) => [columns[key].name, key] as const);
 const ALL = [...IDENTITY_KEYS.map((key) => [columns[key].name, key] as const), ...MUTABLE];
 
-/** The statements of the write path; exported for the query-plan tests. */
+/**
+ * The statements of the write path; exported for the query-plan tests. Neither writes over a row
+ * marked `interrupted`: that mark comes from a newer process (see `markInterrupted`), and an
+ * older process still finishing the call must not bring it back to life; its write is dropped.
+ */
 export const TRACE_WRITE_SQL = {
   upsert: `INSERT INTO tool_calls (${ALL.map(([column]) => column).join(', ')})
     VALUES (${ALL.map(([, param]) => `@${param}`).join(', ')})
     ON CONFLICT (id) DO UPDATE SET ${ALL.filter(([column]) => column !== 'id')
       .map(([column]) => `${column} = excluded.${column}`)
-      .join(', ')}`,
-  update: `UPDATE tool_calls SET ${MUTABLE.map(([column, param]) => `${column} = @${param}`).join(', ')} WHERE id = @id`,
+      .join(', ')}
+    WHERE tool_calls.status != 'interrupted'`,
+  update: `UPDATE tool_calls SET ${MUTABLE.map(([column, param]) => `${column} = @${param}`).join(', ')}
+    WHERE id = @id AND status != 'interrupted'`,
   interrupt: `UPDATE tool_calls SET status = 'interrupted', finished_at = @now, error = @error, error_code = @code
     WHERE status = 'running'`,
 } as const;

@@ -395,6 +395,17 @@ export function describeTraceStore(name: string, createStore: () => TraceStore):
         ]);
         expect(store.markInterrupted(1_700_000_999_001)).toBe(0);
       });
+
+      it('never writes over an interrupted call: a late update or finish is dropped', () => {
+        const running = makeTrace({ status: 'running', finishedAt: null, latencyMs: null });
+        store.begin(running);
+        store.markInterrupted(1_700_000_999_000);
+        const interrupted = store.get(running.id);
+        store.update({ ...running, status: 'awaiting_approval' });
+        store.finish(makeTrace({ ...running, status: 'succeeded', rawArguments: '{"changed":true}' }));
+        expect(store.get(running.id)).toEqual(interrupted);
+        expect(store.list().items).toMatchObject([{ id: running.id, status: 'interrupted' }]);
+      });
     });
 
     describe('toolStats', () => {
