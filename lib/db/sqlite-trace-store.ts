@@ -38,6 +38,7 @@ const MUTABLE_KEYS = [
   'error',
   'errorCode',
   'modelMessage',
+  'modelTruncation',
   'retried',
   'fellBack',
   'truncated',

@@ -203,6 +203,7 @@ export function describeTraceStore(name: string, createStore: () => TraceStore):
               },
             ],
             flags: { retried: true, fellBack: true, truncated: true, faulted: true, replayed: true },
+            modelTruncation: { headChars: 8192, tailChars: 8192, totalChars: 2_097_152 },
             metadata: { replayOf: 'trace-0', client: { name: 'test', version: 1 } },
             sessionId: null,
             sideEffect: null,
@@ -227,6 +228,14 @@ export function describeTraceStore(name: string, createStore: () => TraceStore):
           errorCode: 'NON_ZERO_EXIT',
           flags: { retried: true, fellBack: true, truncated: true, faulted: true, replayed: true },
         });
+      });
+
+      it('round-trips how much of the output the model got, and null when it got all', () => {
+        const cut = makeTrace({ modelTruncation: { headChars: 10, tailChars: 5, totalChars: 1000 } });
+        const whole = makeTrace({ modelTruncation: null });
+        record(cut, whole);
+        expect(store.get(cut.id)?.modelTruncation).toEqual({ headChars: 10, tailChars: 5, totalChars: 1000 });
+        expect(store.get(whole.id)?.modelTruncation).toBeNull();
       });
 
       it('round-trips arguments that could not be parsed (a string)', () => {
