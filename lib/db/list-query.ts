@@ -30,11 +30,24 @@ export function likeContains(text: string): string {
 }
 
 /**
+ * A LIKE pattern (with `ESCAPE '\'`) that matches values starting with `text`.
+ * @example likePrefix('run_') // 'run\_%'
+ */
+export function likePrefix(text: string): string {
+  return `${text.replace(/[\\%_]/g, '\\$&')}%`;
+}
+
+/**
  * Whether `haystack` contains `needle`, ignoring case the way SQLite's LIKE does: for ASCII
  * letters only. The in-memory store uses this so both stores find exactly the same rows.
  */
 export function containsIgnoringAsciiCase(haystack: string, needle: string): boolean {
   return asciiLower(haystack).includes(asciiLower(needle));
+}
+
+/** Whether `text` starts with `prefix`, ignoring ASCII case as LIKE does (see `containsIgnoringAsciiCase`). */
+export function startsWithIgnoringAsciiCase(text: string, prefix: string): boolean {
+  return asciiLower(text).startsWith(asciiLower(prefix));
 }
 
 function asciiLower(text: string): string {

@@ -6,6 +6,7 @@ import {
   type ListFilter,
   resolveListFilter,
   scanFloor,
+  startsWithIgnoringAsciiCase,
 } from './list-query';
 import { percentile } from './percentile';
 import { decodeTraceRecord, decodeTraceSummary, encodeTraceRecord, type TraceRowValues } from './trace-row';
@@ -182,9 +183,21 @@ function matchesFilter(values: TraceRowValues, filter: ListFilter): boolean {
   if (filter.sessionId !== undefined && values.sessionId !== filter.sessionId) return false;
   if (filter.from !== undefined && values.createdAt < filter.from) return false;
   if (filter.to !== undefined && values.createdAt >= filter.to) return false;
-  if (filter.text !== undefined) {
-    const inId = containsIgnoringAsciiCase(values.toolCallId, filter.text);
-    if (!inId && !(values.arguments !== null && containsIgnoringAsciiCase(values.arguments, filter.text))) return false;
-  }
+  if (filter.text !== undefined && !matchesText(values, filter.text)) return false;
   return true;
+}
+
+/** The in-memory twin of the SQLite TEXT_SEARCH: the same columns, the same case rule. */
+function matchesText(values: TraceRowValues, text: string): boolean {
+  const contains = (column: string | null) => column !== null && containsIgnoringAsciiCase(column, text);
+  return (
+    contains(values.toolCallId) ||
+    contains(values.id) ||
+    contains(values.errorCode) ||
+    (values.sessionId !== null && startsWithIgnoringAsciiCase(values.sessionId, text)) ||
+    contains(values.arguments) ||
+    contains(values.output) ||
+    contains(values.stdout) ||
+    contains(values.stderr)
+  );
 }

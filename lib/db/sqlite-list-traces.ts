@@ -1,6 +1,13 @@
 import { getTableColumns } from 'drizzle-orm';
 import { encodeCursor } from './cursor';
-import { DEFAULT_SCAN_WINDOW, type ListFilter, likeContains, resolveListFilter, scanFloor } from './list-query';
+import {
+  DEFAULT_SCAN_WINDOW,
+  type ListFilter,
+  likeContains,
+  likePrefix,
+  resolveListFilter,
+  scanFloor,
+} from './list-query';
 import type { SqliteDatabase } from './open-database';
 import { toolCalls } from './schema';
 import { chooseTimeRangePlan, type TimeRangePlan } from './time-range-plan';
@@ -32,6 +39,13 @@ const columns = getTableColumns(toolCalls);
 // Column names come from the drizzle schema, aliased to its property names, so a rename in
 // schema.ts cannot silently break this hand-written SQL.
 const SELECT_LIST = SUMMARY_KEYS.map((key) => `${columns[key].name} AS "${key}"`).join(', ');
+
+// What a text search looks at; short columns first, so a hit there skips the long ones.
+const TEXT_SEARCH = `(${[
+  ...['tool_call_id', 'id', 'error_code'].map((column) => `${column} LIKE @pattern ESCAPE '\\'`),
+  "session_id LIKE @prefix ESCAPE '\\'",
+  ...['arguments', 'output', 'stdout', 'stderr'].map((column) => `${column} LIKE @pattern ESCAPE '\\'`),
+].join(' OR ')})`;
 
 export interface ListTracesOptions {
   /** Forces one walk for time-range queries instead of choosing per query; for tests and diagnosis. */
@@ -102,6 +116,7 @@ export function createSqliteListTraces(
       to: filter.to,
       beforeSeq: filter.beforeSeq,
       pattern: filter.text === undefined ? undefined : likeContains(filter.text),
+      prefix: filter.text === undefined ? undefined : likePrefix(filter.text),
       limit: filter.limit + 1,
     };
     const rows = statementFor(filter, planFor(filter), floorSeq !== undefined).all(params) as SummaryRow[];
@@ -132,7 +147,7 @@ export function listTracesSql(filter: ListFilter, plan: TimeRangePlan | null, bo
     filter.to !== undefined && `${createdAt} < @to`,
     filter.beforeSeq !== undefined && 'seq < @beforeSeq',
     bounded && 'seq >= @floorSeq',
-    filter.text !== undefined && `(tool_call_id LIKE @pattern ESCAPE '\\' OR arguments LIKE @pattern ESCAPE '\\')`,
+    filter.text !== undefined && TEXT_SEARCH,
   ].filter((clause): clause is string => clause !== false);
   const table = plan === 'created-at-index' ? 'tool_calls INDEXED BY tool_calls_created_at_idx' : 'tool_calls';
   const conditions = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';

@@ -27,6 +27,7 @@ const params = {
   to: 1_700_000_360_000,
   beforeSeq: 900,
   pattern: '%x%',
+  prefix: 'x%',
   limit: 51,
   id: 'trace-1',
   now: 1,

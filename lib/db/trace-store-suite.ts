@@ -298,6 +298,26 @@ export function describeTraceStore(name: string, createStore: () => TraceStore):
         expect(ids(store.list({ text: 'nowhere' }))).toEqual([]);
       });
 
+      it('searches the trace id, error code, output, stdout and stderr, and the session id as a prefix', () => {
+        const failure = { code: 'OUTPUT_LIMIT', message: 'too much', retryable: false, kind: 'internal' } as const;
+        const [byTraceId, byCode, bySession, byOutput, byStdout, byStderr] = record(
+          makeTrace({ id: 'trace-XyZ-77' }),
+          makeTrace({ status: 'failed', error: failure }),
+          makeTrace({ sessionId: 'agent-run-42' }),
+          makeTrace({ output: { answer: 'Paris is the capital' } }),
+          makeTrace({ stdout: 'compiled 12 modules' }),
+          makeTrace({ stderr: 'Warning: deprecated flag' }),
+        );
+        expect(ids(store.list({ text: 'xyz-7' }))).toEqual([byTraceId?.id]);
+        expect(ids(store.list({ text: 'output_lim' }))).toEqual([byCode?.id]);
+        expect(ids(store.list({ text: 'AGENT-run' }))).toEqual([bySession?.id]);
+        expect(ids(store.list({ text: 'run-42' }))).toEqual([]);
+        expect(ids(store.list({ text: 'paris' }))).toEqual([byOutput?.id]);
+        expect(ids(store.list({ text: '12 MODULES' }))).toEqual([byStdout?.id]);
+        expect(ids(store.list({ text: 'deprecated' }))).toEqual([byStderr?.id]);
+        expect(ids(store.list({ text: 'too much' }))).toEqual([]);
+      });
+
       it('takes % and _ in search text literally', () => {
         const [percent, underscore] = record(
           makeTrace({ arguments: { discount: '50% off' } }),

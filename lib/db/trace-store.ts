@@ -24,7 +24,11 @@ export interface TraceQuery {
   from?: number;
   /** Epoch ms, exclusive. */
   to?: number;
-  /** Case-insensitive substring of the tool call id or the redacted arguments. */
+  /**
+   * Case-insensitive (ASCII) substring of the trace id, the tool call id, the error code, the
+   * redacted arguments, the output, stdout or stderr, or a prefix of the session id. Never the
+   * raw arguments. Reads a bounded window of rows per page (see `TracePage.partial`).
+   */
   text?: string;
   /** 1..500, default 50. */
   limit?: number;
