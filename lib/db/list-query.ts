@@ -15,6 +15,22 @@ export const MAX_LIST_LIMIT = 500;
  */
 export const DEFAULT_SCAN_WINDOW = 50_000;
 
+/** Characters of the redacted arguments JSON a list row carries (`TraceSummary.argumentsPreview`). */
+export const ARGUMENTS_PREVIEW_CHARS = 200;
+
+/**
+ * The first `ARGUMENTS_PREVIEW_CHARS` characters of `text`, counted as SQLite's `substr` counts
+ * them (code points, not UTF-16 units), so both stores cut at the same place.
+ */
+export function argumentsPreview(text: string | null): string | null {
+  if (text === null) return null;
+  let end = 0;
+  for (let count = 0; count < ARGUMENTS_PREVIEW_CHARS && end < text.length; count++) {
+    end += (text.codePointAt(end) ?? 0) > 0xffff ? 2 : 1;
+  }
+  return text.slice(0, end);
+}
+
 /** Clamps a requested page size to 1..500; a missing or non-numeric one is the default 50. */
 export function resolveLimit(limit: number | undefined): number {
   if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_LIST_LIMIT;

@@ -1,6 +1,7 @@
 import type { TraceRecord } from '../executor/types';
 import { encodeCursor } from './cursor';
 import {
+  argumentsPreview,
   containsIgnoringAsciiCase,
   DEFAULT_SCAN_WINDOW,
   type ListFilter,
@@ -90,7 +91,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
         if (row && matchesFilter(valuesOf(row), filter)) matches.push(row);
       }
       const page = matches.slice(0, filter.limit);
-      const items = page.map((row) => decodeTraceSummary(valuesOf(row)));
+      const items = page.map((row) => summaryOf(valuesOf(row)));
       const last = page.at(-1);
       if (matches.length > filter.limit && last) return { items, nextCursor: encodeCursor(last.seq), partial: false };
       const partial = floorSeq !== undefined && floorSeq > dropped + 1;
@@ -161,6 +162,10 @@ function valuesOf(row: MemoryRow): TraceRowValues {
     row.snapshot = null;
   }
   return row.encoded;
+}
+
+function summaryOf(values: TraceRowValues) {
+  return decodeTraceSummary({ ...values, argumentsPreview: argumentsPreview(values.arguments) });
 }
 
 function statusOf(row: MemoryRow): string {

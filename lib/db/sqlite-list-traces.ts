@@ -1,6 +1,7 @@
 import { getTableColumns } from 'drizzle-orm';
 import { encodeCursor } from './cursor';
 import {
+  ARGUMENTS_PREVIEW_CHARS,
   DEFAULT_SCAN_WINDOW,
   type ListFilter,
   likeContains,
@@ -38,7 +39,11 @@ type SummaryRow = TraceSummaryRow & { seq: number };
 const columns = getTableColumns(toolCalls);
 // Column names come from the drizzle schema, aliased to its property names, so a rename in
 // schema.ts cannot silently break this hand-written SQL.
-const SELECT_LIST = SUMMARY_KEYS.map((key) => `${columns[key].name} AS "${key}"`).join(', ');
+const SELECT_LIST = [
+  ...SUMMARY_KEYS.map((key) => `${columns[key].name} AS "${key}"`),
+  // Cut in SQL: the page never carries whole arguments (up to the trace cap each) into JS.
+  `substr(${columns.arguments.name}, 1, ${ARGUMENTS_PREVIEW_CHARS}) AS "argumentsPreview"`,
+].join(', ');
 
 // What a text search looks at; short columns first, so a hit there skips the long ones.
 const TEXT_SEARCH = `(${[

@@ -25,7 +25,7 @@ export type TraceSummaryRow = Pick<
   | 'truncated'
   | 'faulted'
   | 'replayed'
->;
+> & { argumentsPreview: string | null };
 
 const bit = (value: boolean): 0 | 1 => (value ? 1 : 0);
 
@@ -111,6 +111,7 @@ export function decodeTraceSummary(row: TraceSummaryRow): TraceSummary {
     attemptCount: row.attemptCount,
     errorCode: row.errorCode,
     flags: decodeFlags(row),
+    argumentsPreview: row.argumentsPreview,
   };
 }
 

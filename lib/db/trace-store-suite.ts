@@ -227,6 +227,7 @@ export function describeTraceStore(name: string, createStore: () => TraceStore):
           attemptCount: 2,
           errorCode: 'NON_ZERO_EXIT',
           flags: { retried: true, fellBack: true, truncated: true, faulted: true, replayed: true },
+          argumentsPreview: '{"path":"a/b.txt","token":"[REDACTED]","nested":[{"deep":1.5}]}',
         });
       });
 
@@ -252,6 +253,19 @@ export function describeTraceStore(name: string, createStore: () => TraceStore):
         expect(page.nextCursor).toBeNull();
         expect(page.items[0]).not.toHaveProperty('arguments');
         expect(page.items[0]).not.toHaveProperty('rawArguments');
+      });
+
+      it('carries the first 200 characters of the redacted arguments, counted like SQLite', () => {
+        const long = { text: `${'🚀é'.repeat(150)}tail`, token: '[REDACTED]' };
+        const [big, none, small] = record(
+          makeTrace({ arguments: long }),
+          makeTrace({ arguments: undefined }),
+          makeTrace({ arguments: { path: 'a.txt' } }),
+        );
+        const preview = (id: string | undefined) => store.list().items.find((item) => item.id === id)?.argumentsPreview;
+        expect(preview(big?.id)).toBe(Array.from(JSON.stringify(long)).slice(0, 200).join(''));
+        expect(preview(none?.id)).toBeNull();
+        expect(preview(small?.id)).toBe('{"path":"a.txt"}');
       });
 
       it('returns an empty page for an empty store', () => {

@@ -14,6 +14,8 @@ export interface TraceSummary {
   attemptCount: number;
   errorCode: string | null;
   flags: TraceRecord['flags'];
+  /** The start (200 characters) of the redacted arguments as JSON, to tell calls apart; null when none. */
+  argumentsPreview: string | null;
 }
 
 export interface TraceQuery {

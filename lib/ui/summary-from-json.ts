@@ -12,6 +12,7 @@ export interface SummaryJson {
   latency_ms: number | null;
   attempts: number;
   error_code: string | null;
+  arguments_preview?: string | null;
   flags: { retried: boolean; fell_back: boolean; truncated: boolean; faulted: boolean; replayed: boolean };
   created_at: string | null;
   finished_at: string | null;
@@ -33,6 +34,7 @@ export function summaryFromJson(row: SummaryJson): TraceSummary {
     latencyMs: row.latency_ms,
     attemptCount: row.attempts,
     errorCode: row.error_code,
+    argumentsPreview: row.arguments_preview ?? null,
     flags: {
       retried: row.flags.retried,
       fellBack: row.flags.fell_back,
