@@ -198,6 +198,14 @@ describe('GET /api/v1/traces', () => {
     ).json();
     expect(third.items.map((t: { tool_call_id: string }) => t.tool_call_id)).toEqual(['p0']);
     expect(third.next_cursor).toBeNull();
+    expect(first.total).toBeNull();
+    expect(first.items[0].arguments_preview).toBe('{"expression":"4+1"}');
+
+    const all = await (await listTraces(new Request(`${base}/traces?limit=1`), ts)).json();
+    const calculator = await (await listTraces(new Request(`${base}/traces?tool=calculator&limit=1`), ts)).json();
+    const counted = ts.store.toolStats().find((tool) => tool.tool === 'calculator')?.calls;
+    expect(calculator.total).toBe(counted);
+    expect(all.total).toBeGreaterThanOrEqual(calculator.total);
 
     const failed = await (await listTraces(new Request(`${base}/traces?status=failed&tool=calculator`), ts)).json();
     expect(failed.items.length).toBeGreaterThan(0);

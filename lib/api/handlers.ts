@@ -112,6 +112,8 @@ export function listTraces(request: Request, ts: Toolscope): Promise<Response> {
         next_cursor: page.nextCursor,
         // The scan window ended before the page filled: older matches may follow next_cursor.
         partial: page.partial,
+        // Exact when the store knows it without counting (no filter, or a tool filter alone), else null.
+        total: page.total,
       });
     } catch (error) {
       if (isInvalidCursorError(error)) return apiError(400, 'INVALID_CURSOR', error.message);

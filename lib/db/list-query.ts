@@ -115,3 +115,15 @@ export function scanFloor(filter: ListFilter, newest: number, window: number): n
   const floor = top - window + 1;
   return floor > 1 ? floor : undefined;
 }
+
+/**
+ * Which total a store can give for `filter` without counting rows: every call (no filter), one
+ * tool's calls (a tool filter alone), or none (any other filter; the page's total is then null).
+ * The cursor and the limit do not change the total.
+ */
+export function cheapTotal(filter: ListFilter): 'all' | 'tool' | null {
+  const { tool, status, sessionId, from, to, text } = filter;
+  if (status !== undefined || sessionId !== undefined || from !== undefined || to !== undefined) return null;
+  if (text !== undefined) return null;
+  return tool === undefined ? 'all' : 'tool';
+}

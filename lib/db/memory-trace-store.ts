@@ -2,6 +2,7 @@ import type { TraceRecord } from '../executor/types';
 import { encodeCursor } from './cursor';
 import {
   argumentsPreview,
+  cheapTotal,
   containsIgnoringAsciiCase,
   DEFAULT_SCAN_WINDOW,
   type ListFilter,
@@ -39,10 +40,22 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
   // Oldest rows evicted past `capacity`, in batches of a tenth so eviction costs O(1) a call.
   let dropped = 0;
   const evictAt = capacity + Math.max(1, Math.floor(capacity / 10));
+  // Calls per tool among the rows kept: the twin of SQLite's trigger-kept tool_counts.
+  const callsByTool = new Map<string, number>();
+  const count = (tool: string, delta: number) => {
+    const calls = (callsByTool.get(tool) ?? 0) + delta;
+    if (calls > 0) callsByTool.set(tool, calls);
+    else callsByTool.delete(tool);
+  };
 
   function evict(): void {
     const excess = rows.length - capacity;
-    for (let index = 0; index < excess; index++) byId.delete((rows[index] as MemoryRow).id);
+    for (let index = 0; index < excess; index++) {
+      const row = rows[index] as MemoryRow;
+      if (byId.get(row.id) !== row) continue;
+      byId.delete(row.id);
+      count(toolOf(row), -1);
+    }
     rows = rows.slice(excess);
     dropped += excess;
   }
@@ -53,6 +66,10 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
     if (existing) {
       // As in SQLite: an interrupted call stays interrupted (see TRACE_WRITE_SQL).
       if (statusOf(existing) === 'interrupted') return;
+      if (toolOf(existing) !== record.tool) {
+        count(toolOf(existing), -1);
+        count(record.tool, 1);
+      }
       existing.snapshot = snapshot;
       existing.encoded = null;
       existing.rawArguments = record.rawArguments;
@@ -67,6 +84,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
     };
     rows.push(row);
     byId.set(record.id, row);
+    count(record.tool, 1);
     if (rows.length >= evictAt) evict();
   }
 
@@ -93,9 +111,13 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
       const page = matches.slice(0, filter.limit);
       const items = page.map((row) => summaryOf(valuesOf(row)));
       const last = page.at(-1);
-      if (matches.length > filter.limit && last) return { items, nextCursor: encodeCursor(last.seq), partial: false };
+      const kind = cheapTotal(filter);
+      const total = kind === 'all' ? byId.size : kind === 'tool' ? (callsByTool.get(filter.tool ?? '') ?? 0) : null;
+      if (matches.length > filter.limit && last) {
+        return { items, nextCursor: encodeCursor(last.seq), partial: false, total };
+      }
       const partial = floorSeq !== undefined && floorSeq > dropped + 1;
-      return { items, nextCursor: partial && floorSeq ? encodeCursor(floorSeq) : null, partial };
+      return { items, nextCursor: partial && floorSeq ? encodeCursor(floorSeq) : null, partial, total };
     },
 
     toolStats(window = 1000) {
@@ -151,6 +173,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
 
     close() {
       byId.clear();
+      callsByTool.clear();
       rows = [];
     },
   };
@@ -170,6 +193,10 @@ function summaryOf(values: TraceRowValues) {
 
 function statusOf(row: MemoryRow): string {
   return (row.snapshot ?? (row.encoded as TraceRowValues)).status;
+}
+
+function toolOf(row: MemoryRow): string {
+  return (row.snapshot ?? (row.encoded as TraceRowValues)).tool;
 }
 
 function copyRecord(record: TraceRecord): TraceRecord {

@@ -2,6 +2,7 @@ import { getTableColumns } from 'drizzle-orm';
 import { encodeCursor } from './cursor';
 import {
   ARGUMENTS_PREVIEW_CHARS,
+  cheapTotal,
   DEFAULT_SCAN_WINDOW,
   type ListFilter,
   likeContains,
@@ -83,6 +84,15 @@ export function createSqliteListTraces(
     .prepare('SELECT seq FROM tool_calls WHERE created_at < ? ORDER BY created_at DESC LIMIT 1')
     .pluck();
   const statements = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
+  const totalOfAll = sqlite.prepare(LIST_TOTAL_SQL.all).pluck();
+  const totalOfTool = sqlite.prepare(LIST_TOTAL_SQL.tool).pluck();
+
+  function totalFor(filter: ListFilter): number | null {
+    const kind = cheapTotal(filter);
+    if (kind === 'all') return totalOfAll.get() as number;
+    if (kind === 'tool') return (totalOfTool.get(filter.tool) as number | undefined) ?? 0;
+    return null;
+  }
 
   function planFor(filter: ListFilter): TimeRangePlan | null {
     if (filter.from === undefined && filter.to === undefined) return null;
@@ -109,8 +119,8 @@ export function createSqliteListTraces(
     return statement;
   }
 
-  return (query) => {
-    const filter = resolveListFilter(query);
+  // One read transaction: the total and the page see the same snapshot.
+  const list = sqlite.transaction((filter: ListFilter): TracePage => {
     const floorSeq = scanFloor(filter, (newestSeq.get() as number | null) ?? 0, scanWindow);
     const params = {
       floorSeq,
@@ -127,16 +137,26 @@ export function createSqliteListTraces(
     const rows = statementFor(filter, planFor(filter), floorSeq !== undefined).all(params) as SummaryRow[];
     const page = rows.slice(0, filter.limit);
     const last = page.at(-1);
+    const total = totalFor(filter);
     if (rows.length > filter.limit && last) {
-      return { items: page.map(decodeTraceSummary), nextCursor: encodeCursor(last.seq), partial: false };
+      return { items: page.map(decodeTraceSummary), nextCursor: encodeCursor(last.seq), partial: false, total };
     }
     return {
       items: page.map(decodeTraceSummary),
       nextCursor: floorSeq === undefined ? null : encodeCursor(floorSeq),
       partial: floorSeq !== undefined,
+      total,
     };
-  };
+  });
+
+  return (query) => list(resolveListFilter(query));
 }
+
+/** The cheap totals of `TracePage.total`, from the trigger-kept `tool_counts`; exported for the plan tests. */
+export const LIST_TOTAL_SQL = {
+  all: 'SELECT coalesce(sum(calls), 0) FROM tool_counts',
+  tool: 'SELECT calls FROM tool_counts WHERE tool = ?',
+} as const;
 
 /**
  * The SELECT for one list query: the filters present (as named parameters), pinned to `plan`

@@ -269,7 +269,7 @@ export function describeTraceStore(name: string, createStore: () => TraceStore):
       });
 
       it('returns an empty page for an empty store', () => {
-        expect(store.list()).toEqual({ items: [], nextCursor: null, partial: false });
+        expect(store.list()).toEqual({ items: [], nextCursor: null, partial: false, total: 0 });
       });
 
       it('filters by tool, status, session and time, each and combined', () => {
@@ -348,6 +348,30 @@ export function describeTraceStore(name: string, createStore: () => TraceStore):
       it('does not search the raw arguments (they may hold secrets)', () => {
         record(makeTrace({ arguments: { token: '[REDACTED]' }, rawArguments: '{"token":"sk-live-needle"}' }));
         expect(ids(store.list({ text: 'needle' }))).toEqual([]);
+      });
+
+      it('gives the total when it is cheap: no filter, or a tool filter alone', () => {
+        record(
+          makeTrace({ tool: 'read_file' }),
+          makeTrace({ tool: 'read_file', status: 'failed' }),
+          makeTrace({ tool: 'shell' }),
+        );
+        store.begin(makeTrace({ tool: 'shell', status: 'running' }));
+        expect(store.list({ limit: 1 }).total).toBe(4);
+        const first = store.list({ tool: 'read_file', limit: 1 });
+        expect(first.total).toBe(2);
+        expect(store.list({ tool: 'read_file', limit: 1, cursor: first.nextCursor ?? undefined }).total).toBe(2);
+        expect(store.list({ tool: 'nope' }).total).toBe(0);
+        for (const query of [
+          { status: 'failed' as const },
+          { tool: 'read_file', status: 'failed' as const },
+          { sessionId: 'session-1' },
+          { text: 'call' },
+          { from: 1 },
+          { tool: 'shell', to: 2_000_000_000_000 },
+        ]) {
+          expect(store.list(query).total, JSON.stringify(query)).toBeNull();
+        }
       });
 
       it('pages without duplicates or gaps while new calls arrive between pages', () => {

@@ -47,6 +47,11 @@ export interface TracePage {
    * combined filters over many calls): older matches may exist, and `nextCursor` goes on.
    */
   partial: boolean;
+  /**
+   * How many calls match the filter, when the store knows it without counting (no filter, or a
+   * tool filter alone: read from the per-tool totals); otherwise null.
+   */
+  total: number | null;
 }
 
 export interface ToolStats {
