@@ -24,8 +24,18 @@ const REFETCH_THROTTLE_MS = 250;
 async function fetchFirstPage(filters: TraceFilters): Promise<TracePage> {
   const response = await fetch(apiListUrl(filters, Date.now(), PAGE_SIZE), { cache: 'no-store' });
   if (!response.ok) throw new Error(`traces list: HTTP ${response.status}`);
-  const body = (await response.json()) as { items: SummaryJson[]; next_cursor: string | null; partial?: boolean };
-  return { items: body.items.map(summaryFromJson), nextCursor: body.next_cursor, partial: body.partial ?? false };
+  const body = (await response.json()) as {
+    items: SummaryJson[];
+    next_cursor: string | null;
+    partial?: boolean;
+    total?: number | null;
+  };
+  return {
+    items: body.items.map(summaryFromJson),
+    nextCursor: body.next_cursor,
+    partial: body.partial ?? false,
+    total: body.total ?? null,
+  };
 }
 
 function isTyping(target: EventTarget | null): boolean {

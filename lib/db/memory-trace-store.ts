@@ -12,7 +12,7 @@ import {
 } from './list-query';
 import { percentile } from './percentile';
 import { decodeTraceRecord, decodeTraceSummary, encodeTraceRecord, type TraceRowValues } from './trace-row';
-import { INTERRUPTED_ERROR, type TraceStore } from './trace-store';
+import { INTERRUPTED_ERROR, type TraceStore, UNFINISHED_STATUSES } from './trace-store';
 
 interface MemoryRow {
   seq: number;
@@ -48,13 +48,19 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
     else callsByTool.delete(tool);
   };
 
+  // A deleted row stays in `rows` as a gap (seq is never reused, as in SQLite), out of `byId`.
+  const isLive = (row: MemoryRow | undefined): row is MemoryRow => row !== undefined && byId.get(row.id) === row;
+
+  function remove(row: MemoryRow): void {
+    byId.delete(row.id);
+    count(toolOf(row), -1);
+  }
+
   function evict(): void {
     const excess = rows.length - capacity;
     for (let index = 0; index < excess; index++) {
       const row = rows[index] as MemoryRow;
-      if (byId.get(row.id) !== row) continue;
-      byId.delete(row.id);
-      count(toolOf(row), -1);
+      if (isLive(row)) remove(row);
     }
     rows = rows.slice(excess);
     dropped += excess;
@@ -106,7 +112,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
       const end = floorSeq === undefined ? 0 : Math.max(0, floorSeq - 1 - dropped);
       for (let index = start; index >= end && matches.length <= filter.limit; index--) {
         const row = rows[index];
-        if (row && matchesFilter(valuesOf(row), filter)) matches.push(row);
+        if (isLive(row) && matchesFilter(valuesOf(row), filter)) matches.push(row);
       }
       const page = matches.slice(0, filter.limit);
       const items = page.map((row) => summaryOf(valuesOf(row)));
@@ -125,7 +131,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
       const byTool = new Map<string, { calls: number; failures: number; last: MemoryRow; latencies: number[] }>();
       for (let index = rows.length - 1; index >= 0; index--) {
         const row = rows[index];
-        if (!row) continue;
+        if (!isLive(row)) continue;
         const { tool, status, latencyMs } = valuesOf(row);
         let stats = byTool.get(tool);
         if (!stats) {
@@ -137,7 +143,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
         if (latencyMs !== null && stats.latencies.length < size) stats.latencies.push(latencyMs);
       }
       return [...byTool.entries()]
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .sort(([a], [b]) => compareText(a, b))
         .map(([tool, stats]) => {
           const latencies = stats.latencies.sort((a, b) => a - b);
           return {
@@ -151,9 +157,68 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
         });
     },
 
+    tools() {
+      return [...callsByTool.keys()].sort(compareText);
+    },
+
+    adjacent(id) {
+      const row = byId.get(id);
+      if (!row) return { newer: null, older: null };
+      const index = row.seq - 1 - dropped;
+      let newer: string | null = null;
+      let older: string | null = null;
+      for (let i = index + 1; i < rows.length && newer === null; i++) if (isLive(rows[i])) newer = rows[i]?.id ?? null;
+      for (let i = index - 1; i >= 0 && older === null; i--) if (isLive(rows[i])) older = rows[i]?.id ?? null;
+      return { newer, older };
+    },
+
+    delete(id) {
+      const row = byId.get(id);
+      if (!row) return 'not_found';
+      if (isUnfinished(row)) return 'running';
+      remove(row);
+      return 'deleted';
+    },
+
+    deleteSession(sessionId) {
+      let deleted = 0;
+      let skippedRunning = 0;
+      for (const row of rows) {
+        if (!isLive(row) || valuesOf(row).sessionId !== sessionId) continue;
+        if (isUnfinished(row)) skippedRunning++;
+        else {
+          remove(row);
+          deleted++;
+        }
+      }
+      return { deleted, skippedRunning };
+    },
+
+    prune({ createdBefore, keepNewest, limit }) {
+      const max = Math.max(0, Math.floor(limit));
+      const finished = () => rows.filter((row) => isLive(row) && !isUnfinished(row));
+      let deleted = 0;
+      if (createdBefore !== undefined) {
+        // Oldest first by created_at, then seq: the order of SQLite's created_at index.
+        const expired = finished()
+          .filter((row) => valuesOf(row).createdAt < createdBefore)
+          .sort((a, b) => valuesOf(a).createdAt - valuesOf(b).createdAt || a.seq - b.seq);
+        for (const row of expired.slice(0, max)) remove(row);
+        deleted += Math.min(max, expired.length);
+      }
+      if (keepNewest !== undefined && deleted < max) {
+        const over = byId.size - Math.max(0, Math.floor(keepNewest));
+        const victims = over > 0 ? finished().slice(0, Math.min(over, max - deleted)) : [];
+        for (const row of victims) remove(row);
+        deleted += victims.length;
+      }
+      return deleted;
+    },
+
     markInterrupted(now) {
       let count = 0;
       for (const row of rows) {
+        if (!isLive(row)) continue;
         const values = valuesOf(row);
         if (values.status !== 'running') continue;
         row.snapshot = null;
@@ -189,6 +254,14 @@ function valuesOf(row: MemoryRow): TraceRowValues {
 
 function summaryOf(values: TraceRowValues) {
   return decodeTraceSummary({ ...values, argumentsPreview: argumentsPreview(values.arguments) });
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function isUnfinished(row: MemoryRow): boolean {
+  return (UNFINISHED_STATUSES as readonly string[]).includes(statusOf(row));
 }
 
 function statusOf(row: MemoryRow): string {

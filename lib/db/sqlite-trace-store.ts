@@ -5,6 +5,8 @@ import type { SqliteDatabase } from './open-database';
 import { type ToolCallRow, toolCalls } from './schema';
 import { createSqliteListTraces, type ListTracesOptions } from './sqlite-list-traces';
 import { createSqliteToolStats } from './sqlite-tool-stats';
+import { createSqliteTraceDeletion } from './sqlite-trace-deletion';
+import { createSqliteTraceNavigation } from './sqlite-trace-navigation';
 import { decodeTraceRecord, encodeTraceRecord, type TraceRowValues } from './trace-row';
 import { INTERRUPTED_ERROR, type TraceStore } from './trace-store';
 import type { Vault } from './vault';
@@ -129,6 +131,8 @@ export function createSqliteTraceStore({
   const db = drizzle({ client: sqlite });
   const listTraces = createSqliteListTraces(sqlite, { timeRangePlan, scanWindow });
   const toolStats = createSqliteToolStats(sqlite);
+  const navigation = createSqliteTraceNavigation(sqlite);
+  const deletion = createSqliteTraceDeletion(sqlite);
   const upsert = sqlite.prepare(TRACE_WRITE_SQL.upsert);
   const update = sqlite.prepare(TRACE_WRITE_SQL.update);
   const interrupt = sqlite.prepare(TRACE_WRITE_SQL.interrupt);
@@ -228,6 +232,28 @@ export function createSqliteTraceStore({
     toolStats(window) {
       flush();
       return toolStats(window);
+    },
+
+    tools() {
+      flush();
+      return navigation.tools();
+    },
+    adjacent(id) {
+      flush();
+      return navigation.adjacent(id);
+    },
+
+    delete(id) {
+      flush();
+      return deletion.delete(id);
+    },
+    deleteSession(sessionId) {
+      flush();
+      return deletion.deleteSession(sessionId);
+    },
+    prune(options) {
+      flush();
+      return deletion.prune(options);
     },
 
     markInterrupted(now) {

@@ -475,6 +475,116 @@ export function describeTraceStore(name: string, createStore: () => TraceStore):
       });
     });
 
+    describe('tools and adjacent', () => {
+      it('lists every tool with calls, sorted, whether registered or not', () => {
+        record(makeTrace({ tool: 'search_web' }), makeTrace({ tool: 'calculator' }), makeTrace({ tool: 'search_web' }));
+        store.begin(makeTrace({ tool: 'Zeta', status: 'running' }));
+        expect(store.tools()).toEqual(['Zeta', 'calculator', 'search_web']);
+        const [only] = record(makeTrace({ tool: 'once' }));
+        expect(store.tools()).toContain('once');
+        expect(store.delete(only?.id ?? '')).toBe('deleted');
+        expect(store.tools()).not.toContain('once');
+      });
+
+      it('finds the calls recorded just before and after one, skipping deleted calls', () => {
+        const [a, b, c, d] = record(makeTrace(), makeTrace(), makeTrace(), makeTrace());
+        expect(store.adjacent(b?.id ?? '')).toEqual({ newer: c?.id, older: a?.id });
+        expect(store.adjacent(a?.id ?? '')).toEqual({ newer: b?.id, older: null });
+        expect(store.adjacent(d?.id ?? '')).toEqual({ newer: null, older: c?.id });
+        store.delete(c?.id ?? '');
+        expect(store.adjacent(b?.id ?? '')).toEqual({ newer: d?.id, older: a?.id });
+        expect(store.adjacent('nope')).toEqual({ newer: null, older: null });
+      });
+    });
+
+    describe('delete', () => {
+      it('deletes a finished call, refuses an unfinished one, and says when there is none', () => {
+        const [done, failed] = record(makeTrace(), makeTrace({ status: 'failed' }));
+        const running = makeTrace({ status: 'running', finishedAt: null });
+        const waiting = makeTrace({ status: 'awaiting_approval', finishedAt: null });
+        store.begin(running);
+        store.begin(waiting);
+        expect(store.delete(done?.id ?? '')).toBe('deleted');
+        expect(store.get(done?.id ?? '')).toBeNull();
+        expect(store.delete(done?.id ?? '')).toBe('not_found');
+        expect(store.delete(running.id)).toBe('running');
+        expect(store.delete(waiting.id)).toBe('running');
+        expect(store.get(running.id)).toEqual(running);
+        expect(ids(store.list())).toEqual([waiting.id, running.id, failed?.id]);
+      });
+
+      it('deletes a session, keeping its unfinished calls', () => {
+        const [a, , c] = record(
+          makeTrace({ sessionId: 'doomed' }),
+          makeTrace({ sessionId: 'kept' }),
+          makeTrace({ sessionId: 'doomed', status: 'interrupted' }),
+        );
+        const running = makeTrace({ sessionId: 'doomed', status: 'running' });
+        store.begin(running);
+        expect(store.deleteSession('doomed')).toEqual({ deleted: 2, skippedRunning: 1 });
+        expect(store.get(a?.id ?? '')).toBeNull();
+        expect(store.get(c?.id ?? '')).toBeNull();
+        expect(ids(store.list({ sessionId: 'doomed' }))).toEqual([running.id]);
+        expect(store.list({ sessionId: 'kept' }).items).toHaveLength(1);
+        expect(store.deleteSession('nobody')).toEqual({ deleted: 0, skippedRunning: 0 });
+      });
+
+      it('keeps the catalog counts and totals right after deleting', () => {
+        const traces = record(
+          ...Array.from({ length: 12 }, (_, i) =>
+            makeTrace({ tool: i % 3 ? 'alpha' : 'beta', status: i % 4 ? 'succeeded' : 'failed', sessionId: `s${i % 2}` }),
+          ),
+        );
+        store.delete(traces[0]?.id ?? '');
+        store.delete(traces[5]?.id ?? '');
+        store.deleteSession('s1');
+        store.prune({ keepNewest: 3, limit: 500 });
+        const left = traces.filter((t) => store.get(t.id) !== null);
+        const expected = ['alpha', 'beta']
+          .map((tool) => ({
+            tool,
+            calls: left.filter((t) => t.tool === tool).length,
+            failures: left.filter((t) => t.tool === tool && t.status === 'failed').length,
+          }))
+          .filter((row) => row.calls > 0);
+        expect(store.toolStats().map(({ tool, calls, failures }) => ({ tool, calls, failures }))).toEqual(expected);
+        expect(store.list().total).toBe(left.length);
+        expect(store.list({ tool: 'alpha' }).total).toBe(left.filter((t) => t.tool === 'alpha').length);
+      });
+    });
+
+    describe('prune', () => {
+      it('deletes finished calls older than a time, oldest first, at most `limit` at a time', () => {
+        const base = 1_950_000_000_000;
+        const [a, b, c, d] = record(
+          makeTrace({ createdAt: base + 1 }),
+          makeTrace({ createdAt: base }),
+          makeTrace({ createdAt: base + 2 }),
+          makeTrace({ createdAt: base + 10 }),
+        );
+        const old = makeTrace({ createdAt: base - 5, status: 'awaiting_approval', finishedAt: null });
+        store.begin(old);
+        expect(store.prune({ createdBefore: base + 10, limit: 2 })).toBe(2);
+        expect(ids(store.list())).toEqual([old.id, d?.id, c?.id]);
+        expect(store.prune({ createdBefore: base + 10, limit: 2 })).toBe(1);
+        expect(store.prune({ createdBefore: base + 10, limit: 2 })).toBe(0);
+        expect(ids(store.list())).toEqual([old.id, d?.id]);
+        expect([a, b].map((t) => store.get(t?.id ?? ''))).toEqual([null, null]);
+      });
+
+      it('keeps the newest calls, counting unfinished ones but never deleting them', () => {
+        const running = makeTrace({ status: 'running', finishedAt: null });
+        store.begin(running);
+        const traces = record(...Array.from({ length: 6 }, () => makeTrace()));
+        expect(store.prune({ keepNewest: 3, limit: 2 })).toBe(2);
+        expect(store.prune({ keepNewest: 3, limit: 2 })).toBe(2);
+        expect(store.prune({ keepNewest: 3, limit: 2 })).toBe(0);
+        expect(ids(store.list())).toEqual([traces[5]?.id, traces[4]?.id, running.id]);
+        expect(store.prune({ keepNewest: 0, limit: 10 })).toBe(2);
+        expect(ids(store.list())).toEqual([running.id]);
+      });
+    });
+
     describe('toolStats', () => {
       it('counts calls and failures and takes nearest-rank latency percentiles', () => {
         const latencies = Array.from({ length: 100 }, (_, i) => 100 - i);

@@ -63,6 +63,39 @@ export interface ToolStats {
   lastCalledAt: number | null;
 }
 
+/** The neighbours of a call in recording order, for previous / next navigation; null at either end. */
+export interface AdjacentTraces {
+  /** The call recorded just after it. */
+  newer: string | null;
+  /** The call recorded just before it. */
+  older: string | null;
+}
+
+/** What `TraceStore.delete` did: `running` when the call is still running or awaiting approval (kept). */
+export type DeleteOutcome = 'deleted' | 'not_found' | 'running';
+
+/** What `TraceStore.deleteSession` did. */
+export interface SessionDeletion {
+  deleted: number;
+  /** Calls of the session still running or awaiting approval, which were kept. */
+  skippedRunning: number;
+}
+
+/**
+ * What `TraceStore.prune` may delete: finished calls created before `createdBefore`, or beyond
+ * the newest `keepNewest` calls (all calls count toward it, unfinished ones included).
+ */
+export interface PruneOptions {
+  /** Epoch ms, exclusive. */
+  createdBefore?: number;
+  keepNewest?: number;
+  /** Deletes at most this many calls, oldest first: a caller keeps each transaction short. */
+  limit: number;
+}
+
+/** Calls a deletion never removes: something is still going to write to them. */
+export const UNFINISHED_STATUSES = ['running', 'awaiting_approval'] as const satisfies readonly CallStatus[];
+
 /**
  * Where traces live: the executor's sink plus the reads the API and UI need.
  * Implemented by the SQLite store and the in-memory store; both pass one shared test suite.
@@ -73,6 +106,16 @@ export interface TraceStore extends TraceSink {
   list(query?: TraceQuery): TracePage;
   /** Per-tool call counts, failures and latency percentiles over the last `window` calls of each tool. */
   toolStats(window?: number): ToolStats[];
+  /** Every tool name that has calls in the store (registered or not), sorted. */
+  tools(): string[];
+  /** The calls recorded just before and after `id`; both null when `id` is unknown. O(log n). */
+  adjacent(id: string): AdjacentTraces;
+  /** Deletes one call, unless it is still running or awaiting approval. */
+  delete(id: string): DeleteOutcome;
+  /** Deletes every call of a session except those still running or awaiting approval. */
+  deleteSession(sessionId: string): SessionDeletion;
+  /** Deletes up to `limit` finished calls past the retention bounds, oldest first; returns how many. */
+  prune(options: PruneOptions): number;
   /**
    * Marks calls left `running` by a previous process as `interrupted` (finishedAt = now); returns
    * how many. Calls `awaiting_approval` are left alone: pending approvals survive a restart.
