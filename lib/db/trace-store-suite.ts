@@ -532,7 +532,11 @@ export function describeTraceStore(name: string, createStore: () => TraceStore):
       it('keeps the catalog counts and totals right after deleting', () => {
         const traces = record(
           ...Array.from({ length: 12 }, (_, i) =>
-            makeTrace({ tool: i % 3 ? 'alpha' : 'beta', status: i % 4 ? 'succeeded' : 'failed', sessionId: `s${i % 2}` }),
+            makeTrace({
+              tool: i % 3 ? 'alpha' : 'beta',
+              status: i % 4 ? 'succeeded' : 'failed',
+              sessionId: `s${i % 2}`,
+            }),
           ),
         );
         store.delete(traces[0]?.id ?? '');
