@@ -91,7 +91,7 @@ export function startRetention({
     }
     if (maxCalls !== null && !stopped) sweep.overLimit = await deleteInChunks({ keepNewest: maxCalls });
     if (sweep.expired + sweep.overLimit > 0) {
-      log(`[toolscope] retention deleted ${describe(sweep, retention)}`);
+      log(`[toolscope] retention deleted ${summarize(sweep, retention)}`);
       onDeleted?.(sweep);
     }
     return sweep;
@@ -128,7 +128,7 @@ export function startRetention({
   };
 }
 
-function describe(sweep: RetentionSweep, retention: RetentionPolicy): string {
+function summarize(sweep: RetentionSweep, retention: RetentionPolicy): string {
   const parts = [
     sweep.expired > 0 && `${sweep.expired} calls older than ${retention.maxAgeDays} days`,
     sweep.overLimit > 0 && `${sweep.overLimit} calls beyond the newest ${retention.maxCalls}`,
