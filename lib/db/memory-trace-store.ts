@@ -71,9 +71,10 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
     const existing = byId.get(record.id);
     if (existing) {
       // As in SQLite: an interrupted call stays interrupted (see TRACE_WRITE_SQL).
-      if (statusOf(existing) === 'interrupted') return;
-      if (toolOf(existing) !== record.tool) {
-        count(toolOf(existing), -1);
+      const current = existing.snapshot ?? (existing.encoded as TraceRowValues);
+      if (current.status === 'interrupted') return;
+      if (current.tool !== record.tool) {
+        count(current.tool, -1);
         count(record.tool, 1);
       }
       existing.snapshot = snapshot;
