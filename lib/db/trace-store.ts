@@ -129,7 +129,8 @@ export interface TraceStore extends TraceSink {
 
 /**
  * Thrown by `TraceStore.list` when `query.cursor` is not a cursor the store handed out; the API
- * answers 400. Cursors are opaque: clients pass back `nextCursor` unchanged.
+ * answers 400. Cursors are opaque: clients pass back `nextCursor` unchanged. Recognise it with
+ * `isInvalidCursorError`, not `instanceof`.
  */
 export class InvalidCursorError extends Error {
   override readonly name = 'InvalidCursorError';
