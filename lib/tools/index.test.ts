@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { isProcessOutput } from '../executor/process-output';
 import type { AnyTool } from '../executor/types';
+import { validateInput } from '../executor/validate-input';
 import { createBuiltinTools } from './index';
 import { createTempDir, createTestContext } from './test-helpers';
 
@@ -99,4 +100,28 @@ describe('createBuiltinTools', () => {
     expect(listing).toMatchObject({ stdout: 'a.txt\n', exitCode: 0 });
     expect(await call('calculator', { expression: '6 * 7' })).toMatchObject({ result: 42 });
   });
+
+  it.each([
+    ['calculator', { expression: '1 + 1', extra: true }, 'extra', 'calculator takes: expression'],
+    ['write_file', { path: 'a.txt', content: 'x', api_key: 'sk-1' }, 'api_key', 'write_file takes: path, content'],
+  ])('%s refuses an unknown field, naming it and the fields it takes', (name, args, field, takes) => {
+    const tool = byName(name);
+    const result = validateInput(name, tool.inputSchema, args);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.code).toBe('INVALID_ARGUMENTS');
+    expect(result.error.details?.issues).toEqual([
+      {
+        path: field,
+        message: expect.stringContaining(`Unknown field "${field}"; ${takes}`),
+        code: 'unrecognized_keys',
+      },
+    ]);
+    expect(result.error.message).toContain(`${field}: Unknown field "${field}"`);
+    expect(inputJsonSchemaOf(tool).additionalProperties).toBe(false);
+  });
 });
+
+function inputJsonSchemaOf(tool: AnyTool): Record<string, unknown> {
+  return z.toJSONSchema(tool.inputSchema, { io: 'input' }) as Record<string, unknown>;
+}
