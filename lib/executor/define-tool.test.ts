@@ -50,12 +50,16 @@ describe('defineTool: unknown arguments', () => {
   });
 
   it('says additionalProperties: false in the JSON Schema where refused, and not where ignored', () => {
-    const schema = inputJsonSchema(strict) as Record<string, any>;
-    expect(schema).toMatchObject({ additionalProperties: false, description: 'Arguments' });
-    expect(schema.properties.path.description).toBe('Where to write');
-    expect(schema.properties.options.additionalProperties).toBe(false);
-    expect(schema.properties.items.items.additionalProperties).toBe(false);
-    expect(schema.properties.headers.additionalProperties).toEqual({ type: 'string' });
+    expect(inputJsonSchema(strict)).toMatchObject({
+      additionalProperties: false,
+      description: 'Arguments',
+      properties: {
+        path: { description: 'Where to write' },
+        options: { additionalProperties: false },
+        items: { items: { additionalProperties: false } },
+        headers: { additionalProperties: { type: 'string' } },
+      },
+    });
     const loose = JSON.stringify(inputJsonSchema(lenient));
     expect(loose).not.toContain('"additionalProperties":false');
   });
