@@ -2,7 +2,7 @@ import { promises as fs, constants as fsConstants } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../executor/define-tool';
-import { ToolError } from '../executor/errors';
+import { errorData, ToolError } from '../executor/errors';
 import { type ProcessOutput, processOutput } from '../executor/process-output';
 import type { Tool } from '../executor/types';
 import { fileError } from './file-errors';
@@ -55,7 +55,9 @@ export type RunShellInput = z.infer<typeof inputSchema>;
  * 3. The child gets a scrubbed environment: PATH, HOME (the workspace), locale, TERM and the
  *    configured extras; nothing of the server's own environment (API keys, tokens).
  * 4. It runs in its own process group, killed whole on timeout or cancel (`runProcessGroup`).
- * 5. The result is `processOutput`: the executor turns a non-zero exit into NON_ZERO_EXIT.
+ * 5. Output is streamed to `ctx.output` as it arrives (live views), up to the cap.
+ * 6. The result is `processOutput`: the executor turns a non-zero exit into NON_ZERO_EXIT, and
+ *    output past the cap into OUTPUT_LIMIT (`failure`), keeping what was printed.
  *
  * Allowlisting a program allows everything it can do: `sh`, `env`, `xargs`, `find -exec`
  * or `git -c` run arbitrary commands. List only what the agent needs.
@@ -94,15 +96,37 @@ export function createRunShellTool(options: RunShellOptions): Tool<RunShellInput
         stdin,
         maxOutputBytes,
         signal: ctx.signal,
+        onOutput: (stream, text) => ctx.output.write(stream, text),
       });
       return processOutput({
         stdout: result.stdout,
         stderr: result.stderr,
         exitCode: result.exitCode,
         signal: result.signal,
+        ...(result.outputLimitHit ? { failure: outputLimitError(result.outputLimitHit, maxOutputBytes) } : {}),
       });
     },
   });
+}
+
+/**
+ * Output past the cap is Toolscope's limit, not the program's failure: the error says which
+ * stream passed which limit, and how to ask for less (there is no shell, so no `| head`).
+ */
+function outputLimitError(stream: 'stdout' | 'stderr', maxOutputBytes: number) {
+  return errorData(
+    'OUTPUT_LIMIT',
+    `${stream} passed run_shell's ${formatBytes(maxOutputBytes)} output limit; the program was stopped and its output cut there.`,
+    {
+      kind: 'limit',
+      retryable: false,
+      hint:
+        'Ask for less output: narrow the command (a path, a filter, a count such as git log -n 20), or page ' +
+        "a file with head -n 200, tail -n 200, sed -n '1,200p' or grep -m 50 PATTERN (if allowed). There is " +
+        'no shell, so pipes such as "| head" do not work.',
+      details: { limit: 'maxOutputBytes', bytes: maxOutputBytes, stream },
+    },
+  );
 }
 
 function checkCommand(command: string[]): void {
