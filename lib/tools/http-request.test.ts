@@ -243,6 +243,42 @@ describe('http_request', () => {
       expect(error.message).toMatch(/Allowed hosts: 127\.0\.0\.1, localhost, ::1/);
     });
 
+    it('declares a permission check that refuses hosts off the allowlist, naming the config file', () => {
+      const tool = createHttpRequestTool({
+        configFile: '/etc/ts/toolscope.config.json',
+        denyHosts: ['127.0.0.1:3000'],
+      });
+      const check = (url: string) => tool.checkPermission?.(tool.inputSchema.parse({ url }));
+      expect(check('http://example.com/x')).toEqual({
+        check: 'http allowlist',
+        message:
+          'The host "example.com" is not on the HTTP allowlist (http.allow in /etc/ts/toolscope.config.json). ' +
+          'Allowed hosts: 127.0.0.1, localhost, ::1.',
+        hint: 'Do not retry this host; use an allowed one, or ask the user to add it to the HTTP allowlist.',
+        details: {
+          host: 'example.com',
+          allow: ['127.0.0.1', 'localhost', '::1'],
+          configFile: '/etc/ts/toolscope.config.json',
+        },
+      });
+      expect(check('http://127.0.0.1@evil.com/')?.message).toContain('"evil.com"');
+      expect(check('http://127.0.0.1:3000/api/v1/traces')).toMatchObject({
+        check: 'http allowlist',
+        message: expect.stringContaining('"127.0.0.1:3000" is Toolscope\'s own API'),
+      });
+      expect(check(`${base}/json`)).toBeNull();
+      // Not a URL, or not http: the execute stage's parameter errors, not a policy refusal.
+      expect(check('not a url')).toBeNull();
+      expect(check('file:///etc/passwd')).toBeNull();
+    });
+
+    it('says the defaults are in use when no config file is', () => {
+      const tool = createHttpRequestTool({ configFile: null });
+      expect(tool.checkPermission?.(tool.inputSchema.parse({ url: 'https://example.com/' }))?.message).toMatch(
+        /\(http\.allow; no config file is in use, so these are the defaults — to change them, create toolscope\.config\.json in the working folder or the data folder\)/,
+      );
+    });
+
     it('names the real host of a userinfo trick', async () => {
       const error = await expectToolError(request({ url: 'http://127.0.0.1@evil.com/' }));
       expect(error.message).toContain('"evil.com"');

@@ -31,6 +31,7 @@ beforeAll(async () => {
     httpAllow: ['localhost:9'],
     maxFileBytes: 2048,
     maxResponseBytes: 4096,
+    configFile: '/srv/app/toolscope.config.json',
   });
 });
 
@@ -87,6 +88,42 @@ describe('createBuiltinTools', () => {
     await expect(call('write_file', { path: 'big.txt', content: 'x'.repeat(2049) })).rejects.toMatchObject({
       code: 'SIZE_EXCEEDED',
     });
+  });
+
+  it('refuses at the permission check, naming the config file in use', () => {
+    expect(byName('run_shell').checkPermission?.({ command: ['rm', '-rf', '.'] })).toEqual({
+      check: 'shell allowlist',
+      message: '"rm" is not on the shell allowlist (shell.allow in /srv/app/toolscope.config.json). Allowed: cat, ls.',
+      hint: expect.stringContaining('Do not retry this program'),
+      details: { program: 'rm', allow: ['cat', 'ls'], configFile: '/srv/app/toolscope.config.json' },
+    });
+    expect(byName('run_shell').checkPermission?.({ command: ['ls', '-la'] })).toBeNull();
+    const http = byName('http_request');
+    expect(http.checkPermission?.({ url: 'http://example.com/x', method: 'GET' })).toMatchObject({
+      check: 'http allowlist',
+      message:
+        'The host "example.com" is not on the HTTP allowlist (http.allow in /srv/app/toolscope.config.json). ' +
+        'Allowed hosts: localhost:9.',
+    });
+    expect(http.checkPermission?.({ url: 'http://localhost:9/x', method: 'GET' })).toBeNull();
+  });
+
+  it('says the defaults are in use, and where a config file would go, when there is none', () => {
+    const defaults = createBuiltinTools({
+      workspace: '/tmp/none',
+      shellAllow: ['echo'],
+      httpAllow: [],
+      configFile: null,
+    });
+    const shell = defaults.find((tool) => tool.name === 'run_shell');
+    expect(shell?.checkPermission?.({ command: ['rm'] })?.message).toBe(
+      '"rm" is not on the shell allowlist (shell.allow; no config file is in use, so these are the defaults — ' +
+        'to change them, create toolscope.config.json in the working folder or the data folder). Allowed: echo.',
+    );
+    const http = defaults.find((tool) => tool.name === 'http_request');
+    expect(http?.checkPermission?.({ url: 'http://127.0.0.1/', method: 'GET' })?.message).toMatch(
+      /not on the HTTP allowlist \(http\.allow; no config file is in use, so these are the defaults .*\)\. Allowed hosts: none\./,
+    );
   });
 
   it('works end to end in one workspace: write, read, list with the shell', async () => {

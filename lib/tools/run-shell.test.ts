@@ -92,10 +92,42 @@ describe('run_shell', () => {
   });
 
   describe('allowlist', () => {
-    it('refuses a program that is not allowed', async () => {
+    it('declares a permission check that refuses a program not on the allowlist, naming the config file', () => {
+      const tool = createRunShellTool({
+        workspace,
+        allow: ['echo', 'ls'],
+        configFile: '/etc/ts/toolscope.config.json',
+      });
+      expect(tool.checkPermission?.({ command: ['rm', '-rf', '.'] })).toEqual({
+        check: 'shell allowlist',
+        message:
+          '"rm" is not on the shell allowlist (shell.allow in /etc/ts/toolscope.config.json). Allowed: echo, ls.',
+        hint: 'Do not retry this program; use an allowed one, or ask the user to add it to the shell allowlist.',
+        details: { program: 'rm', allow: ['echo', 'ls'], configFile: '/etc/ts/toolscope.config.json' },
+      });
+      expect(tool.checkPermission?.({ command: ['/bin/echo'] })).toMatchObject({
+        check: 'shell allowlist',
+        message: expect.stringMatching(/"\/bin\/echo" is a path, and only bare names of allowed programs may run/),
+      });
+      expect(tool.checkPermission?.({ command: ['echo', 'hi'] })).toBeNull();
+      // An empty name is an invalid command, reported by execute, not a policy matter.
+      expect(tool.checkPermission?.({ command: [''] })).toBeNull();
+    });
+
+    it('says the defaults are in use when no config file is', () => {
+      const tool = createRunShellTool({ workspace, allow: ['echo'], configFile: null });
+      expect(tool.checkPermission?.({ command: ['rm'] })?.message).toMatch(
+        /^"rm" is not on the shell allowlist \(shell\.allow; no config file is in use, so these are the defaults — to change them, create toolscope\.config\.json in the working folder or the data folder\)\. Allowed: echo\.$/,
+      );
+    });
+
+    it('still refuses a program that is not allowed when execute is called directly', async () => {
       const error = await expectToolError(shell(['echo'])({ command: ['rm', '-rf', '.'] }));
       expect(error).toMatchObject({ code: 'PERMISSION_DENIED', kind: 'permission', retryable: false });
-      expect(error.message).toMatch(/"rm" is not an allowed program\. Allowed: echo\./);
+      expect(error.message).toMatch(
+        /"rm" is not on the shell allowlist \(shell\.allow in toolscope\.config\.json\)\. Allowed: echo\./,
+      );
+      expect(error.details).toMatchObject({ check: 'shell allowlist', program: 'rm' });
       expect(existsSync(path.join(workspace, 'file.txt'))).toBe(true);
     });
 
@@ -104,7 +136,7 @@ describe('run_shell', () => {
       async (program) => {
         const error = await expectToolError(shell(['echo'])({ command: [program, 'x'] }));
         expect(error).toMatchObject({ code: 'PERMISSION_DENIED', kind: 'permission' });
-        expect(error.message).toMatch(/bare name/);
+        expect(error.message).toMatch(/bare names/);
       },
     );
 

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { defineTool } from '../executor/define-tool';
 import { errorData, ToolError } from '../executor/errors';
 import { type ProcessOutput, processOutput } from '../executor/process-output';
-import type { Tool } from '../executor/types';
+import type { PermissionRefusal, Tool } from '../executor/types';
+import { settingSource } from './config-source';
 import { fileError } from './file-errors';
 import { formatBytes } from './format-bytes';
 import { runProcessGroup } from './run-process-group';
@@ -26,6 +27,8 @@ export interface RunShellOptions {
   path?: string;
   /** Extra variables for every child: settings, never secrets (the output reaches the model). */
   env?: Record<string, string>;
+  /** The config file that set `allow`, named in refusals; null when the defaults are in use. */
+  configFile?: string | null;
 }
 
 const inputSchema = z.object({
@@ -50,7 +53,8 @@ export type RunShellInput = z.infer<typeof inputSchema>;
  * The `run_shell` tool: runs one allowlisted program with arguments, no shell in between.
  *
  * 1. `command[0]` must be in the allowlist, by bare name (a path such as "/bin/echo" or "./x"
- *    only when listed exactly as such): PERMISSION_DENIED otherwise.
+ *    only when listed exactly as such). `checkPermission` refuses others at the permission stage,
+ *    naming the config file; `execute` checks again, in case it is called without that stage.
  * 2. `cwd` is resolved inside the workspace like a file path.
  * 3. The child gets a scrubbed environment: PATH, HOME (the workspace), locale, TERM and the
  *    configured extras; nothing of the server's own environment (API keys, tokens).
@@ -81,10 +85,12 @@ export function createRunShellTool(options: RunShellOptions): Tool<RunShellInput
     timeoutMs: options.timeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS,
     // Commands may change things; running one twice is the model's decision, not ours.
     retry: { maxAttempts: 1 },
+    checkPermission: ({ command }) => allowlistRefusal(command[0] ?? '', allow, allowed, options.configFile),
     async execute({ command, cwd = '.', stdin }, ctx) {
       const [program = '', ...args] = command;
       checkCommand(command);
-      checkAllowed(program, allow, allowed);
+      const refusal = allowlistRefusal(program, allow, allowed, options.configFile);
+      if (refusal) throw refusalError(refusal);
       const directory = await resolveCwd(options.workspace, cwd);
       const env = childEnv(directory.root, directory.absolute, options);
       const result = await runProcessGroup({
@@ -136,12 +142,39 @@ function checkCommand(command: string[]): void {
   }
 }
 
-function checkAllowed(program: string, allow: ReadonlySet<string>, allowed: string): void {
-  if (allow.has(program)) return;
+/**
+ * The shell allowlist's verdict on a program. An empty name is left to `execute`, which reports
+ * it as an invalid command rather than as a program that is not allowed.
+ */
+function allowlistRefusal(
+  program: string,
+  allow: ReadonlySet<string>,
+  allowed: string,
+  configFile: string | null | undefined,
+): PermissionRefusal | null {
+  if (program === '' || allow.has(program)) return null;
+  const source = settingSource('shell.allow', configFile);
   const message = program.includes('/')
-    ? `"${program}" is a path; give the bare name of an allowed program. Allowed: ${allowed}.`
-    : `"${program}" is not an allowed program. Allowed: ${allowed}.`;
-  throw new ToolError({ code: 'PERMISSION_DENIED', kind: 'permission', message });
+    ? `"${program}" is a path, and only bare names of allowed programs may run (${source}). Allowed: ${allowed}.`
+    : `"${program}" is not on the shell allowlist (${source}). Allowed: ${allowed}.`;
+  return {
+    check: 'shell allowlist',
+    message,
+    hint: program.includes('/')
+      ? 'Call the program by its bare name if it is allowed; do not retry this path.'
+      : 'Do not retry this program; use an allowed one, or ask the user to add it to the shell allowlist.',
+    details: { program, allow: [...allow], configFile: configFile ?? null },
+  };
+}
+
+function refusalError({ check, message, hint, details }: PermissionRefusal): ToolError {
+  return new ToolError({
+    code: 'PERMISSION_DENIED',
+    kind: 'permission',
+    message,
+    hint,
+    details: { ...details, check },
+  });
 }
 
 /**
