@@ -65,6 +65,11 @@ async function handle(request: IncomingMessage, response: ServerResponse) {
       };
       return pump();
     }
+    case '/items/9':
+      return json(404, { error: 'no such item' });
+    case '/html-error':
+      response.writeHead(500, { 'content-type': 'text/html' });
+      return response.end('<html>\n  <body>\n\n    <h1>Internal\tError</h1>\n  </body>\n</html>\n');
     case '/hang':
       return; // never answers
     case '/slow-body':
@@ -381,7 +386,9 @@ describe('http_request', () => {
         retryable: true,
         details: { status: 503, retryAfterMs: 2000, body: 'status 503 body' },
       });
-      expect(error.message).toBe(`HTTP 503 Service Unavailable from GET ${status(503, '&retry-after=2')}`);
+      expect(error.message).toBe(
+        `HTTP 503 Service Unavailable from GET ${status(503, '&retry-after=2')}: status 503 body`,
+      );
     });
 
     it.each([
@@ -407,6 +414,24 @@ describe('http_request', () => {
         details: { status: code, body: `status ${code} body` },
       });
       expect(error.hint).toBeTruthy();
+    });
+
+    it('quotes the start of the body in the message the model reads', async () => {
+      const error = await expectToolError(request({ url: `${base}/items/9` }));
+      expect(error.message).toBe(`HTTP 404 Not Found from GET ${base}/items/9: {"error":"no such item"}`);
+      const html = await expectToolError(request({ url: `${base}/html-error` }));
+      expect(html.message).toBe(
+        `HTTP 500 Internal Server Error from GET ${base}/html-error: <html> <body> <h1>Internal Error</h1> </body> </html>`,
+      );
+    });
+
+    it('cuts a long body in the message, and says so', async () => {
+      const error = await expectToolError(request({ url: status(400, `&body=${'e'.repeat(2000)}`) }));
+      expect(error.message).toBe(
+        `HTTP 400 Bad Request from GET ${status(400, `&body=${'e'.repeat(2000)}`)}: ${'e'.repeat(400)}… (cut)`,
+      );
+      const empty = await expectToolError(request({ url: status(404, '&body=') }));
+      expect(empty.message).toBe(`HTTP 404 Not Found from GET ${status(404, '&body=')}`);
     });
 
     it('keeps the body excerpt short', async () => {
