@@ -21,6 +21,11 @@ export function validateInput(toolName: string, schema: z.ZodType, value: unknow
   if (parsed.success) return { ok: true, value: parsed.data };
   const issues: FieldIssue[] = parsed.error.issues.flatMap((issue): FieldIssue[] => {
     const at = issue.path.map(String);
+    if (issue.code === 'invalid_key') {
+      // "Invalid key in record" says nothing; the key's own issues say what is wrong with it.
+      const message = issue.issues.map((inner) => inner.message).join('; ') || issue.message;
+      return [{ path: at.join('.'), message, code: issue.code }];
+    }
     if (issue.code !== 'unrecognized_keys') return [{ path: at.join('.'), message: issue.message, code: issue.code }];
     const known = knownKeysAt(schema, at);
     const owner = at.length > 0 ? at.join('.') : toolName;

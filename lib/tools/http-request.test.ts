@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { validateInput } from '../executor/validate-input';
 import { createHttpRequestTool, type HttpRequestInput, type HttpRequestOptions, httpSideEffect } from './http-request';
 import { createTestContext, expectToolError } from './test-helpers';
 
@@ -452,8 +453,40 @@ describe('http_request', () => {
 
     it('refuses a body on GET and invalid headers', async () => {
       expect((await expectToolError(request({ url: `${base}/json`, body: 'x' }))).code).toBe('BODY_NOT_ALLOWED');
-      const error = await expectToolError(request({ url: `${base}/json`, headers: { 'bad header': 'x' } }));
+      // The schema refuses it first (below); execute still checks when called without it.
+      const tool = createHttpRequestTool();
+      const unchecked = { url: `${base}/json`, method: 'GET' as const, headers: { 'bad header': 'x' } };
+      const error = await expectToolError(tool.execute(unchecked, createTestContext()));
       expect(error).toMatchObject({ code: 'INVALID_HEADER', kind: 'parameter' });
+    });
+
+    it('refuses empty and invalid header names in the schema, with messages the model can act on', () => {
+      const tool = createHttpRequestTool();
+      const result = validateInput('http_request', tool.inputSchema, {
+        url: `${base}/json`,
+        headers: { '': 'a', 'bad header': 'b', 'x:y': 'c', 'x-ok': 'd', 'x-split': 'a\r\nInjected: 1' },
+      });
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.error.details?.issues).toEqual([
+        {
+          path: 'headers.',
+          message: 'A header name cannot be empty; give each header a name, e.g. "content-type".',
+          code: 'invalid_key',
+        },
+        { path: 'headers.bad header', message: expect.stringMatching(/^Not a valid header name/), code: 'invalid_key' },
+        { path: 'headers.x:y', message: expect.stringMatching(/no spaces or colons/), code: 'invalid_key' },
+        {
+          path: 'headers.x-split',
+          message: 'A header value cannot contain line breaks or NUL.',
+          code: 'invalid_format',
+        },
+      ]);
+      const schema = z.toJSONSchema(tool.inputSchema, { io: 'input' }) as {
+        properties: { headers: { propertyNames: { minLength: number; pattern: string } } };
+      };
+      expect(schema.properties.headers.propertyNames).toMatchObject({ minLength: 1 });
+      expect(new RegExp(schema.properties.headers.propertyNames.pattern).test('content-type')).toBe(true);
     });
   });
 

@@ -29,6 +29,19 @@ export interface HttpRequestOptions {
   configFile?: string | null;
 }
 
+/** RFC 9110 §5.6.2: a header name is a token. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+const headerName = z
+  .string()
+  .min(1, { message: 'A header name cannot be empty; give each header a name, e.g. "content-type".', abort: true })
+  .regex(
+    HEADER_NAME,
+    'Not a valid header name: use letters, digits and - (or !#$%&\'*+.^_`|~), no spaces or colons, e.g. "x-request-id".',
+  );
+
+const headerValue = z.string().regex(/^[^\r\n\0]*$/, 'A header value cannot contain line breaks or NUL.');
+
 const inputSchema = z.object({
   url: z
     .string()
@@ -37,7 +50,7 @@ const inputSchema = z.object({
     .describe('Absolute http:// or https:// URL, e.g. "http://localhost:8080/api/items".'),
   method: z.enum(METHODS).default('GET').describe('HTTP method. Default GET.'),
   headers: z
-    .record(z.string(), z.string())
+    .record(headerName, headerValue)
     .optional()
     .describe('Request headers, e.g. {"content-type": "application/json"}.'),
   body: z
