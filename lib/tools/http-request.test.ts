@@ -140,7 +140,7 @@ describe('http_request', () => {
     expect(tool.sensitivePaths).toEqual(
       expect.arrayContaining(['headers.authorization', 'headers.cookie', 'headers.x-api-key']),
     );
-    const schema = z.toJSONSchema(tool.inputSchema, { io: 'input' }) as {
+    const schema = z.toJSONSchema(tool.inputSchema, { io: 'input' }) as unknown as {
       properties: Record<string, { description?: string; default?: unknown }>;
       required: string[];
     };
@@ -456,7 +456,7 @@ describe('http_request', () => {
       // The schema refuses it first (below); execute still checks when called without it.
       const tool = createHttpRequestTool();
       const unchecked = { url: `${base}/json`, method: 'GET' as const, headers: { 'bad header': 'x' } };
-      const error = await expectToolError(tool.execute(unchecked, createTestContext()));
+      const error = await expectToolError(async () => tool.execute(unchecked, createTestContext()));
       expect(error).toMatchObject({ code: 'INVALID_HEADER', kind: 'parameter' });
     });
 
@@ -482,7 +482,7 @@ describe('http_request', () => {
           code: 'invalid_format',
         },
       ]);
-      const schema = z.toJSONSchema(tool.inputSchema, { io: 'input' }) as {
+      const schema = z.toJSONSchema(tool.inputSchema, { io: 'input' }) as unknown as {
         properties: { headers: { propertyNames: { minLength: number; pattern: string } } };
       };
       expect(schema.properties.headers.propertyNames).toMatchObject({ minLength: 1 });
