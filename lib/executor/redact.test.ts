@@ -148,6 +148,12 @@ describe('secrets in URLs', () => {
     });
   });
 
+  it('keeps the decoded form of an encoded secret too', () => {
+    const { secrets } = redactor.redact({ url: 'http://h/?password=p%40ss+word%2F1' });
+    expect(secrets).toEqual(['p%40ss+word%2F1', 'p@ss word/1']);
+    expect(redactor.scrubText('got p@ss word/1', secrets)).toBe(`got ${REDACTED}`);
+  });
+
   it('leaves URLs with only a user name, and e-mail addresses, alone', () => {
     expect(redactor.scrubText('ssh://git@github.com/a/b and ann@example.com')).toBe(
       'ssh://git@github.com/a/b and ann@example.com',

@@ -107,19 +107,32 @@ export function createRedactor(extraKeys: readonly string[] = []): Redactor {
     return SECRET_PARAM_NAMES.has(k) || k.endsWith('signature') || isSecretKey(name);
   }
 
+  /** Keeps a secret found in a URL, and its decoded form: a program may echo either. */
+  function keep(found: string[] | undefined, value: string): void {
+    if (!found) return;
+    found.push(value);
+    if (!value.includes('%') && !value.includes('+')) return;
+    try {
+      const decoded = decodeURIComponent(value.replaceAll('+', ' '));
+      if (decoded !== value) found.push(decoded);
+    } catch {
+      // a malformed escape: the value as written is all there is
+    }
+  }
+
   /** Secrets in URLs: `user:password@` and query or fragment parameters with secret names. */
   function scrubUrls(text: string, found?: string[]): string {
     let out = text;
     if (out.includes('://') && out.includes('@')) {
       out = out.replace(URL_USERINFO, (_match, _user: string, password: string) => {
-        found?.push(password);
+        keep(found, password);
         return `://${REDACTED}@`;
       });
     }
     if (out.includes('=') && /[?&#;]/.test(out)) {
       out = out.replace(URL_PARAM, (match, delimiter: string, name: string, value: string) => {
         if (value === REDACTED || !isSecretParam(name)) return match;
-        found?.push(value);
+        keep(found, value);
         return `${delimiter}${name}=${REDACTED}`;
       });
     }
