@@ -1,23 +1,14 @@
 import { TracesView } from '@/components/traces/traces-view';
-import type { TracePage, TraceStore } from '@/lib/db/trace-store';
+import { isInvalidCursorError, type TracePage, type TraceStore } from '@/lib/db/trace-store';
 import { getToolscope } from '@/lib/server/toolscope';
 import { parseTraceFilters, toTraceQuery } from '@/lib/ui/trace-filters';
 import { requestOrigin } from './_lib/request-origin';
 
 export const dynamic = 'force-dynamic';
 
-/**
- * Whether the store refused the page cursor. Matched on `code`, never `instanceof`: the
- * production build may hold two copies of the error class in different chunks.
- */
-function isInvalidCursor(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'INVALID_CURSOR';
-}
-
-/** Every tool seen in the data (when the store can say) and every registered one, sorted. */
+/** Every tool seen in the data and every registered one, sorted. */
 function toolNames(store: TraceStore, registered: string[]): string[] {
-  const seen = (store as TraceStore & { tools?: () => string[] }).tools?.() ?? [];
-  return [...new Set([...registered, ...seen])].sort();
+  return [...new Set([...registered, ...store.tools()])].sort();
 }
 
 /** The traces list: newest first, filters in the URL, keyset pages, live on the first page. */
@@ -34,7 +25,8 @@ export default async function TracesPage({
   try {
     page = store.list(toTraceQuery(filters, now));
   } catch (error) {
-    if (!isInvalidCursor(error)) throw error;
+    // matched on code, not instanceof: the production build may hold two copies of the class
+    if (!isInvalidCursorError(error)) throw error;
     // A stale or hand-edited page link: show the newest calls and say so, not an error page.
     invalidCursor = true;
     filters.cursor = undefined;

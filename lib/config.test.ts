@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_LIMITS, loadConfig } from './config';
+import { ConfigError, DEFAULT_LIMITS, DEFAULT_RETENTION, loadConfig } from './config';
 
 const dirs: string[] = [];
 function tempDir() {
@@ -67,6 +67,42 @@ describe('loadConfig', () => {
     expect(message).toContain('policies.calculator');
     expect(message).toContain('shell.allow.0');
     expect(message).toMatch(/unknown|Unrecognized/i);
+  });
+
+  it('keeps 30 days of calls by default, and reads a retention from the file', () => {
+    const cwd = tempDir();
+    expect(loadConfig({}, cwd).retention).toEqual({ maxAgeDays: 30, maxCalls: null });
+    expect(DEFAULT_RETENTION).toEqual({ maxAgeDays: 30, maxCalls: null });
+    const file = path.join(cwd, 'toolscope.config.json');
+    fs.writeFileSync(file, JSON.stringify({ retention: { maxCalls: 100_000 } }));
+    expect(loadConfig({}, cwd).retention).toEqual({ maxAgeDays: 30, maxCalls: 100_000 });
+    fs.writeFileSync(file, JSON.stringify({ retention: { maxAgeDays: null, maxCalls: null } }));
+    expect(loadConfig({}, cwd).retention).toEqual({ maxAgeDays: null, maxCalls: null });
+    fs.writeFileSync(file, JSON.stringify({ retention: { maxAgeDays: 0.5 } }));
+    expect(loadConfig({}, cwd).retention.maxAgeDays).toBe(0.5);
+  });
+
+  it('reports bad retention values clearly', () => {
+    const cwd = tempDir();
+    const file = path.join(cwd, 'toolscope.config.json');
+    const messageFor = (retention: unknown) => {
+      fs.writeFileSync(file, JSON.stringify({ retention }));
+      try {
+        loadConfig({}, cwd);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        return (error as Error).message;
+      }
+      throw new Error(`accepted ${JSON.stringify(retention)}`);
+    };
+    expect(messageFor({ maxAgeDays: 0 })).toContain('retention.maxAgeDays: must be more than 0 days');
+    expect(messageFor({ maxAgeDays: '30' })).toContain('retention.maxAgeDays: a number of days, or null');
+    expect(messageFor({ maxCalls: 1.5 })).toContain('retention.maxCalls: must be a whole number of calls');
+    expect(messageFor({ maxCalls: -1 })).toContain('retention.maxCalls: must be at least 1 call');
+    expect(messageFor({ maxAge: 30 })).toMatch(/retention.*maxAge/);
+    const both = messageFor({ maxAgeDays: -1, maxCalls: 'all' });
+    expect(both).toContain('retention.maxAgeDays');
+    expect(both).toContain('retention.maxCalls');
   });
 
   it('fails clearly on a missing named file and on invalid JSON', () => {

@@ -40,6 +40,23 @@ export const configFileSchema = z
       .partial()
       .strict()
       .default({}),
+    retention: z
+      .object({
+        maxAgeDays: z
+          .number({ error: 'a number of days, or null to keep calls of any age' })
+          .positive({ error: 'must be more than 0 days (null keeps calls of any age)' })
+          .max(36_500, { error: 'must be at most 36500 days (null keeps calls of any age)' })
+          .nullable(),
+        maxCalls: z
+          .number({ error: 'a whole number of calls, or null for no limit' })
+          .int({ error: 'must be a whole number of calls' })
+          .positive({ error: 'must be at least 1 call (null for no limit)' })
+          .nullable(),
+      })
+      .partial()
+      .strict()
+      .default({})
+      .describe('How long calls are kept: the newest maxCalls calls not older than maxAgeDays'),
   })
   .strict();
 
@@ -54,6 +71,17 @@ export interface Limits {
   maxBatchSize: number;
 }
 
+/** Which calls the background retention deletes (see `lib/db/retention.ts`); null means no bound. */
+export interface RetentionConfig {
+  /** Calls older than this many days are deleted. */
+  maxAgeDays: number | null;
+  /** Only the newest this many calls are kept. */
+  maxCalls: number | null;
+}
+
+/** Keep the last 30 days, however many calls that is. */
+export const DEFAULT_RETENTION: RetentionConfig = { maxAgeDays: 30, maxCalls: null };
+
 export interface Config {
   /** The port the app serves on (`PORT`, default 3000): the HTTP tool refuses it on loopback. */
   port: number;
@@ -67,6 +95,7 @@ export interface Config {
   httpAllow: string[];
   redactKeys: string[];
   limits: Limits;
+  retention: RetentionConfig;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -132,5 +161,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     httpAllow: file.http.allow,
     redactKeys: file.redact.keys,
     limits: { ...DEFAULT_LIMITS, ...file.limits },
+    retention: { ...DEFAULT_RETENTION, ...file.retention },
   };
 }

@@ -5,7 +5,7 @@ import Link from 'next/link';
 import { useMemo, useState, useTransition } from 'react';
 import type { PlaygroundRun } from '@/app/tools/[name]/actions';
 import { formatDuration } from '@/lib/ui/format';
-import { type FieldIssue, fieldIssuesOf } from '@/lib/ui/json-issues';
+import { fieldIssuesOf, issuesByPath, mergeFieldIssues } from '@/lib/ui/json-issues';
 import { initialValue, type JsonSchema, validateAgainstSchema } from '@/lib/ui/json-schema';
 import { StatusBadge } from '../status';
 import { JsonTree } from '../trace/json-tree';
@@ -18,7 +18,10 @@ type Mode = 'form' | 'json';
  * The playground of one tool: a form generated from its JSON Schema and a raw-JSON editor that
  * stay in sync (one value; the JSON text is re-derived from the form, and every valid JSON edit
  * updates the form). Inline hints come from the schema; Run goes through the server action and the
- * real executor, whose per-field issues are shown on the fields too.
+ * real executor, whose per-field issues are shown on the fields too, each issue once.
+ *
+ * In JSON mode Run sends the text itself, as a model sends OpenAI arguments: malformed JSON is
+ * sent too (with a warning), so the executor's parse stage can be tried from here.
  */
 export function Playground({
   tool,
@@ -30,6 +33,7 @@ export function Playground({
   schema: JsonSchema;
   /** Set when the policy will not simply allow the call (ask / deny). */
   policyNote: string | null;
+  /** `input` is an object (form) or JSON text (JSON mode), which the executor parses. */
   run: (name: string, input: unknown) => Promise<PlaygroundRun>;
 }) {
   const [value, setValue] = useState<unknown>(() => initialValue(schema));
@@ -43,12 +47,11 @@ export function Playground({
   const localIssues = useMemo(() => validateAgainstSchema(schema, value), [schema, value]);
   const serverIssues =
     result?.ok && result.error?.code === 'INVALID_ARGUMENTS' ? fieldIssuesOf(result.error.details) : [];
-  const shown: FieldIssue[] = touched ? [...localIssues, ...serverIssues] : serverIssues;
-  const byPath = new Map<string, FieldIssue[]>();
-  for (const issue of shown) {
-    const list = byPath.get(issue.path) ?? [];
-    if (!list.some((i) => i.message === issue.message)) byPath.set(issue.path, [...list, issue]);
-  }
+  // While the text does not parse, the form's value is stale: its local issues would mislead.
+  const current = jsonError ? [] : localIssues;
+  const shown = mergeFieldIssues(touched ? current : [], serverIssues);
+  const byPath = issuesByPath(shown);
+  const rootIssues = byPath.get('') ?? [];
 
   const updateFromForm = (next: unknown) => {
     setTouched(true);
@@ -69,10 +72,10 @@ export function Playground({
 
   const onRun = () => {
     setTouched(true);
-    if (jsonError) return;
+    const input = mode === 'json' ? text : value;
     startTransition(async () => {
       try {
-        setResult(await run(tool, value));
+        setResult(await run(tool, input));
       } catch (error) {
         setResult({ ok: false, message: `The run failed: ${String(error)}` });
       }
@@ -124,7 +127,7 @@ export function Playground({
           </button>
           <span className="ml-auto text-[11px] text-fg-muted" aria-live="polite" data-testid="local-validity">
             {jsonError
-              ? 'JSON does not parse'
+              ? 'JSON does not parse — Run sends it as text; the parse stage will refuse it'
               : localIssues.length === 0
                 ? 'Arguments match the schema'
                 : `${localIssues.length} issue${localIssues.length === 1 ? '' : 's'} — the executor will refuse these arguments`}
@@ -148,13 +151,17 @@ export function Playground({
               className="rounded border border-line bg-bg p-2 font-mono text-[12px] leading-5"
             />
             {jsonError && (
-              <p className="text-xs text-red-700 dark:text-red-300" role="alert">
-                {jsonError}
+              <p
+                className="rounded border border-amber-300 bg-amber-50 p-1.5 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200"
+                role="status"
+                data-testid="json-warning"
+              >
+                Not valid JSON ({jsonError}) — it will be sent as a string and fail at the parse stage.
               </p>
             )}
-            {touched && localIssues.length > 0 && !jsonError && (
-              <ul className="text-xs text-red-700 dark:text-red-300">
-                {localIssues.map((i) => (
+            {shown.length > 0 && (
+              <ul className="text-xs text-red-700 dark:text-red-300" data-testid="json-issues">
+                {shown.map((i) => (
                   <li key={`${i.path}:${i.message}`}>
                     <code className="font-mono">{i.path || '(arguments)'}</code>: {i.message}
                   </li>
@@ -163,10 +170,17 @@ export function Playground({
             )}
           </div>
         )}
+        {mode === 'form' && rootIssues.length > 0 && (
+          <ul className="text-xs text-red-700 dark:text-red-300" data-testid="root-issues">
+            {rootIssues.map((i) => (
+              <li key={i.message}>{i.message}</li>
+            ))}
+          </ul>
+        )}
         <div className="flex items-center gap-2">
           <button
             type="submit"
-            disabled={pending || jsonError !== null}
+            disabled={pending}
             data-testid="playground-run"
             className="inline-flex items-center gap-1.5 rounded bg-accent px-3 py-1 text-sm font-medium text-white disabled:opacity-50 dark:text-black"
           >

@@ -269,39 +269,48 @@ function Field({ name, schema, value, required, path, issues, onChange }: FieldP
       const entries = Object.entries((value as Record<string, unknown>) ?? {});
       editor = (
         <div className="flex flex-col gap-1 border-l-2 border-line pl-3">
-          {entries.map(([key, v], i) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: keys are edited in place, so the index is the identity.
-            <div key={i} className="flex items-center gap-1">
-              <input
-                aria-label={`${name} key ${i + 1}`}
-                value={key}
-                className={`${input} w-40 font-mono`}
-                onChange={(e) =>
-                  onChange(Object.fromEntries(entries.map(([k, x], j) => (j === i ? [e.target.value, x] : [k, x]))))
-                }
-              />
-              <span className="text-fg-muted">:</span>
-              <input
-                aria-label={`${name} value ${i + 1}`}
-                value={typeof v === 'string' ? v : JSON.stringify(v)}
-                className={input}
-                onChange={(e) =>
-                  onChange(Object.fromEntries(entries.map(([k, x], j) => (j === i ? [k, e.target.value] : [k, x]))))
-                }
-              />
-              <button
-                type="button"
-                className="rounded p-1 text-fg-muted hover:bg-muted"
-                aria-label={`Remove ${name} entry ${key}`}
-                onClick={() => {
-                  const next = Object.fromEntries(entries.filter((_, j) => j !== i));
-                  onChange(Object.keys(next).length === 0 && !required ? undefined : next);
-                }}
-              >
-                <Trash2 size={13} aria-hidden />
-              </button>
-            </div>
-          ))}
+          {entries.map(([key, v], i) => {
+            const entryIssues = issues.get([...path, key].join('.')) ?? [];
+            return (
+              // biome-ignore lint/suspicious/noArrayIndexKey: keys are edited in place, so the index is the identity.
+              <div key={i} className="flex flex-col gap-0.5">
+                <div className="flex items-center gap-1">
+                  <input
+                    aria-label={`${name} key ${i + 1}`}
+                    aria-invalid={entryIssues.length > 0}
+                    aria-describedby={entryIssues.length > 0 ? `${id}-entry-${i}` : undefined}
+                    data-field={`${dotted}.${key}`}
+                    value={key}
+                    className={`${input} w-40 font-mono`}
+                    onChange={(e) =>
+                      onChange(Object.fromEntries(entries.map(([k, x], j) => (j === i ? [e.target.value, x] : [k, x]))))
+                    }
+                  />
+                  <span className="text-fg-muted">:</span>
+                  <input
+                    aria-label={`${name} value ${i + 1}`}
+                    value={typeof v === 'string' ? v : JSON.stringify(v)}
+                    className={input}
+                    onChange={(e) =>
+                      onChange(Object.fromEntries(entries.map(([k, x], j) => (j === i ? [k, e.target.value] : [k, x]))))
+                    }
+                  />
+                  <button
+                    type="button"
+                    className="rounded p-1 text-fg-muted hover:bg-muted"
+                    aria-label={`Remove ${name} entry ${key}`}
+                    onClick={() => {
+                      const next = Object.fromEntries(entries.filter((_, j) => j !== i));
+                      onChange(Object.keys(next).length === 0 && !required ? undefined : next);
+                    }}
+                  >
+                    <Trash2 size={13} aria-hidden />
+                  </button>
+                </div>
+                <Issues id={`${id}-entry-${i}`} list={entryIssues} />
+              </div>
+            );
+          })}
           <button
             type="button"
             className="inline-flex w-fit items-center gap-1 rounded border border-line px-1.5 py-0.5 text-xs hover:bg-muted"
@@ -386,6 +395,23 @@ export function ObjectFields({
         />
       ))}
       {keys.length === 0 && <p className="text-xs italic text-fg-muted">This tool takes no arguments.</p>}
+      {Object.keys(record)
+        .filter((key) => !Object.hasOwn(schema.properties ?? {}, key))
+        .map((key) => {
+          const list = issues.get([...path, key].join('.')) ?? [];
+          // Fields the schema does not name have no editor: their issues (unknown field) are listed here.
+          return list.length === 0 ? null : (
+            <div
+              key={key}
+              className="flex flex-col gap-0.5"
+              data-testid="unknown-field"
+              data-path={[...path, key].join('.')}
+            >
+              <span className="font-mono text-[12px] font-medium">{key}</span>
+              <Issues id={`unknown-${[...path, key].join('-')}`} list={list} />
+            </div>
+          );
+        })}
     </div>
   );
 }

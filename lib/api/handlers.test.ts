@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../config';
+import { InvalidCursorError } from '../db/trace-store';
 import { createToolscope, type Toolscope } from '../server/create-toolscope';
 import { getTrace, listTools, listTraces, postToolCalls } from './handlers';
 
@@ -197,6 +198,14 @@ describe('GET /api/v1/traces', () => {
     ).json();
     expect(third.items.map((t: { tool_call_id: string }) => t.tool_call_id)).toEqual(['p0']);
     expect(third.next_cursor).toBeNull();
+    expect(first.total).toBeNull();
+    expect(first.items[0].arguments_preview).toBe('{"expression":"4+1"}');
+
+    const all = await (await listTraces(new Request(`${base}/traces?limit=1`), ts)).json();
+    const calculator = await (await listTraces(new Request(`${base}/traces?tool=calculator&limit=1`), ts)).json();
+    const counted = ts.store.toolStats().find((tool) => tool.tool === 'calculator')?.calls;
+    expect(calculator.total).toBe(counted);
+    expect(all.total).toBeGreaterThanOrEqual(calculator.total);
 
     const failed = await (await listTraces(new Request(`${base}/traces?status=failed&tool=calculator`), ts)).json();
     expect(failed.items.length).toBeGreaterThan(0);
@@ -212,6 +221,37 @@ describe('GET /api/v1/traces', () => {
     const response = await listTraces(new Request(`${base}/traces?${query}`), ts);
     expect(response.status).toBe(400);
     expect((await response.json()).error.code).toBe(code);
+  });
+});
+
+describe('GET /api/v1/traces?cursor=garbage', () => {
+  it('answers 400 INVALID_CURSOR when the store throws its own copy of the error class', async () => {
+    // The production build can bundle the store into another chunk than the handler, each with
+    // its own InvalidCursorError class; a fresh module graph reproduces that here.
+    vi.resetModules();
+    const copy = await import('../db/sqlite-trace-store');
+    const { openDatabase } = await import('../db/open-database');
+    const { createVault } = await import('../db/vault');
+    const store = copy.createSqliteTraceStore({
+      db: openDatabase(ts.config.dbPath),
+      vault: createVault({ dir: ts.config.dataDir }),
+    });
+    try {
+      let thrown: unknown;
+      try {
+        store.list({ cursor: 'garbage' });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).not.toBeInstanceOf(InvalidCursorError);
+      const response = await listTraces(new Request(`${base}/traces?cursor=garbage`), { ...ts, store });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        error: { code: 'INVALID_CURSOR', message: expect.stringContaining('cursor') },
+      });
+    } finally {
+      store.close();
+    }
   });
 });
 

@@ -1,13 +1,14 @@
 import { z } from 'zod';
-import { InvalidCursorError } from '../db/trace-store';
+import { isInvalidCursorError } from '../db/trace-store';
 import { inputJsonSchema, toAnthropicTool, toOpenAITool } from '../executor/json-schema';
 import { modelMessageContent } from '../executor/model-message';
-import { CALL_STATUSES } from '../executor/types';
 import type { Toolscope } from '../server/create-toolscope';
-import { apiError, handle, RequestError, readJsonBody } from './http';
+import { apiError, handle, readJsonBody } from './http';
 import { resultJson, summaryJson, traceJson } from './serialize';
+import { toTraceQuery, traceFilterParams } from './trace-filter-query';
 
-function zodMessage(error: z.ZodError): string {
+/** A zod error as one line for an API message: the first few issues, each with its path. */
+export function zodMessage(error: z.ZodError): string {
   return error.issues
     .slice(0, 5)
     .map((i) => `${i.path.join('.') || 'body'}: ${i.message}`)
@@ -69,24 +70,13 @@ export function getTrace(id: string, ts: Toolscope): Promise<Response> {
   });
 }
 
-const optionalText = z
-  .string()
-  .max(256)
-  .optional()
-  .transform((v) => (v === '' ? undefined : v));
-
-const listQuery = z.object({
-  tool: optionalText,
-  status: z
-    .enum(CALL_STATUSES)
-    .optional()
-    .or(z.literal('').transform(() => undefined)),
-  session: optionalText,
-  q: z.string().max(256).optional(),
-  from: z.coerce.number().int().nonnegative().optional(),
-  to: z.coerce.number().int().nonnegative().optional(),
+const listQuery = traceFilterParams.extend({
   limit: z.coerce.number().int().min(1).max(500).optional(),
-  cursor: optionalText,
+  cursor: z
+    .string()
+    .max(256)
+    .optional()
+    .transform((v) => (v === '' ? undefined : v)),
 });
 
 /** `GET /api/v1/traces?tool=&status=&session=&q=&from=&to=&limit=&cursor=`: newest first, keyset-paginated. */
@@ -97,24 +87,17 @@ export function listTraces(request: Request, ts: Toolscope): Promise<Response> {
     if (!parsed.success) return apiError(400, 'INVALID_QUERY', zodMessage(parsed.error));
     const q = parsed.data;
     try {
-      const page = ts.store.list({
-        tool: q.tool,
-        status: q.status,
-        sessionId: q.session,
-        text: q.q || undefined,
-        from: q.from,
-        to: q.to,
-        limit: q.limit,
-        cursor: q.cursor,
-      });
+      const page = ts.store.list({ ...toTraceQuery(q), limit: q.limit, cursor: q.cursor });
       return Response.json({
         items: page.items.map(summaryJson),
         next_cursor: page.nextCursor,
         // The scan window ended before the page filled: older matches may follow next_cursor.
         partial: page.partial,
+        // Exact when the store knows it without counting (no filter, or a tool filter alone), else null.
+        total: page.total,
       });
     } catch (error) {
-      if (error instanceof InvalidCursorError) throw new RequestError(400, 'INVALID_CURSOR', error.message);
+      if (isInvalidCursorError(error)) return apiError(400, 'INVALID_CURSOR', error.message);
       throw error;
     }
   });

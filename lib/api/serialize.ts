@@ -107,6 +107,7 @@ export function traceJson(trace: TraceRecord) {
   };
 }
 
+/** A list row; `arguments_preview` is the start of the redacted arguments JSON (200 characters). */
 export function summaryJson(summary: TraceSummary) {
   return {
     id: summary.id,
@@ -118,6 +119,7 @@ export function summaryJson(summary: TraceSummary) {
     latency_ms: summary.latencyMs,
     attempts: summary.attemptCount,
     error_code: summary.errorCode,
+    arguments_preview: summary.argumentsPreview,
     flags: flagsJson(summary.flags),
     created_at: iso(summary.createdAt),
     finished_at: iso(summary.finishedAt),

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { encodeCursor } from './cursor';
-import { containsIgnoringAsciiCase, likeContains, resolveLimit, resolveListFilter } from './list-query';
+import {
+  containsIgnoringAsciiCase,
+  likeContains,
+  likePrefix,
+  resolveLimit,
+  resolveListFilter,
+  startsWithIgnoringAsciiCase,
+} from './list-query';
 
 describe('resolveLimit', () => {
   it('defaults to 50 and clamps to 1..500', () => {
@@ -14,6 +21,14 @@ describe('likeContains', () => {
   it('escapes the LIKE wildcards and the escape character', () => {
     expect(likeContains('50%_off\\')).toBe('%50\\%\\_off\\\\%');
     expect(likeContains('plain')).toBe('%plain%');
+  });
+});
+
+describe('likePrefix', () => {
+  it('matches from the start, wildcards taken literally', () => {
+    expect(likePrefix('run_1%')).toBe('run\\_1\\%%');
+    expect(startsWithIgnoringAsciiCase('Agent-Run', 'aGENT-')).toBe(true);
+    expect(startsWithIgnoringAsciiCase('Agent-Run', 'run')).toBe(false);
   });
 });
 

@@ -1,15 +1,18 @@
 import type { TraceRecord } from '../executor/types';
 import { encodeCursor } from './cursor';
 import {
+  argumentsPreview,
+  cheapTotal,
   containsIgnoringAsciiCase,
   DEFAULT_SCAN_WINDOW,
   type ListFilter,
   resolveListFilter,
   scanFloor,
+  startsWithIgnoringAsciiCase,
 } from './list-query';
 import { percentile } from './percentile';
 import { decodeTraceRecord, decodeTraceSummary, encodeTraceRecord, type TraceRowValues } from './trace-row';
-import { INTERRUPTED_ERROR, type TraceStore } from './trace-store';
+import { INTERRUPTED_ERROR, type TraceStore, UNFINISHED_STATUSES } from './trace-store';
 
 interface MemoryRow {
   seq: number;
@@ -37,10 +40,28 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
   // Oldest rows evicted past `capacity`, in batches of a tenth so eviction costs O(1) a call.
   let dropped = 0;
   const evictAt = capacity + Math.max(1, Math.floor(capacity / 10));
+  // Calls per tool among the rows kept: the twin of SQLite's trigger-kept tool_counts.
+  const callsByTool = new Map<string, number>();
+  const count = (tool: string, delta: number) => {
+    const calls = (callsByTool.get(tool) ?? 0) + delta;
+    if (calls > 0) callsByTool.set(tool, calls);
+    else callsByTool.delete(tool);
+  };
+
+  // A deleted row stays in `rows` as a gap (seq is never reused, as in SQLite), out of `byId`.
+  const isLive = (row: MemoryRow | undefined): row is MemoryRow => row !== undefined && byId.get(row.id) === row;
+
+  function remove(row: MemoryRow): void {
+    byId.delete(row.id);
+    count(toolOf(row), -1);
+  }
 
   function evict(): void {
     const excess = rows.length - capacity;
-    for (let index = 0; index < excess; index++) byId.delete((rows[index] as MemoryRow).id);
+    for (let index = 0; index < excess; index++) {
+      const row = rows[index] as MemoryRow;
+      if (isLive(row)) remove(row);
+    }
     rows = rows.slice(excess);
     dropped += excess;
   }
@@ -49,6 +70,13 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
     const snapshot = copyRecord(record);
     const existing = byId.get(record.id);
     if (existing) {
+      // As in SQLite: an interrupted call stays interrupted (see TRACE_WRITE_SQL).
+      const current = existing.snapshot ?? (existing.encoded as TraceRowValues);
+      if (current.status === 'interrupted') return;
+      if (current.tool !== record.tool) {
+        count(current.tool, -1);
+        count(record.tool, 1);
+      }
       existing.snapshot = snapshot;
       existing.encoded = null;
       existing.rawArguments = record.rawArguments;
@@ -63,6 +91,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
     };
     rows.push(row);
     byId.set(record.id, row);
+    count(record.tool, 1);
     if (rows.length >= evictAt) evict();
   }
 
@@ -84,14 +113,18 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
       const end = floorSeq === undefined ? 0 : Math.max(0, floorSeq - 1 - dropped);
       for (let index = start; index >= end && matches.length <= filter.limit; index--) {
         const row = rows[index];
-        if (row && matchesFilter(valuesOf(row), filter)) matches.push(row);
+        if (isLive(row) && matchesFilter(valuesOf(row), filter)) matches.push(row);
       }
       const page = matches.slice(0, filter.limit);
-      const items = page.map((row) => decodeTraceSummary(valuesOf(row)));
+      const items = page.map((row) => summaryOf(valuesOf(row)));
       const last = page.at(-1);
-      if (matches.length > filter.limit && last) return { items, nextCursor: encodeCursor(last.seq), partial: false };
+      const kind = cheapTotal(filter);
+      const total = kind === 'all' ? byId.size : kind === 'tool' ? (callsByTool.get(filter.tool ?? '') ?? 0) : null;
+      if (matches.length > filter.limit && last) {
+        return { items, nextCursor: encodeCursor(last.seq), partial: false, total };
+      }
       const partial = floorSeq !== undefined && floorSeq > dropped + 1;
-      return { items, nextCursor: partial && floorSeq ? encodeCursor(floorSeq) : null, partial };
+      return { items, nextCursor: partial && floorSeq ? encodeCursor(floorSeq) : null, partial, total };
     },
 
     toolStats(window = 1000) {
@@ -99,7 +132,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
       const byTool = new Map<string, { calls: number; failures: number; last: MemoryRow; latencies: number[] }>();
       for (let index = rows.length - 1; index >= 0; index--) {
         const row = rows[index];
-        if (!row) continue;
+        if (!isLive(row)) continue;
         const { tool, status, latencyMs } = valuesOf(row);
         let stats = byTool.get(tool);
         if (!stats) {
@@ -111,7 +144,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
         if (latencyMs !== null && stats.latencies.length < size) stats.latencies.push(latencyMs);
       }
       return [...byTool.entries()]
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .sort(([a], [b]) => compareText(a, b))
         .map(([tool, stats]) => {
           const latencies = stats.latencies.sort((a, b) => a - b);
           return {
@@ -125,9 +158,68 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
         });
     },
 
+    tools() {
+      return [...callsByTool.keys()].sort(compareText);
+    },
+
+    adjacent(id) {
+      const row = byId.get(id);
+      if (!row) return { newer: null, older: null };
+      const index = row.seq - 1 - dropped;
+      let newer: string | null = null;
+      let older: string | null = null;
+      for (let i = index + 1; i < rows.length && newer === null; i++) if (isLive(rows[i])) newer = rows[i]?.id ?? null;
+      for (let i = index - 1; i >= 0 && older === null; i--) if (isLive(rows[i])) older = rows[i]?.id ?? null;
+      return { newer, older };
+    },
+
+    delete(id) {
+      const row = byId.get(id);
+      if (!row) return 'not_found';
+      if (isUnfinished(row)) return 'running';
+      remove(row);
+      return 'deleted';
+    },
+
+    deleteSession(sessionId) {
+      let deleted = 0;
+      let skippedRunning = 0;
+      for (const row of rows) {
+        if (!isLive(row) || valuesOf(row).sessionId !== sessionId) continue;
+        if (isUnfinished(row)) skippedRunning++;
+        else {
+          remove(row);
+          deleted++;
+        }
+      }
+      return { deleted, skippedRunning };
+    },
+
+    prune({ createdBefore, keepNewest, limit }) {
+      const max = Math.max(0, Math.floor(limit));
+      const finished = () => rows.filter((row) => isLive(row) && !isUnfinished(row));
+      let deleted = 0;
+      if (createdBefore !== undefined) {
+        // Oldest first by created_at, then seq: the order of SQLite's created_at index.
+        const expired = finished()
+          .filter((row) => valuesOf(row).createdAt < createdBefore)
+          .sort((a, b) => valuesOf(a).createdAt - valuesOf(b).createdAt || a.seq - b.seq);
+        for (const row of expired.slice(0, max)) remove(row);
+        deleted += Math.min(max, expired.length);
+      }
+      if (keepNewest !== undefined && deleted < max) {
+        const over = byId.size - Math.max(0, Math.floor(keepNewest));
+        const victims = over > 0 ? finished().slice(0, Math.min(over, max - deleted)) : [];
+        for (const row of victims) remove(row);
+        deleted += victims.length;
+      }
+      return deleted;
+    },
+
     markInterrupted(now) {
       let count = 0;
       for (const row of rows) {
+        if (!isLive(row)) continue;
         const values = valuesOf(row);
         if (values.status !== 'running') continue;
         row.snapshot = null;
@@ -147,6 +239,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
 
     close() {
       byId.clear();
+      callsByTool.clear();
       rows = [];
     },
   };
@@ -158,6 +251,26 @@ function valuesOf(row: MemoryRow): TraceRowValues {
     row.snapshot = null;
   }
   return row.encoded;
+}
+
+function summaryOf(values: TraceRowValues) {
+  return decodeTraceSummary({ ...values, argumentsPreview: argumentsPreview(values.arguments) });
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function isUnfinished(row: MemoryRow): boolean {
+  return (UNFINISHED_STATUSES as readonly string[]).includes(statusOf(row));
+}
+
+function statusOf(row: MemoryRow): string {
+  return (row.snapshot ?? (row.encoded as TraceRowValues)).status;
+}
+
+function toolOf(row: MemoryRow): string {
+  return (row.snapshot ?? (row.encoded as TraceRowValues)).tool;
 }
 
 function copyRecord(record: TraceRecord): TraceRecord {
@@ -176,9 +289,21 @@ function matchesFilter(values: TraceRowValues, filter: ListFilter): boolean {
   if (filter.sessionId !== undefined && values.sessionId !== filter.sessionId) return false;
   if (filter.from !== undefined && values.createdAt < filter.from) return false;
   if (filter.to !== undefined && values.createdAt >= filter.to) return false;
-  if (filter.text !== undefined) {
-    const inId = containsIgnoringAsciiCase(values.toolCallId, filter.text);
-    if (!inId && !(values.arguments !== null && containsIgnoringAsciiCase(values.arguments, filter.text))) return false;
-  }
+  if (filter.text !== undefined && !matchesText(values, filter.text)) return false;
   return true;
+}
+
+/** The in-memory twin of the SQLite TEXT_SEARCH: the same columns, the same case rule. */
+function matchesText(values: TraceRowValues, text: string): boolean {
+  const contains = (column: string | null) => column !== null && containsIgnoringAsciiCase(column, text);
+  return (
+    contains(values.toolCallId) ||
+    contains(values.id) ||
+    contains(values.errorCode) ||
+    (values.sessionId !== null && startsWithIgnoringAsciiCase(values.sessionId, text)) ||
+    contains(values.arguments) ||
+    contains(values.output) ||
+    contains(values.stdout) ||
+    contains(values.stderr)
+  );
 }

@@ -46,6 +46,8 @@ export const toolCalls = sqliteTable(
     /** Copied out of `error` so the list can show and filter it without parsing JSON. */
     errorCode: text('error_code'),
     modelMessage: text('model_message'),
+    /** JSON `ModelTruncation`: how much of the output the model got; NULL when it got all of it. */
+    modelTruncation: text('model_truncation'),
     // One column per flag rather than a bitmask: `WHERE faulted = 1` reads plainly in the
     // sqlite3 shell, and badges map one column to one badge.
     retried: flag('retried'),

@@ -1,6 +1,15 @@
 import { getTableColumns } from 'drizzle-orm';
 import { encodeCursor } from './cursor';
-import { DEFAULT_SCAN_WINDOW, type ListFilter, likeContains, resolveListFilter, scanFloor } from './list-query';
+import {
+  ARGUMENTS_PREVIEW_CHARS,
+  cheapTotal,
+  DEFAULT_SCAN_WINDOW,
+  type ListFilter,
+  likeContains,
+  likePrefix,
+  resolveListFilter,
+  scanFloor,
+} from './list-query';
 import type { SqliteDatabase } from './open-database';
 import { toolCalls } from './schema';
 import { chooseTimeRangePlan, type TimeRangePlan } from './time-range-plan';
@@ -31,7 +40,18 @@ type SummaryRow = TraceSummaryRow & { seq: number };
 const columns = getTableColumns(toolCalls);
 // Column names come from the drizzle schema, aliased to its property names, so a rename in
 // schema.ts cannot silently break this hand-written SQL.
-const SELECT_LIST = SUMMARY_KEYS.map((key) => `${columns[key].name} AS "${key}"`).join(', ');
+const SELECT_LIST = [
+  ...SUMMARY_KEYS.map((key) => `${columns[key].name} AS "${key}"`),
+  // Cut in SQL: the page never carries whole arguments (up to the trace cap each) into JS.
+  `substr(${columns.arguments.name}, 1, ${ARGUMENTS_PREVIEW_CHARS}) AS "argumentsPreview"`,
+].join(', ');
+
+// What a text search looks at; short columns first, so a hit there skips the long ones.
+const TEXT_SEARCH = `(${[
+  ...['tool_call_id', 'id', 'error_code'].map((column) => `${column} LIKE @pattern ESCAPE '\\'`),
+  "session_id LIKE @prefix ESCAPE '\\'",
+  ...['arguments', 'output', 'stdout', 'stderr'].map((column) => `${column} LIKE @pattern ESCAPE '\\'`),
+].join(' OR ')})`;
 
 export interface ListTracesOptions {
   /** Forces one walk for time-range queries instead of choosing per query; for tests and diagnosis. */
@@ -64,6 +84,15 @@ export function createSqliteListTraces(
     .prepare('SELECT seq FROM tool_calls WHERE created_at < ? ORDER BY created_at DESC LIMIT 1')
     .pluck();
   const statements = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
+  const totalOfAll = sqlite.prepare(LIST_TOTAL_SQL.all).pluck();
+  const totalOfTool = sqlite.prepare(LIST_TOTAL_SQL.tool).pluck();
+
+  function totalFor(filter: ListFilter): number | null {
+    const kind = cheapTotal(filter);
+    if (kind === 'all') return totalOfAll.get() as number;
+    if (kind === 'tool') return (totalOfTool.get(filter.tool) as number | undefined) ?? 0;
+    return null;
+  }
 
   function planFor(filter: ListFilter): TimeRangePlan | null {
     if (filter.from === undefined && filter.to === undefined) return null;
@@ -90,8 +119,8 @@ export function createSqliteListTraces(
     return statement;
   }
 
-  return (query) => {
-    const filter = resolveListFilter(query);
+  // One read transaction: the total and the page see the same snapshot.
+  const list = sqlite.transaction((filter: ListFilter): TracePage => {
     const floorSeq = scanFloor(filter, (newestSeq.get() as number | null) ?? 0, scanWindow);
     const params = {
       floorSeq,
@@ -102,21 +131,32 @@ export function createSqliteListTraces(
       to: filter.to,
       beforeSeq: filter.beforeSeq,
       pattern: filter.text === undefined ? undefined : likeContains(filter.text),
+      prefix: filter.text === undefined ? undefined : likePrefix(filter.text),
       limit: filter.limit + 1,
     };
     const rows = statementFor(filter, planFor(filter), floorSeq !== undefined).all(params) as SummaryRow[];
     const page = rows.slice(0, filter.limit);
     const last = page.at(-1);
+    const total = totalFor(filter);
     if (rows.length > filter.limit && last) {
-      return { items: page.map(decodeTraceSummary), nextCursor: encodeCursor(last.seq), partial: false };
+      return { items: page.map(decodeTraceSummary), nextCursor: encodeCursor(last.seq), partial: false, total };
     }
     return {
       items: page.map(decodeTraceSummary),
       nextCursor: floorSeq === undefined ? null : encodeCursor(floorSeq),
       partial: floorSeq !== undefined,
+      total,
     };
-  };
+  });
+
+  return (query) => list(resolveListFilter(query));
 }
+
+/** The cheap totals of `TracePage.total`, from the trigger-kept `tool_counts`; exported for the plan tests. */
+export const LIST_TOTAL_SQL = {
+  all: 'SELECT coalesce(sum(calls), 0) FROM tool_counts',
+  tool: 'SELECT calls FROM tool_counts WHERE tool = ?',
+} as const;
 
 /**
  * The SELECT for one list query: the filters present (as named parameters), pinned to `plan`
@@ -132,7 +172,7 @@ export function listTracesSql(filter: ListFilter, plan: TimeRangePlan | null, bo
     filter.to !== undefined && `${createdAt} < @to`,
     filter.beforeSeq !== undefined && 'seq < @beforeSeq',
     bounded && 'seq >= @floorSeq',
-    filter.text !== undefined && `(tool_call_id LIKE @pattern ESCAPE '\\' OR arguments LIKE @pattern ESCAPE '\\')`,
+    filter.text !== undefined && TEXT_SEARCH,
   ].filter((clause): clause is string => clause !== false);
   const table = plan === 'created-at-index' ? 'tool_calls INDEXED BY tool_calls_created_at_idx' : 'tool_calls';
   const conditions = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';

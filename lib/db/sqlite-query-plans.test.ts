@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListFilter } from './list-query';
 import { openDatabase, type SqliteDatabase } from './open-database';
-import { listTracesSql } from './sqlite-list-traces';
+import { LIST_TOTAL_SQL, listTracesSql } from './sqlite-list-traces';
 import { TOOL_STATS_SQL } from './sqlite-tool-stats';
+import { TRACE_DELETE_SQL } from './sqlite-trace-deletion';
+import { TRACE_NAVIGATION_SQL } from './sqlite-trace-navigation';
 import { TRACE_WRITE_SQL } from './sqlite-trace-store';
 import type { TimeRangePlan } from './time-range-plan';
 import { encodeTraceRecord } from './trace-row';
@@ -27,6 +29,7 @@ const params = {
   to: 1_700_000_360_000,
   beforeSeq: 900,
   pattern: '%x%',
+  prefix: 'x%',
   limit: 51,
   id: 'trace-1',
   now: 1,
@@ -117,6 +120,44 @@ describe.each([
     expect(planOf(TOOL_STATS_SQL.latencies, ['t', 10])).toBe(
       'SEARCH tool_calls USING INDEX tool_calls_tool_seq_idx (tool=?)',
     );
+  });
+
+  it('reads cheap totals and the tool names from the counts table', () => {
+    expect(planOf(LIST_TOTAL_SQL.all, [])).toMatch(/^SCAN tool_counts/);
+    expect(planOf(LIST_TOTAL_SQL.tool, ['t'])).toBe(
+      'SEARCH tool_counts USING INDEX sqlite_autoindex_tool_counts_1 (tool=?)',
+    );
+    expect(planOf(TRACE_NAVIGATION_SQL.tools, [])).toMatch(/^SCAN tool_counts/);
+    expect(planOf(TRACE_DELETE_SQL.total, [])).toMatch(/^SCAN tool_counts/);
+  });
+
+  it('steps to the neighbouring call along the primary key from the id index', () => {
+    const subquery = 'SCALAR SUBQUERY 1 | SEARCH tool_calls USING COVERING INDEX tool_calls_id_unique (id=?)';
+    expect(planOf(TRACE_NAVIGATION_SQL.newer, ['t1'])).toBe(
+      `SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid>?) | ${subquery}`,
+    );
+    expect(planOf(TRACE_NAVIGATION_SQL.older, ['t1'])).toBe(
+      `SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid<?) | ${subquery}`,
+    );
+  });
+
+  it('deletes by id, by session, and prunes oldest first through an index', () => {
+    expect(planOf(TRACE_DELETE_SQL.one, ['t1'])).toBe('SEARCH tool_calls USING INDEX tool_calls_id_unique (id=?)');
+    expect(planOf(TRACE_DELETE_SQL.exists, ['t1'])).toBe(
+      'SEARCH tool_calls USING COVERING INDEX tool_calls_id_unique (id=?)',
+    );
+    expect(planOf(TRACE_DELETE_SQL.session, ['s_1'])).toBe(
+      'SEARCH tool_calls USING INDEX tool_calls_session_seq_idx (session_id=?)',
+    );
+    // Either index is small work: a session's calls, or the few calls still unfinished.
+    expect(planOf(TRACE_DELETE_SQL.sessionUnfinished, ['s_1'])).toMatch(
+      /^SEARCH tool_calls USING INDEX (tool_calls_session_seq_idx \(session_id=\?\)|tool_calls_status_seq_idx \(status=\?\))$/,
+    );
+    const bySeq = 'SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid=?) | LIST SUBQUERY 1';
+    expect(planOf(TRACE_DELETE_SQL.expired, { before: 1, limit: 500 })).toBe(
+      `${bySeq} | SEARCH tool_calls USING INDEX tool_calls_created_at_idx (created_at<?)`,
+    );
+    expect(planOf(TRACE_DELETE_SQL.excess, { limit: 500 })).toBe(`${bySeq} | SCAN tool_calls`);
   });
 
   it('finds rows to update by id, and running rows by status', () => {

@@ -59,6 +59,25 @@ describe('sqlite trace store', () => {
     second.store.close();
   });
 
+  it('does not resurrect a call another process marked interrupted', () => {
+    const first = open();
+    const trace = makeTrace({ status: 'running', sideEffect: 'exec', finishedAt: null, latencyMs: null });
+    first.store.begin(trace);
+    // A second process starts on the same file (the first one looks dead) and marks the call.
+    const second = open();
+    expect(second.store.markInterrupted(1_700_000_999_000)).toBe(1);
+    // The first process was alive after all and finishes the call: through the UPDATE (it
+    // sealed the arguments itself) and through the upsert (other raw arguments).
+    first.store.finish({ ...trace, status: 'succeeded', finishedAt: trace.createdAt + 5, latencyMs: 5 });
+    first.store.flush();
+    first.store.finish({ ...trace, status: 'failed', rawArguments: '{"other":1}' });
+    first.store.flush();
+    expect(second.store.get(trace.id)).toMatchObject({ status: 'interrupted', finishedAt: 1_700_000_999_000 });
+    expect(second.store.get(trace.id)?.rawArguments).toBe(trace.rawArguments);
+    first.store.close();
+    second.store.close();
+  });
+
   it('never writes the raw arguments in plaintext, in the database file or its WAL', () => {
     const secret = 'sk-live-7f3a9c1e5b2d4f60a8e1c3b5d7f9e2a4';
     const { db, store } = open();

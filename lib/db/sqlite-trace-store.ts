@@ -5,6 +5,8 @@ import type { SqliteDatabase } from './open-database';
 import { type ToolCallRow, toolCalls } from './schema';
 import { createSqliteListTraces, type ListTracesOptions } from './sqlite-list-traces';
 import { createSqliteToolStats } from './sqlite-tool-stats';
+import { createSqliteTraceDeletion } from './sqlite-trace-deletion';
+import { createSqliteTraceNavigation } from './sqlite-trace-navigation';
 import { decodeTraceRecord, encodeTraceRecord, type TraceRowValues } from './trace-row';
 import { INTERRUPTED_ERROR, type TraceStore } from './trace-store';
 import type { Vault } from './vault';
@@ -38,6 +40,7 @@ const MUTABLE_KEYS = [
   'error',
   'errorCode',
   'modelMessage',
+  'modelTruncation',
   'retried',
   'fellBack',
   'truncated',
@@ -60,14 +63,20 @@ const columns = getTableColumns(toolCalls);
 const MUTABLE = MUTABLE_KEYS.map((key) => [columns[key].name, key] as const);
 const ALL = [...IDENTITY_KEYS.map((key) => [columns[key].name, key] as const), ...MUTABLE];
 
-/** The statements of the write path; exported for the query-plan tests. */
+/**
+ * The statements of the write path; exported for the query-plan tests. Neither writes over a row
+ * marked `interrupted`: that mark comes from a newer process (see `markInterrupted`), and an
+ * older process still finishing the call must not bring it back to life; its write is dropped.
+ */
 export const TRACE_WRITE_SQL = {
   upsert: `INSERT INTO tool_calls (${ALL.map(([column]) => column).join(', ')})
     VALUES (${ALL.map(([, param]) => `@${param}`).join(', ')})
     ON CONFLICT (id) DO UPDATE SET ${ALL.filter(([column]) => column !== 'id')
       .map(([column]) => `${column} = excluded.${column}`)
-      .join(', ')}`,
-  update: `UPDATE tool_calls SET ${MUTABLE.map(([column, param]) => `${column} = @${param}`).join(', ')} WHERE id = @id`,
+      .join(', ')}
+    WHERE tool_calls.status != 'interrupted'`,
+  update: `UPDATE tool_calls SET ${MUTABLE.map(([column, param]) => `${column} = @${param}`).join(', ')}
+    WHERE id = @id AND status != 'interrupted'`,
   interrupt: `UPDATE tool_calls SET status = 'interrupted', finished_at = @now, error = @error, error_code = @code
     WHERE status = 'running'`,
 } as const;
@@ -122,6 +131,8 @@ export function createSqliteTraceStore({
   const db = drizzle({ client: sqlite });
   const listTraces = createSqliteListTraces(sqlite, { timeRangePlan, scanWindow });
   const toolStats = createSqliteToolStats(sqlite);
+  const navigation = createSqliteTraceNavigation(sqlite);
+  const deletion = createSqliteTraceDeletion(sqlite);
   const upsert = sqlite.prepare(TRACE_WRITE_SQL.upsert);
   const update = sqlite.prepare(TRACE_WRITE_SQL.update);
   const interrupt = sqlite.prepare(TRACE_WRITE_SQL.interrupt);
@@ -221,6 +232,28 @@ export function createSqliteTraceStore({
     toolStats(window) {
       flush();
       return toolStats(window);
+    },
+
+    tools() {
+      flush();
+      return navigation.tools();
+    },
+    adjacent(id) {
+      flush();
+      return navigation.adjacent(id);
+    },
+
+    delete(id) {
+      flush();
+      return deletion.delete(id);
+    },
+    deleteSession(sessionId) {
+      flush();
+      return deletion.deleteSession(sessionId);
+    },
+    prune(options) {
+      flush();
+      return deletion.prune(options);
     },
 
     markInterrupted(now) {

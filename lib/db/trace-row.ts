@@ -1,4 +1,4 @@
-import type { Attempt, ToolErrorData, TraceRecord, TraceStage } from '../executor/types';
+import type { Attempt, ModelTruncation, ToolErrorData, TraceRecord, TraceStage } from '../executor/types';
 import { fromJson, toJson } from './json-column';
 import type { ToolCallRow } from './schema';
 import type { TraceSummary } from './trace-store';
@@ -25,7 +25,7 @@ export type TraceSummaryRow = Pick<
   | 'truncated'
   | 'faulted'
   | 'replayed'
->;
+> & { argumentsPreview: string | null };
 
 const bit = (value: boolean): 0 | 1 => (value ? 1 : 0);
 
@@ -57,6 +57,7 @@ export function encodeTraceRecord(record: TraceRecord): TraceRowValues {
     error: record.error === null ? null : toJson(record.error),
     errorCode: record.error?.code ?? null,
     modelMessage: record.modelMessage,
+    modelTruncation: record.modelTruncation === null ? null : toJson(record.modelTruncation),
     retried: bit(record.flags.retried),
     fellBack: bit(record.flags.fellBack),
     truncated: bit(record.flags.truncated),
@@ -89,7 +90,7 @@ export function decodeTraceRecord(row: TraceRowValues, rawArguments: string): Tr
     exitCode: row.exitCode,
     error: (fromJson(row.error) ?? null) as ToolErrorData | null,
     modelMessage: row.modelMessage,
-    modelTruncation: null,
+    modelTruncation: (fromJson(row.modelTruncation) ?? null) as ModelTruncation | null,
     flags: decodeFlags(row),
     metadata: fromJson(row.metadata) as Record<string, unknown>,
   };
@@ -110,6 +111,7 @@ export function decodeTraceSummary(row: TraceSummaryRow): TraceSummary {
     attemptCount: row.attemptCount,
     errorCode: row.errorCode,
     flags: decodeFlags(row),
+    argumentsPreview: row.argumentsPreview,
   };
 }
 

@@ -203,6 +203,7 @@ export function describeTraceStore(name: string, createStore: () => TraceStore):
               },
             ],
             flags: { retried: true, fellBack: true, truncated: true, faulted: true, replayed: true },
+            modelTruncation: { headChars: 8192, tailChars: 8192, totalChars: 2_097_152 },
             metadata: { replayOf: 'trace-0', client: { name: 'test', version: 1 } },
             sessionId: null,
             sideEffect: null,
@@ -226,7 +227,16 @@ export function describeTraceStore(name: string, createStore: () => TraceStore):
           attemptCount: 2,
           errorCode: 'NON_ZERO_EXIT',
           flags: { retried: true, fellBack: true, truncated: true, faulted: true, replayed: true },
+          argumentsPreview: '{"path":"a/b.txt","token":"[REDACTED]","nested":[{"deep":1.5}]}',
         });
+      });
+
+      it('round-trips how much of the output the model got, and null when it got all', () => {
+        const cut = makeTrace({ modelTruncation: { headChars: 10, tailChars: 5, totalChars: 1000 } });
+        const whole = makeTrace({ modelTruncation: null });
+        record(cut, whole);
+        expect(store.get(cut.id)?.modelTruncation).toEqual({ headChars: 10, tailChars: 5, totalChars: 1000 });
+        expect(store.get(whole.id)?.modelTruncation).toBeNull();
       });
 
       it('round-trips arguments that could not be parsed (a string)', () => {
@@ -245,8 +255,21 @@ export function describeTraceStore(name: string, createStore: () => TraceStore):
         expect(page.items[0]).not.toHaveProperty('rawArguments');
       });
 
+      it('carries the first 200 characters of the redacted arguments, counted like SQLite', () => {
+        const long = { text: `${'🚀é'.repeat(150)}tail`, token: '[REDACTED]' };
+        const [big, none, small] = record(
+          makeTrace({ arguments: long }),
+          makeTrace({ arguments: undefined }),
+          makeTrace({ arguments: { path: 'a.txt' } }),
+        );
+        const preview = (id: string | undefined) => store.list().items.find((item) => item.id === id)?.argumentsPreview;
+        expect(preview(big?.id)).toBe(Array.from(JSON.stringify(long)).slice(0, 200).join(''));
+        expect(preview(none?.id)).toBeNull();
+        expect(preview(small?.id)).toBe('{"path":"a.txt"}');
+      });
+
       it('returns an empty page for an empty store', () => {
-        expect(store.list()).toEqual({ items: [], nextCursor: null, partial: false });
+        expect(store.list()).toEqual({ items: [], nextCursor: null, partial: false, total: 0 });
       });
 
       it('filters by tool, status, session and time, each and combined', () => {
@@ -289,6 +312,26 @@ export function describeTraceStore(name: string, createStore: () => TraceStore):
         expect(ids(store.list({ text: 'nowhere' }))).toEqual([]);
       });
 
+      it('searches the trace id, error code, output, stdout and stderr, and the session id as a prefix', () => {
+        const failure = { code: 'OUTPUT_LIMIT', message: 'too much', retryable: false, kind: 'internal' } as const;
+        const [byTraceId, byCode, bySession, byOutput, byStdout, byStderr] = record(
+          makeTrace({ id: 'trace-XyZ-77' }),
+          makeTrace({ status: 'failed', error: failure }),
+          makeTrace({ sessionId: 'agent-run-42' }),
+          makeTrace({ output: { answer: 'Paris is the capital' } }),
+          makeTrace({ stdout: 'compiled 12 modules' }),
+          makeTrace({ stderr: 'Warning: deprecated flag' }),
+        );
+        expect(ids(store.list({ text: 'xyz-7' }))).toEqual([byTraceId?.id]);
+        expect(ids(store.list({ text: 'output_lim' }))).toEqual([byCode?.id]);
+        expect(ids(store.list({ text: 'AGENT-run' }))).toEqual([bySession?.id]);
+        expect(ids(store.list({ text: 'run-42' }))).toEqual([]);
+        expect(ids(store.list({ text: 'paris' }))).toEqual([byOutput?.id]);
+        expect(ids(store.list({ text: '12 MODULES' }))).toEqual([byStdout?.id]);
+        expect(ids(store.list({ text: 'deprecated' }))).toEqual([byStderr?.id]);
+        expect(ids(store.list({ text: 'too much' }))).toEqual([]);
+      });
+
       it('takes % and _ in search text literally', () => {
         const [percent, underscore] = record(
           makeTrace({ arguments: { discount: '50% off' } }),
@@ -305,6 +348,30 @@ export function describeTraceStore(name: string, createStore: () => TraceStore):
       it('does not search the raw arguments (they may hold secrets)', () => {
         record(makeTrace({ arguments: { token: '[REDACTED]' }, rawArguments: '{"token":"sk-live-needle"}' }));
         expect(ids(store.list({ text: 'needle' }))).toEqual([]);
+      });
+
+      it('gives the total when it is cheap: no filter, or a tool filter alone', () => {
+        record(
+          makeTrace({ tool: 'read_file' }),
+          makeTrace({ tool: 'read_file', status: 'failed' }),
+          makeTrace({ tool: 'shell' }),
+        );
+        store.begin(makeTrace({ tool: 'shell', status: 'running' }));
+        expect(store.list({ limit: 1 }).total).toBe(4);
+        const first = store.list({ tool: 'read_file', limit: 1 });
+        expect(first.total).toBe(2);
+        expect(store.list({ tool: 'read_file', limit: 1, cursor: first.nextCursor ?? undefined }).total).toBe(2);
+        expect(store.list({ tool: 'nope' }).total).toBe(0);
+        for (const query of [
+          { status: 'failed' as const },
+          { tool: 'read_file', status: 'failed' as const },
+          { sessionId: 'session-1' },
+          { text: 'call' },
+          { from: 1 },
+          { tool: 'shell', to: 2_000_000_000_000 },
+        ]) {
+          expect(store.list(query).total, JSON.stringify(query)).toBeNull();
+        }
       });
 
       it('pages without duplicates or gaps while new calls arrive between pages', () => {
@@ -394,6 +461,131 @@ export function describeTraceStore(name: string, createStore: () => TraceStore):
           { id: running.id, errorCode: 'INTERRUPTED' },
         ]);
         expect(store.markInterrupted(1_700_000_999_001)).toBe(0);
+      });
+
+      it('never writes over an interrupted call: a late update or finish is dropped', () => {
+        const running = makeTrace({ status: 'running', finishedAt: null, latencyMs: null });
+        store.begin(running);
+        store.markInterrupted(1_700_000_999_000);
+        const interrupted = store.get(running.id);
+        store.update({ ...running, status: 'awaiting_approval' });
+        store.finish(makeTrace({ ...running, status: 'succeeded', rawArguments: '{"changed":true}' }));
+        expect(store.get(running.id)).toEqual(interrupted);
+        expect(store.list().items).toMatchObject([{ id: running.id, status: 'interrupted' }]);
+      });
+    });
+
+    describe('tools and adjacent', () => {
+      it('lists every tool with calls, sorted, whether registered or not', () => {
+        record(makeTrace({ tool: 'search_web' }), makeTrace({ tool: 'calculator' }), makeTrace({ tool: 'search_web' }));
+        store.begin(makeTrace({ tool: 'Zeta', status: 'running' }));
+        expect(store.tools()).toEqual(['Zeta', 'calculator', 'search_web']);
+        const [only] = record(makeTrace({ tool: 'once' }));
+        expect(store.tools()).toContain('once');
+        expect(store.delete(only?.id ?? '')).toBe('deleted');
+        expect(store.tools()).not.toContain('once');
+      });
+
+      it('finds the calls recorded just before and after one, skipping deleted calls', () => {
+        const [a, b, c, d] = record(makeTrace(), makeTrace(), makeTrace(), makeTrace());
+        expect(store.adjacent(b?.id ?? '')).toEqual({ newer: c?.id, older: a?.id });
+        expect(store.adjacent(a?.id ?? '')).toEqual({ newer: b?.id, older: null });
+        expect(store.adjacent(d?.id ?? '')).toEqual({ newer: null, older: c?.id });
+        store.delete(c?.id ?? '');
+        expect(store.adjacent(b?.id ?? '')).toEqual({ newer: d?.id, older: a?.id });
+        expect(store.adjacent('nope')).toEqual({ newer: null, older: null });
+      });
+    });
+
+    describe('delete', () => {
+      it('deletes a finished call, refuses an unfinished one, and says when there is none', () => {
+        const [done, failed] = record(makeTrace(), makeTrace({ status: 'failed' }));
+        const running = makeTrace({ status: 'running', finishedAt: null });
+        const waiting = makeTrace({ status: 'awaiting_approval', finishedAt: null });
+        store.begin(running);
+        store.begin(waiting);
+        expect(store.delete(done?.id ?? '')).toBe('deleted');
+        expect(store.get(done?.id ?? '')).toBeNull();
+        expect(store.delete(done?.id ?? '')).toBe('not_found');
+        expect(store.delete(running.id)).toBe('running');
+        expect(store.delete(waiting.id)).toBe('running');
+        expect(store.get(running.id)).toEqual(running);
+        expect(ids(store.list())).toEqual([waiting.id, running.id, failed?.id]);
+      });
+
+      it('deletes a session, keeping its unfinished calls', () => {
+        const [a, , c] = record(
+          makeTrace({ sessionId: 'doomed' }),
+          makeTrace({ sessionId: 'kept' }),
+          makeTrace({ sessionId: 'doomed', status: 'interrupted' }),
+        );
+        const running = makeTrace({ sessionId: 'doomed', status: 'running' });
+        store.begin(running);
+        expect(store.deleteSession('doomed')).toEqual({ deleted: 2, skippedRunning: 1 });
+        expect(store.get(a?.id ?? '')).toBeNull();
+        expect(store.get(c?.id ?? '')).toBeNull();
+        expect(ids(store.list({ sessionId: 'doomed' }))).toEqual([running.id]);
+        expect(store.list({ sessionId: 'kept' }).items).toHaveLength(1);
+        expect(store.deleteSession('nobody')).toEqual({ deleted: 0, skippedRunning: 0 });
+      });
+
+      it('keeps the catalog counts and totals right after deleting', () => {
+        const traces = record(
+          ...Array.from({ length: 12 }, (_, i) =>
+            makeTrace({
+              tool: i % 3 ? 'alpha' : 'beta',
+              status: i % 4 ? 'succeeded' : 'failed',
+              sessionId: `s${i % 2}`,
+            }),
+          ),
+        );
+        store.delete(traces[0]?.id ?? '');
+        store.delete(traces[5]?.id ?? '');
+        store.deleteSession('s1');
+        store.prune({ keepNewest: 3, limit: 500 });
+        const left = traces.filter((t) => store.get(t.id) !== null);
+        const expected = ['alpha', 'beta']
+          .map((tool) => ({
+            tool,
+            calls: left.filter((t) => t.tool === tool).length,
+            failures: left.filter((t) => t.tool === tool && t.status === 'failed').length,
+          }))
+          .filter((row) => row.calls > 0);
+        expect(store.toolStats().map(({ tool, calls, failures }) => ({ tool, calls, failures }))).toEqual(expected);
+        expect(store.list().total).toBe(left.length);
+        expect(store.list({ tool: 'alpha' }).total).toBe(left.filter((t) => t.tool === 'alpha').length);
+      });
+    });
+
+    describe('prune', () => {
+      it('deletes finished calls older than a time, oldest first, at most `limit` at a time', () => {
+        const base = 1_950_000_000_000;
+        const [a, b, c, d] = record(
+          makeTrace({ createdAt: base + 1 }),
+          makeTrace({ createdAt: base }),
+          makeTrace({ createdAt: base + 2 }),
+          makeTrace({ createdAt: base + 10 }),
+        );
+        const old = makeTrace({ createdAt: base - 5, status: 'awaiting_approval', finishedAt: null });
+        store.begin(old);
+        expect(store.prune({ createdBefore: base + 10, limit: 2 })).toBe(2);
+        expect(ids(store.list())).toEqual([old.id, d?.id, c?.id]);
+        expect(store.prune({ createdBefore: base + 10, limit: 2 })).toBe(1);
+        expect(store.prune({ createdBefore: base + 10, limit: 2 })).toBe(0);
+        expect(ids(store.list())).toEqual([old.id, d?.id]);
+        expect([a, b].map((t) => store.get(t?.id ?? ''))).toEqual([null, null]);
+      });
+
+      it('keeps the newest calls, counting unfinished ones but never deleting them', () => {
+        const running = makeTrace({ status: 'running', finishedAt: null });
+        store.begin(running);
+        const traces = record(...Array.from({ length: 6 }, () => makeTrace()));
+        expect(store.prune({ keepNewest: 3, limit: 2 })).toBe(2);
+        expect(store.prune({ keepNewest: 3, limit: 2 })).toBe(2);
+        expect(store.prune({ keepNewest: 3, limit: 2 })).toBe(0);
+        expect(ids(store.list())).toEqual([traces[5]?.id, traces[4]?.id, running.id]);
+        expect(store.prune({ keepNewest: 0, limit: 10 })).toBe(2);
+        expect(ids(store.list())).toEqual([running.id]);
       });
     });
 

@@ -14,6 +14,8 @@ export interface TraceSummary {
   attemptCount: number;
   errorCode: string | null;
   flags: TraceRecord['flags'];
+  /** The start (200 characters) of the redacted arguments as JSON, to tell calls apart; null when none. */
+  argumentsPreview: string | null;
 }
 
 export interface TraceQuery {
@@ -24,7 +26,11 @@ export interface TraceQuery {
   from?: number;
   /** Epoch ms, exclusive. */
   to?: number;
-  /** Case-insensitive substring of the tool call id or the redacted arguments. */
+  /**
+   * Case-insensitive (ASCII) substring of the trace id, the tool call id, the error code, the
+   * redacted arguments, the output, stdout or stderr, or a prefix of the session id. Never the
+   * raw arguments. Reads a bounded window of rows per page (see `TracePage.partial`).
+   */
   text?: string;
   /** 1..500, default 50. */
   limit?: number;
@@ -41,6 +47,11 @@ export interface TracePage {
    * combined filters over many calls): older matches may exist, and `nextCursor` goes on.
    */
   partial: boolean;
+  /**
+   * How many calls match the filter, when the store knows it without counting (no filter, or a
+   * tool filter alone: read from the per-tool totals); otherwise null.
+   */
+  total: number | null;
 }
 
 export interface ToolStats {
@@ -52,6 +63,39 @@ export interface ToolStats {
   lastCalledAt: number | null;
 }
 
+/** The neighbours of a call in recording order, for previous / next navigation; null at either end. */
+export interface AdjacentTraces {
+  /** The call recorded just after it. */
+  newer: string | null;
+  /** The call recorded just before it. */
+  older: string | null;
+}
+
+/** What `TraceStore.delete` did: `running` when the call is still running or awaiting approval (kept). */
+export type DeleteOutcome = 'deleted' | 'not_found' | 'running';
+
+/** What `TraceStore.deleteSession` did. */
+export interface SessionDeletion {
+  deleted: number;
+  /** Calls of the session still running or awaiting approval, which were kept. */
+  skippedRunning: number;
+}
+
+/**
+ * What `TraceStore.prune` may delete: finished calls created before `createdBefore`, or beyond
+ * the newest `keepNewest` calls (all calls count toward it, unfinished ones included).
+ */
+export interface PruneOptions {
+  /** Epoch ms, exclusive. */
+  createdBefore?: number;
+  keepNewest?: number;
+  /** Deletes at most this many calls, oldest first: a caller keeps each transaction short. */
+  limit: number;
+}
+
+/** Calls a deletion never removes: something is still going to write to them. */
+export const UNFINISHED_STATUSES = ['running', 'awaiting_approval'] as const satisfies readonly CallStatus[];
+
 /**
  * Where traces live: the executor's sink plus the reads the API and UI need.
  * Implemented by the SQLite store and the in-memory store; both pass one shared test suite.
@@ -62,6 +106,16 @@ export interface TraceStore extends TraceSink {
   list(query?: TraceQuery): TracePage;
   /** Per-tool call counts, failures and latency percentiles over the last `window` calls of each tool. */
   toolStats(window?: number): ToolStats[];
+  /** Every tool name that has calls in the store (registered or not), sorted. */
+  tools(): string[];
+  /** The calls recorded just before and after `id`; both null when `id` is unknown. O(log n). */
+  adjacent(id: string): AdjacentTraces;
+  /** Deletes one call, unless it is still running or awaiting approval. */
+  delete(id: string): DeleteOutcome;
+  /** Deletes every call of a session except those still running or awaiting approval. */
+  deleteSession(sessionId: string): SessionDeletion;
+  /** Deletes up to `limit` finished calls past the retention bounds, oldest first; returns how many. */
+  prune(options: PruneOptions): number;
   /**
    * Marks calls left `running` by a previous process as `interrupted` (finishedAt = now); returns
    * how many. Calls `awaiting_approval` are left alone: pending approvals survive a restart.
@@ -75,7 +129,8 @@ export interface TraceStore extends TraceSink {
 
 /**
  * Thrown by `TraceStore.list` when `query.cursor` is not a cursor the store handed out; the API
- * answers 400. Cursors are opaque: clients pass back `nextCursor` unchanged.
+ * answers 400. Cursors are opaque: clients pass back `nextCursor` unchanged. Recognise it with
+ * `isInvalidCursorError`, not `instanceof`.
  */
 export class InvalidCursorError extends Error {
   override readonly name = 'InvalidCursorError';
@@ -84,6 +139,15 @@ export class InvalidCursorError extends Error {
   constructor(readonly cursor: string) {
     super('Invalid cursor: pass back the nextCursor of a previous page unchanged');
   }
+}
+
+/**
+ * Whether `error` is an invalid cursor from `TraceStore.list`. Matches on `code`, never
+ * `instanceof`: the production build can bundle this module into several chunks, each with its
+ * own copy of the class, so an error thrown by one copy is not an instance of another.
+ */
+export function isInvalidCursorError(error: unknown): error is { code: 'INVALID_CURSOR'; message: string } {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'INVALID_CURSOR';
 }
 
 /** The error `markInterrupted` records on the calls a previous process left running. */

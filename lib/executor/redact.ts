@@ -24,8 +24,28 @@ const SECRET_SHAPES: RegExp[] = [
   /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b/g,
   /\bgithub_pat_[A-Za-z0-9_]{20,}\b/g,
   /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
-  /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g,
+  // The lookbehind starts a JWT only where a run of its characters starts: with `\b`, every "-eyJ"
+  // inside one long run would start a scan to the run's end (quadratic on "-eyJ" repeated).
+  /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g,
 ];
+
+/**
+ * `user:password@` in a URL. Both parts stop at characters a URL's userinfo cannot hold unencoded
+ * (and at quotes and backslashes, so a URL inside JSON text ends where the string does), so each
+ * scan from a `://` ends by the next `/`: linear on any input. A password over 2048 characters is
+ * left alone rather than scanned for without bound.
+ */
+const URL_USERINFO = /:\/\/([^\s/?#@:"'<>\\`]{0,256}):([^\s/?#@"'<>\\`]{1,2048})@/g;
+
+/**
+ * A query or fragment parameter: delimiter, name (bounded), `=`, value. The value is the last
+ * part of the pattern, so its greedy run never backtracks; it stops at the next parameter, at `?`
+ * (a URL inside a value gets its own parameters checked) and at quotes, backslashes and spaces.
+ */
+const URL_PARAM = /([?&#;])([A-Za-z0-9_.~%[\]-]{1,64})=([^\s&#?"'<>\\`]+)/g;
+
+/** Parameter names (normalized like keys) that hold secrets, besides the secret key fragments. */
+const SECRET_PARAM_NAMES = new Set(['key', 'pwd', 'sig', 'signature', 'jwt', 'session', 'sessionid', 'accesskey']);
 
 /** A quick test before running every pattern: most strings contain none of these. */
 const SHAPE_HINT = /PRIVATE KEY|Bearer|sk-|gh[pousr]_|github_pat_|AKIA|ASIA|eyJ/i;
@@ -74,9 +94,55 @@ export function createRedactor(extraKeys: readonly string[] = []): Redactor {
     return hit;
   }
 
-  function scrubShapes(text: string, found?: string[]): string {
-    if (!SHAPE_HINT.test(text)) return text;
+  function isSecretParam(raw: string): boolean {
+    let name = raw;
+    if (name.includes('%')) {
+      try {
+        name = decodeURIComponent(name);
+      } catch {
+        // a malformed escape: judge the name as written
+      }
+    }
+    const k = normalizeKey(name);
+    return SECRET_PARAM_NAMES.has(k) || k.endsWith('signature') || isSecretKey(name);
+  }
+
+  /** Keeps a secret found in a URL, and its decoded form: a program may echo either. */
+  function keep(found: string[] | undefined, value: string): void {
+    if (!found) return;
+    found.push(value);
+    if (!value.includes('%') && !value.includes('+')) return;
+    try {
+      const decoded = decodeURIComponent(value.replaceAll('+', ' '));
+      if (decoded !== value) found.push(decoded);
+    } catch {
+      // a malformed escape: the value as written is all there is
+    }
+  }
+
+  /** Secrets in URLs: `user:password@` and query or fragment parameters with secret names. */
+  function scrubUrls(text: string, found?: string[]): string {
     let out = text;
+    if (out.includes('://') && out.includes('@')) {
+      out = out.replace(URL_USERINFO, (_match, _user: string, password: string) => {
+        keep(found, password);
+        return `://${REDACTED}@`;
+      });
+    }
+    if (out.includes('=') && /[?&#;]/.test(out)) {
+      out = out.replace(URL_PARAM, (match, delimiter: string, name: string, value: string) => {
+        if (value === REDACTED || !isSecretParam(name)) return match;
+        keep(found, value);
+        return `${delimiter}${name}=${REDACTED}`;
+      });
+    }
+    return out;
+  }
+
+  function scrubShapes(text: string, found?: string[]): string {
+    const scrubbed = scrubUrls(text, found);
+    if (!SHAPE_HINT.test(scrubbed)) return scrubbed;
+    let out = scrubbed;
     for (const shape of SECRET_SHAPES) {
       out = out.replace(shape, (match) => {
         found?.push(match);

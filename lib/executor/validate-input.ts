@@ -11,24 +11,64 @@ export interface FieldIssue {
 
 export type Validated = { ok: true; value: unknown } | { ok: false; error: ToolErrorData };
 
-/** Stage 2: checks arguments against the tool's zod schema, one issue per failing field. */
+/**
+ * Stage 2: checks arguments against the tool's zod schema, one issue per failing field. An
+ * object with unknown keys gives one issue per unknown field, naming the fields the object
+ * takes, so the model can tell a typo from a field that does not exist.
+ */
 export function validateInput(toolName: string, schema: z.ZodType, value: unknown): Validated {
   const parsed = schema.safeParse(value);
   if (parsed.success) return { ok: true, value: parsed.data };
-  const issues: FieldIssue[] = parsed.error.issues.map((issue) => ({
-    path: issue.path.map(String).join('.'),
-    message: issue.message,
-    code: issue.code,
-  }));
+  const issues: FieldIssue[] = parsed.error.issues.flatMap((issue): FieldIssue[] => {
+    const at = issue.path.map(String);
+    if (issue.code === 'invalid_key') {
+      // "Invalid key in record" says nothing; the key's own issues say what is wrong with it.
+      const message = issue.issues.map((inner) => inner.message).join('; ') || issue.message;
+      return [{ path: at.join('.'), message, code: issue.code }];
+    }
+    if (issue.code !== 'unrecognized_keys') return [{ path: at.join('.'), message: issue.message, code: issue.code }];
+    const known = knownKeysAt(schema, at);
+    const owner = at.length > 0 ? at.join('.') : toolName;
+    const takes = known && known.length > 0 ? `; ${owner} takes: ${known.join(', ')}` : '';
+    return issue.keys.map((key) => ({
+      path: [...at, key].join('.'),
+      message: `Unknown field "${key}"${takes}`,
+      code: issue.code,
+    }));
+  });
   const listed = issues
     .slice(0, 10)
     .map((i) => `${i.path || '(arguments)'}: ${i.message}`)
     .join('; ');
+  const more = issues.length > 10 ? ` (and ${issues.length - 10} more)` : '';
   return {
     ok: false,
-    error: errorData('INVALID_ARGUMENTS', `Invalid arguments for ${toolName}: ${listed}.`, {
+    error: errorData('INVALID_ARGUMENTS', `Invalid arguments for ${toolName}: ${listed}${more}.`, {
       details: { issues },
       stage: 'validate',
     }),
   };
+}
+
+/** The field names of the object schema at `path`, looking through wrappers; null when unknown. */
+function knownKeysAt(schema: z.ZodType, path: string[]): string[] | null {
+  // biome-ignore lint/suspicious/noExplicitAny: zod's definitions differ per schema type.
+  let def = (schema as any)._zod.def as Record<string, any>;
+  let rest = path;
+  for (let guard = 0; guard < 256; guard++) {
+    if (def.innerType) def = def.innerType._zod.def;
+    else if (def.type === 'pipe') def = def.in._zod.def;
+    else if (def.type === 'object' && rest.length === 0) return Object.keys(def.shape);
+    else if (def.type === 'object' && def.shape[rest[0] as string]) {
+      def = def.shape[rest[0] as string]._zod.def;
+      rest = rest.slice(1);
+    } else if (def.type === 'array' && rest.length > 0) {
+      def = def.element._zod.def;
+      rest = rest.slice(1);
+    } else if (def.type === 'record' && rest.length > 0) {
+      def = def.valueType._zod.def;
+      rest = rest.slice(1);
+    } else return null;
+  }
+  return null;
 }

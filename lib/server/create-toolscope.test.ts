@@ -60,12 +60,15 @@ describe('createToolscope', () => {
     expect(echo).toMatchObject({ success: true, output: 'hi\n' });
     const ls = await ts.executor.execute({ name: 'run_shell', arguments: { command: ['ls'] } });
     expect(ls.error?.code).toBe('PERMISSION_DENIED');
-    const calc = await ts.executor.execute({
+    const calc = await ts.executor.execute({ name: 'calculator', arguments: { expression: '1' } });
+    expect(calc.status).toBe('denied');
+    // An unknown field is refused at validation, and stored redacted all the same.
+    const extra = await ts.executor.execute({
       name: 'calculator',
       arguments: { expression: '1', 'x-team': 'blue' },
     });
-    expect(calc.status).toBe('denied');
-    expect(ts.store.get(calc.traceId)?.arguments).toMatchObject({ 'x-team': '[REDACTED]' });
+    expect(extra.error?.code).toBe('INVALID_ARGUMENTS');
+    expect(ts.store.get(extra.traceId)?.arguments).toMatchObject({ 'x-team': '[REDACTED]' });
     ts.close();
   });
 });

@@ -72,6 +72,7 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
       httpDeny: ['127.0.0.1', 'localhost', '[::1]'].map((host) => `${host}:${config.port}`),
       maxFileBytes: config.limits.maxFileBytes,
       maxResponseBytes: config.limits.maxResponseBytes,
+      configFile: config.configPath,
     }),
   );
   const policyOf: PolicyResolver = (tool, sideEffect) => config.policies[tool] ?? defaultPolicy(tool, sideEffect);

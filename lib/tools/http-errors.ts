@@ -3,6 +3,8 @@ import { ToolError, TRANSIENT_NETWORK_CODES } from '../executor/errors';
 /** Methods a server must treat as safe to repeat (RFC 9110 §9.2.2). */
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const EXCERPT_CHARS = 500;
+/** Characters of the body quoted in the message the model reads. */
+const MESSAGE_EXCERPT_CHARS = 400;
 
 const STATUS_HINTS: Record<number, string> = {
   400: 'The server rejected the request; fix the body, query or headers.',
@@ -17,13 +19,18 @@ const STATUS_HINTS: Record<number, string> = {
 };
 
 /**
- * The error for a response with status >= 400. 429 and 5xx are temporary; they are retryable
- * when repeating the request is safe: idempotent methods, or 429 and 503, where the server says
- * it did not process the request. A POST that met a 500 may have been half done.
+ * The error for a response with status >= 400. Its message quotes the start of the body: the
+ * server's own words (`{"error":"no such item"}`) are what a model needs to fix the request.
+ * 429 and 5xx are temporary; they are retryable when repeating the request is safe: idempotent
+ * methods, or 429 and 503, where the server says it did not process the request. A POST that met
+ * a 500 may have been half done.
  */
 export function httpErrorFor(response: Response, method: string, url: URL, text: string): ToolError {
   const { status } = response;
-  const message = `HTTP ${status}${response.statusText ? ` ${response.statusText}` : ''} from ${method} ${url.href}`;
+  const excerpt = bodyExcerpt(text, MESSAGE_EXCERPT_CHARS);
+  const message =
+    `HTTP ${status}${response.statusText ? ` ${response.statusText}` : ''} from ${method} ${url.href}` +
+    (excerpt ? `: ${excerpt}` : '');
   const details: Record<string, unknown> = { status, url: url.href };
   if (text) details.body = text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
   if (status === 429 || status >= 500) {
@@ -39,6 +46,18 @@ export function httpErrorFor(response: Response, method: string, url: URL, text:
     });
   }
   return ToolError.business('HTTP_ERROR', message, { details, hint: STATUS_HINTS[status] });
+}
+
+/**
+ * The start of a body on one line: whitespace runs collapsed to one space, at most `max`
+ * characters, ending in "… (cut)" when there was more. Only a bounded prefix is looked at.
+ * @example bodyExcerpt('{\n  "error": "no such item"\n}', 400) // '{ "error": "no such item" }'
+ */
+export function bodyExcerpt(text: string, max: number): string {
+  const prefix = text.slice(0, max * 16);
+  const collapsed = prefix.replace(/\s+/g, ' ').trim();
+  if (collapsed.length > max) return `${collapsed.slice(0, max).trimEnd()}… (cut)`;
+  return prefix.length < text.length && text.slice(prefix.length).trim() !== '' ? `${collapsed}… (cut)` : collapsed;
 }
 
 /**

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { validateInput } from '../executor/validate-input';
 import { createHttpRequestTool, type HttpRequestInput, type HttpRequestOptions, httpSideEffect } from './http-request';
 import { createTestContext, expectToolError } from './test-helpers';
 
@@ -65,6 +66,11 @@ async function handle(request: IncomingMessage, response: ServerResponse) {
       };
       return pump();
     }
+    case '/items/9':
+      return json(404, { error: 'no such item' });
+    case '/html-error':
+      response.writeHead(500, { 'content-type': 'text/html' });
+      return response.end('<html>\n  <body>\n\n    <h1>Internal\tError</h1>\n  </body>\n</html>\n');
     case '/hang':
       return; // never answers
     case '/slow-body':
@@ -134,7 +140,7 @@ describe('http_request', () => {
     expect(tool.sensitivePaths).toEqual(
       expect.arrayContaining(['headers.authorization', 'headers.cookie', 'headers.x-api-key']),
     );
-    const schema = z.toJSONSchema(tool.inputSchema, { io: 'input' }) as {
+    const schema = z.toJSONSchema(tool.inputSchema, { io: 'input' }) as unknown as {
       properties: Record<string, { description?: string; default?: unknown }>;
       required: string[];
     };
@@ -243,6 +249,42 @@ describe('http_request', () => {
       expect(error.message).toMatch(/Allowed hosts: 127\.0\.0\.1, localhost, ::1/);
     });
 
+    it('declares a permission check that refuses hosts off the allowlist, naming the config file', () => {
+      const tool = createHttpRequestTool({
+        configFile: '/etc/ts/toolscope.config.json',
+        denyHosts: ['127.0.0.1:3000'],
+      });
+      const check = (url: string) => tool.checkPermission?.(tool.inputSchema.parse({ url }));
+      expect(check('http://example.com/x')).toEqual({
+        check: 'http allowlist',
+        message:
+          'The host "example.com" is not on the HTTP allowlist (http.allow in /etc/ts/toolscope.config.json). ' +
+          'Allowed hosts: 127.0.0.1, localhost, ::1.',
+        hint: 'Do not retry this host; use an allowed one, or ask the user to add it to the HTTP allowlist.',
+        details: {
+          host: 'example.com',
+          allow: ['127.0.0.1', 'localhost', '::1'],
+          configFile: '/etc/ts/toolscope.config.json',
+        },
+      });
+      expect(check('http://127.0.0.1@evil.com/')?.message).toContain('"evil.com"');
+      expect(check('http://127.0.0.1:3000/api/v1/traces')).toMatchObject({
+        check: 'http allowlist',
+        message: expect.stringContaining('"127.0.0.1:3000" is Toolscope\'s own API'),
+      });
+      expect(check(`${base}/json`)).toBeNull();
+      // Not a URL, or not http: the execute stage's parameter errors, not a policy refusal.
+      expect(check('not a url')).toBeNull();
+      expect(check('file:///etc/passwd')).toBeNull();
+    });
+
+    it('says the defaults are in use when no config file is', () => {
+      const tool = createHttpRequestTool({ configFile: null });
+      expect(tool.checkPermission?.(tool.inputSchema.parse({ url: 'https://example.com/' }))?.message).toMatch(
+        /\(http\.allow; no config file is in use, so these are the defaults — to change them, create toolscope\.config\.json in the working folder or the data folder\)/,
+      );
+    });
+
     it('names the real host of a userinfo trick', async () => {
       const error = await expectToolError(request({ url: 'http://127.0.0.1@evil.com/' }));
       expect(error.message).toContain('"evil.com"');
@@ -345,7 +387,9 @@ describe('http_request', () => {
         retryable: true,
         details: { status: 503, retryAfterMs: 2000, body: 'status 503 body' },
       });
-      expect(error.message).toBe(`HTTP 503 Service Unavailable from GET ${status(503, '&retry-after=2')}`);
+      expect(error.message).toBe(
+        `HTTP 503 Service Unavailable from GET ${status(503, '&retry-after=2')}: status 503 body`,
+      );
     });
 
     it.each([
@@ -373,6 +417,24 @@ describe('http_request', () => {
       expect(error.hint).toBeTruthy();
     });
 
+    it('quotes the start of the body in the message the model reads', async () => {
+      const error = await expectToolError(request({ url: `${base}/items/9` }));
+      expect(error.message).toBe(`HTTP 404 Not Found from GET ${base}/items/9: {"error":"no such item"}`);
+      const html = await expectToolError(request({ url: `${base}/html-error` }));
+      expect(html.message).toBe(
+        `HTTP 500 Internal Server Error from GET ${base}/html-error: <html> <body> <h1>Internal Error</h1> </body> </html>`,
+      );
+    });
+
+    it('cuts a long body in the message, and says so', async () => {
+      const error = await expectToolError(request({ url: status(400, `&body=${'e'.repeat(2000)}`) }));
+      expect(error.message).toBe(
+        `HTTP 400 Bad Request from GET ${status(400, `&body=${'e'.repeat(2000)}`)}: ${'e'.repeat(400)}… (cut)`,
+      );
+      const empty = await expectToolError(request({ url: status(404, '&body=') }));
+      expect(empty.message).toBe(`HTTP 404 Not Found from GET ${status(404, '&body=')}`);
+    });
+
     it('keeps the body excerpt short', async () => {
       const error = await expectToolError(request({ url: status(400, `&body=${'e'.repeat(2000)}`) }));
       expect(String(error.details?.body)).toHaveLength(501);
@@ -391,8 +453,40 @@ describe('http_request', () => {
 
     it('refuses a body on GET and invalid headers', async () => {
       expect((await expectToolError(request({ url: `${base}/json`, body: 'x' }))).code).toBe('BODY_NOT_ALLOWED');
-      const error = await expectToolError(request({ url: `${base}/json`, headers: { 'bad header': 'x' } }));
+      // The schema refuses it first (below); execute still checks when called without it.
+      const tool = createHttpRequestTool();
+      const unchecked = { url: `${base}/json`, method: 'GET' as const, headers: { 'bad header': 'x' } };
+      const error = await expectToolError(async () => tool.execute(unchecked, createTestContext()));
       expect(error).toMatchObject({ code: 'INVALID_HEADER', kind: 'parameter' });
+    });
+
+    it('refuses empty and invalid header names in the schema, with messages the model can act on', () => {
+      const tool = createHttpRequestTool();
+      const result = validateInput('http_request', tool.inputSchema, {
+        url: `${base}/json`,
+        headers: { '': 'a', 'bad header': 'b', 'x:y': 'c', 'x-ok': 'd', 'x-split': 'a\r\nInjected: 1' },
+      });
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.error.details?.issues).toEqual([
+        {
+          path: 'headers.',
+          message: 'A header name cannot be empty; give each header a name, e.g. "content-type".',
+          code: 'invalid_key',
+        },
+        { path: 'headers.bad header', message: expect.stringMatching(/^Not a valid header name/), code: 'invalid_key' },
+        { path: 'headers.x:y', message: expect.stringMatching(/no spaces or colons/), code: 'invalid_key' },
+        {
+          path: 'headers.x-split',
+          message: 'A header value cannot contain line breaks or NUL.',
+          code: 'invalid_format',
+        },
+      ]);
+      const schema = z.toJSONSchema(tool.inputSchema, { io: 'input' }) as unknown as {
+        properties: { headers: { propertyNames: { minLength: number; pattern: string } } };
+      };
+      expect(schema.properties.headers.propertyNames).toMatchObject({ minLength: 1 });
+      expect(new RegExp(schema.properties.headers.propertyNames.pattern).test('content-type')).toBe(true);
     });
   });
 

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { defineTool } from '../executor/define-tool';
 import { ToolError } from '../executor/errors';
-import type { SideEffect, Tool } from '../executor/types';
+import type { PermissionRefusal, SideEffect, Tool } from '../executor/types';
 import { createByteCollector } from './byte-collector';
+import { settingSource } from './config-source';
 import { BINARY_SAMPLE_BYTES, detectBinary } from './detect-binary';
 import { formatBytes } from './format-bytes';
 import { createHostAllowlist, DEFAULT_HTTP_ALLOW, type HostAllowlist } from './host-allowlist';
@@ -24,7 +25,22 @@ export interface HttpRequestOptions {
   maxResponseBytes?: number;
   maxRedirects?: number;
   timeoutMs?: number;
+  /** The config file that set `allowHosts`, named in refusals; null when the defaults are in use. */
+  configFile?: string | null;
 }
+
+/** RFC 9110 §5.6.2: a header name is a token. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+const headerName = z
+  .string()
+  .min(1, { message: 'A header name cannot be empty; give each header a name, e.g. "content-type".', abort: true })
+  .regex(
+    HEADER_NAME,
+    'Not a valid header name: use letters, digits and - (or !#$%&\'*+.^_`|~), no spaces or colons, e.g. "x-request-id".',
+  );
+
+const headerValue = z.string().regex(/^[^\r\n\0]*$/, 'A header value cannot contain line breaks or NUL.');
 
 const inputSchema = z.object({
   url: z
@@ -34,7 +50,7 @@ const inputSchema = z.object({
     .describe('Absolute http:// or https:// URL, e.g. "http://localhost:8080/api/items".'),
   method: z.enum(METHODS).default('GET').describe('HTTP method. Default GET.'),
   headers: z
-    .record(z.string(), z.string())
+    .record(headerName, headerValue)
     .optional()
     .describe('Request headers, e.g. {"content-type": "application/json"}.'),
   body: z
@@ -76,6 +92,8 @@ export function httpSideEffect(input: { method?: string }): SideEffect {
  * The `http_request` tool: one HTTP request to an allowlisted host.
  *
  * 1. The URL must be http(s), carry no credentials, and have an allowlisted host (and port).
+ *    `checkPermission` refuses other hosts at the permission stage, naming the config file;
+ *    `execute` checks again, in case it is called without that stage.
  * 2. Redirects are followed by hand (at most `maxRedirects`), each Location checked against the
  *    allowlist before it is requested; credentials are dropped on a change of origin.
  * 3. The body is streamed and cut at `maxResponseBytes` (`truncated: true`): a partial page is
@@ -91,6 +109,7 @@ export function createHttpRequestTool(options: HttpRequestOptions = {}): Tool<Pa
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   const hosts = allowlist.entries.length > 0 ? allowlist.entries.join(', ') : 'none';
+  const hostCheck: HostCheck = { allowlist, configFile: options.configFile };
   return defineTool({
     name: 'http_request',
     description: [
@@ -104,9 +123,15 @@ export function createHttpRequestTool(options: HttpRequestOptions = {}): Tool<Pa
     sideEffectOf: httpSideEffect,
     timeoutMs: options.timeoutMs ?? 15_000,
     sensitivePaths: sensitiveHeaderPaths(),
+    checkPermission: (input) => {
+      const url = URL.canParse(input.url) ? new URL(input.url) : null;
+      // A URL that does not parse, or is not http(s), is the execute stage's parameter error.
+      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return null;
+      return hostRefusal(url, hostCheck);
+    },
     async execute(input, ctx) {
       try {
-        return await sendRequest(input, { allowlist, maxBytes, maxRedirects, signal: ctx.signal });
+        return await sendRequest(input, { hostCheck, maxBytes, maxRedirects, signal: ctx.signal });
       } catch (error) {
         if (ctx.signal.aborted) throw ctx.signal.reason;
         throw error;
@@ -115,15 +140,22 @@ export function createHttpRequestTool(options: HttpRequestOptions = {}): Tool<Pa
   });
 }
 
-interface SendOptions {
+/** The allowlist and where it was configured, for refusals. */
+interface HostCheck {
   allowlist: HostAllowlist;
+  /** The config file that set the allowlist; null for the defaults, undefined when not told. */
+  configFile: string | null | undefined;
+}
+
+interface SendOptions {
+  hostCheck: HostCheck;
   maxBytes: number;
   maxRedirects: number;
   signal: AbortSignal;
 }
 
 async function sendRequest(input: ParsedInput, options: SendOptions): Promise<HttpRequestOutput> {
-  let url = checkUrl(input.url, options.allowlist);
+  let url = checkUrl(input.url, options.hostCheck);
   let method: string = input.method;
   let body = input.body;
   if (body !== undefined && (method === 'GET' || method === 'HEAD')) {
@@ -148,7 +180,7 @@ async function sendRequest(input: ParsedInput, options: SendOptions): Promise<Ht
         details: { redirects },
       });
     }
-    const next = checkUrl(location, options.allowlist, url);
+    const next = checkUrl(location, options.hostCheck, url);
     // As fetch does: 303 turns any request but HEAD into GET, 301 and 302 turn a POST into GET.
     const becomesGet =
       response.status === 303 ? method !== 'HEAD' : [301, 302].includes(response.status) && method === 'POST';
@@ -247,7 +279,7 @@ function decode(bytes: Buffer, contentType: string): string {
   }
 }
 
-function checkUrl(raw: string, allowlist: HostAllowlist, base?: URL): URL {
+function checkUrl(raw: string, hostCheck: HostCheck, base?: URL): URL {
   const redirected = base ? ` (redirected from ${base.href})` : '';
   let url: URL;
   try {
@@ -261,22 +293,13 @@ function checkUrl(raw: string, allowlist: HostAllowlist, base?: URL): URL {
       `Only http and https URLs are supported, not "${url.protocol}"${redirected}.`,
     );
   }
-  if (allowlist.denies(url)) {
+  const refusal = hostRefusal(url, hostCheck, redirected);
+  if (refusal) {
     throw new ToolError({
       code: 'HOST_NOT_ALLOWED',
       kind: 'permission',
-      message: `The address "${url.host}" is Toolscope's own API and cannot be requested${redirected}.`,
-      hint: 'Do not call Toolscope through this tool.',
-      details: { host: url.host },
-    });
-  }
-  if (!allowlist.allows(url)) {
-    const hosts = allowlist.entries.length > 0 ? allowlist.entries.join(', ') : 'none';
-    throw new ToolError({
-      code: 'HOST_NOT_ALLOWED',
-      kind: 'permission',
-      message: `The host "${url.host}" is not allowed${redirected}. Allowed hosts: ${hosts}.`,
-      hint: 'Do not retry this host; use an allowed one or ask the user to allow it.',
+      message: refusal.message,
+      hint: refusal.hint,
       details: { host: url.host },
     });
   }
@@ -288,6 +311,31 @@ function checkUrl(raw: string, allowlist: HostAllowlist, base?: URL): URL {
     );
   }
   return url;
+}
+
+/** The HTTP allowlist's verdict on a URL's host: Toolscope's own address, or a host not listed. */
+function hostRefusal(url: URL, { allowlist, configFile }: HostCheck, redirected = ''): PermissionRefusal | null {
+  const details = { host: url.host, allow: [...allowlist.entries], configFile: configFile ?? null };
+  if (allowlist.denies(url)) {
+    return {
+      check: 'http allowlist',
+      message:
+        `The address "${url.host}" is Toolscope's own API and cannot be requested${redirected}, ` +
+        'even when http.allow lists its host.',
+      hint: 'Do not call Toolscope through this tool.',
+      details,
+    };
+  }
+  if (allowlist.allows(url)) return null;
+  const hosts = allowlist.entries.length > 0 ? allowlist.entries.join(', ') : 'none';
+  return {
+    check: 'http allowlist',
+    message:
+      `The host "${url.host}" is not on the HTTP allowlist${redirected} ` +
+      `(${settingSource('http.allow', configFile)}). Allowed hosts: ${hosts}.`,
+    hint: 'Do not retry this host; use an allowed one, or ask the user to add it to the HTTP allowlist.',
+    details,
+  };
 }
 
 function buildHeaders(record: Record<string, string> | undefined): Headers {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { isProcessOutput } from '../executor/process-output';
 import type { AnyTool } from '../executor/types';
+import { validateInput } from '../executor/validate-input';
 import { createBuiltinTools } from './index';
 import { createTempDir, createTestContext } from './test-helpers';
 
@@ -30,6 +31,7 @@ beforeAll(async () => {
     httpAllow: ['localhost:9'],
     maxFileBytes: 2048,
     maxResponseBytes: 4096,
+    configFile: '/srv/app/toolscope.config.json',
   });
 });
 
@@ -88,6 +90,42 @@ describe('createBuiltinTools', () => {
     });
   });
 
+  it('refuses at the permission check, naming the config file in use', () => {
+    expect(byName('run_shell').checkPermission?.({ command: ['rm', '-rf', '.'] })).toEqual({
+      check: 'shell allowlist',
+      message: '"rm" is not on the shell allowlist (shell.allow in /srv/app/toolscope.config.json). Allowed: cat, ls.',
+      hint: expect.stringContaining('Do not retry this program'),
+      details: { program: 'rm', allow: ['cat', 'ls'], configFile: '/srv/app/toolscope.config.json' },
+    });
+    expect(byName('run_shell').checkPermission?.({ command: ['ls', '-la'] })).toBeNull();
+    const http = byName('http_request');
+    expect(http.checkPermission?.({ url: 'http://example.com/x', method: 'GET' })).toMatchObject({
+      check: 'http allowlist',
+      message:
+        'The host "example.com" is not on the HTTP allowlist (http.allow in /srv/app/toolscope.config.json). ' +
+        'Allowed hosts: localhost:9.',
+    });
+    expect(http.checkPermission?.({ url: 'http://localhost:9/x', method: 'GET' })).toBeNull();
+  });
+
+  it('says the defaults are in use, and where a config file would go, when there is none', () => {
+    const defaults = createBuiltinTools({
+      workspace: '/tmp/none',
+      shellAllow: ['echo'],
+      httpAllow: [],
+      configFile: null,
+    });
+    const shell = defaults.find((tool) => tool.name === 'run_shell');
+    expect(shell?.checkPermission?.({ command: ['rm'] })?.message).toBe(
+      '"rm" is not on the shell allowlist (shell.allow; no config file is in use, so these are the defaults — ' +
+        'to change them, create toolscope.config.json in the working folder or the data folder). Allowed: echo.',
+    );
+    const http = defaults.find((tool) => tool.name === 'http_request');
+    expect(http?.checkPermission?.({ url: 'http://127.0.0.1/', method: 'GET' })?.message).toMatch(
+      /not on the HTTP allowlist \(http\.allow; no config file is in use, so these are the defaults .*\)\. Allowed hosts: none\./,
+    );
+  });
+
   it('works end to end in one workspace: write, read, list with the shell', async () => {
     expect(await call('write_file', { path: 'notes/a.txt', content: 'one\ntwo\n' })).toMatchObject({ created: true });
     expect(await call('read_file', { path: 'notes/a.txt', offset: 2 })).toMatchObject({
@@ -99,4 +137,28 @@ describe('createBuiltinTools', () => {
     expect(listing).toMatchObject({ stdout: 'a.txt\n', exitCode: 0 });
     expect(await call('calculator', { expression: '6 * 7' })).toMatchObject({ result: 42 });
   });
+
+  it.each([
+    ['calculator', { expression: '1 + 1', extra: true }, 'extra', 'calculator takes: expression'],
+    ['write_file', { path: 'a.txt', content: 'x', api_key: 'sk-1' }, 'api_key', 'write_file takes: path, content'],
+  ])('%s refuses an unknown field, naming it and the fields it takes', (name, args, field, takes) => {
+    const tool = byName(name);
+    const result = validateInput(name, tool.inputSchema, args);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.code).toBe('INVALID_ARGUMENTS');
+    expect(result.error.details?.issues).toEqual([
+      {
+        path: field,
+        message: expect.stringContaining(`Unknown field "${field}"; ${takes}`),
+        code: 'unrecognized_keys',
+      },
+    ]);
+    expect(result.error.message).toContain(`${field}: Unknown field "${field}"`);
+    expect(inputJsonSchemaOf(tool).additionalProperties).toBe(false);
+  });
 });
+
+function inputJsonSchemaOf(tool: AnyTool): Record<string, unknown> {
+  return z.toJSONSchema(tool.inputSchema, { io: 'input' }) as Record<string, unknown>;
+}

@@ -33,23 +33,29 @@ export interface BuiltinToolsOptions {
   httpDeny?: string[];
   /** Response body cap of `http_request`. Default 1 MiB. */
   maxResponseBytes?: number;
+  /**
+   * The path of the `toolscope.config.json` in use, or null when none is (the defaults): named in
+   * the allowlist refusals, so a person knows which file to edit.
+   */
+  configFile: string | null;
 }
 
 /**
  * Creates the built-in tools from the app's config, in the order a catalog shows them.
- * @example registry.registerAll(createBuiltinTools({ workspace, shellAllow: ['ls'], httpAllow: ['localhost'] }))
+ * @example createBuiltinTools({ workspace, shellAllow: ['ls'], httpAllow: ['localhost'], configFile: null })
  */
 export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
-  const { workspace, maxFileBytes } = options;
+  const { workspace, maxFileBytes, configFile } = options;
   return [
     createCalculatorTool(),
     createReadFileTool({ workspace, maxBytes: maxFileBytes }),
     createWriteFileTool({ workspace, maxBytes: maxFileBytes }),
-    createRunShellTool({ workspace, allow: options.shellAllow }),
+    createRunShellTool({ workspace, allow: options.shellAllow, configFile }),
     createHttpRequestTool({
       allowHosts: options.httpAllow,
       denyHosts: options.httpDeny,
       maxResponseBytes: options.maxResponseBytes,
+      configFile,
     }),
   ];
 }

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
+import { StringDecoder } from 'node:string_decoder';
 import { ToolError } from '../executor/errors';
 import { createByteCollector } from './byte-collector';
-import { formatBytes } from './format-bytes';
 
 export interface RunProcessGroupOptions {
   /** What to execute: a path, or a name looked up on `env.PATH`. */
@@ -17,6 +17,11 @@ export interface RunProcessGroupOptions {
   /** Per stream; past it the group is killed and the output marked truncated. */
   maxOutputBytes: number;
   signal: AbortSignal;
+  /**
+   * Called with each chunk as it arrives, decoded as UTF-8 (a character split across chunks is
+   * held back until it is whole), only for the bytes within `maxOutputBytes`. Must not throw.
+   */
+  onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
 }
 
 export interface ProcessGroupResult {
@@ -38,8 +43,9 @@ export interface ProcessGroupResult {
  *    rejects at once with the signal's reason, so the executor records a timeout.
  * 3. When the leader exits, whatever it left running in its group is killed too: nothing
  *    outlives the call, and leftover background jobs cannot hold the pipes open forever.
- * 4. stdout and stderr are kept up to `maxOutputBytes` each; past that the group is killed
- *    (`yes` would otherwise run until the timeout) and stderr says why.
+ * 4. stdout and stderr are kept up to `maxOutputBytes` each, and reported to `onOutput` as they
+ *    arrive; past the cap the group is killed (`yes` would otherwise run until the timeout) and
+ *    `outputLimitHit` names the stream, for the caller to report as a limit, not as an exit code.
  *
  * A process that leaves the group on purpose (`setsid`, a daemon) escapes the kill.
  */
@@ -80,7 +86,18 @@ export function runProcessGroup(options: RunProcessGroupOptions): Promise<Proces
       killGroup();
       settle(() => reject(signal.reason));
     };
+    const decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
+    const report = (stream: 'stdout' | 'stderr', text: string) => {
+      if (!options.onOutput || text === '') return;
+      try {
+        options.onOutput(stream, text);
+      } catch {
+        // A live view's failure must not fail the command.
+      }
+    };
     const collect = (collector: typeof stdout, stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+      const room = maxOutputBytes - collector.totalBytes;
+      if (room > 0) report(stream, decoders[stream].write(chunk.subarray(0, Math.min(room, chunk.length))));
       if (!collector.push(chunk) && outputLimitHit === null) {
         outputLimitHit = stream;
         killGroup();
@@ -97,12 +114,12 @@ export function runProcessGroup(options: RunProcessGroupOptions): Promise<Proces
     child.on('exit', killGroup);
     child.on('close', (code, killedBy) => {
       settle(() => {
-        const limitNote = outputLimitHit
-          ? `\n[toolscope] ${outputLimitHit} passed ${formatBytes(maxOutputBytes)}; the process was stopped and its output truncated.\n`
-          : '';
+        // A character cut by the cap stays out, as in the collected text; otherwise flush the rest.
+        if (!stdout.truncated) report('stdout', decoders.stdout.end());
+        if (!stderr.truncated) report('stderr', decoders.stderr.end());
         resolve({
           stdout: stdout.text() + (stdout.truncated ? '\n[... stdout truncated ...]' : ''),
-          stderr: stderr.text() + (stderr.truncated ? '\n[... stderr truncated ...]' : '') + limitNote,
+          stderr: stderr.text() + (stderr.truncated ? '\n[... stderr truncated ...]' : ''),
           exitCode: code ?? 128 + (killedBy ? (constants.signals[killedBy] ?? 0) : 0),
           signal: killedBy,
           outputLimitHit,

@@ -92,10 +92,42 @@ describe('run_shell', () => {
   });
 
   describe('allowlist', () => {
-    it('refuses a program that is not allowed', async () => {
+    it('declares a permission check that refuses a program not on the allowlist, naming the config file', () => {
+      const tool = createRunShellTool({
+        workspace,
+        allow: ['echo', 'ls'],
+        configFile: '/etc/ts/toolscope.config.json',
+      });
+      expect(tool.checkPermission?.({ command: ['rm', '-rf', '.'] })).toEqual({
+        check: 'shell allowlist',
+        message:
+          '"rm" is not on the shell allowlist (shell.allow in /etc/ts/toolscope.config.json). Allowed: echo, ls.',
+        hint: 'Do not retry this program; use an allowed one, or ask the user to add it to the shell allowlist.',
+        details: { program: 'rm', allow: ['echo', 'ls'], configFile: '/etc/ts/toolscope.config.json' },
+      });
+      expect(tool.checkPermission?.({ command: ['/bin/echo'] })).toMatchObject({
+        check: 'shell allowlist',
+        message: expect.stringMatching(/"\/bin\/echo" is a path, and only bare names of allowed programs may run/),
+      });
+      expect(tool.checkPermission?.({ command: ['echo', 'hi'] })).toBeNull();
+      // An empty name is an invalid command, reported by execute, not a policy matter.
+      expect(tool.checkPermission?.({ command: [''] })).toBeNull();
+    });
+
+    it('says the defaults are in use when no config file is', () => {
+      const tool = createRunShellTool({ workspace, allow: ['echo'], configFile: null });
+      expect(tool.checkPermission?.({ command: ['rm'] })?.message).toMatch(
+        /^"rm" is not on the shell allowlist \(shell\.allow; no config file is in use, so these are the defaults — to change them, create toolscope\.config\.json in the working folder or the data folder\)\. Allowed: echo\.$/,
+      );
+    });
+
+    it('still refuses a program that is not allowed when execute is called directly', async () => {
       const error = await expectToolError(shell(['echo'])({ command: ['rm', '-rf', '.'] }));
       expect(error).toMatchObject({ code: 'PERMISSION_DENIED', kind: 'permission', retryable: false });
-      expect(error.message).toMatch(/"rm" is not an allowed program\. Allowed: echo\./);
+      expect(error.message).toMatch(
+        /"rm" is not on the shell allowlist \(shell\.allow in toolscope\.config\.json\)\. Allowed: echo\./,
+      );
+      expect(error.details).toMatchObject({ check: 'shell allowlist', program: 'rm' });
       expect(existsSync(path.join(workspace, 'file.txt'))).toBe(true);
     });
 
@@ -104,7 +136,7 @@ describe('run_shell', () => {
       async (program) => {
         const error = await expectToolError(shell(['echo'])({ command: [program, 'x'] }));
         expect(error).toMatchObject({ code: 'PERMISSION_DENIED', kind: 'permission' });
-        expect(error.message).toMatch(/bare name/);
+        expect(error.message).toMatch(/bare names/);
       },
     );
 
@@ -271,24 +303,87 @@ describe('run_shell', () => {
   });
 
   describe('output cap', () => {
-    it('stops a program that floods stdout and says so', async () => {
+    it('stops a program that floods stdout and reports OUTPUT_LIMIT, not a non-zero exit', async () => {
       const output = await shell(['yes'], { maxOutputBytes: 1000 })({ command: ['yes'] });
       expect(output.stdout.startsWith('y\ny\n')).toBe(true);
       expect(output.stdout).toContain('[... stdout truncated ...]');
       expect(output.stdout.length).toBeLessThan(1100);
-      expect(output.stderr).toMatch(/stdout passed 1000 bytes; the process was stopped/);
       expect(output).toMatchObject({ exitCode: 137, signal: 'SIGKILL' });
+      expect(output.failure).toMatchObject({
+        code: 'OUTPUT_LIMIT',
+        kind: 'limit',
+        retryable: false,
+        message: "stdout passed run_shell's 1000 bytes output limit; the program was stopped and its output cut there.",
+        details: { limit: 'maxOutputBytes', bytes: 1000, stream: 'stdout' },
+      });
+      expect(output.failure?.hint).toMatch(/head -n .*tail -n .*sed -n '1,200p'.*grep -m/);
+    });
+
+    it('names the default limit in MiB', async () => {
+      const output = await shell(['yes'])({ command: ['yes', 'a long line to fill the megabyte faster'] });
+      expect(output.failure?.message).toBe(
+        "stdout passed run_shell's 1 MiB output limit; the program was stopped and its output cut there.",
+      );
+      expect(output.failure?.details).toEqual({ limit: 'maxOutputBytes', bytes: 1024 * 1024, stream: 'stdout' });
     });
 
     it('caps stderr the same way', async () => {
       const output = await shell(['sh'], { maxOutputBytes: 500 })({ command: ['sh', '-c', 'yes >&2'] });
-      expect(output.stderr).toMatch(/stderr passed 500 bytes/);
+      expect(output.failure).toMatchObject({ code: 'OUTPUT_LIMIT', details: { stream: 'stderr', bytes: 500 } });
+      expect(output.failure?.message).toMatch(/^stderr passed run_shell's 500 bytes output limit/);
       expect(output.exitCode).toBe(137);
     });
 
     it('keeps output exactly at the cap untouched', async () => {
       const output = await shell(['printf'], { maxOutputBytes: 5 })({ command: ['printf', 'abcde'] });
       expect(output).toMatchObject({ stdout: 'abcde', stderr: '', exitCode: 0 });
+      expect(output.failure).toBeUndefined();
+    });
+  });
+
+  describe('streamed output', () => {
+    function recorder() {
+      const chunks: { stream: 'stdout' | 'stderr'; text: string; at: number }[] = [];
+      const context = createTestContext({
+        output: { write: (stream, text) => chunks.push({ stream, text, at: Date.now() }) },
+      });
+      const text = (stream: 'stdout' | 'stderr') =>
+        chunks
+          .filter((c) => c.stream === stream)
+          .map((c) => c.text)
+          .join('');
+      return { chunks, context, text };
+    }
+
+    it('reports stdout and stderr as they are produced, before the program ends', async () => {
+      const { chunks, context, text } = recorder();
+      const started = Date.now();
+      const output = await shell(['sh'])(
+        { command: ['sh', '-c', 'echo first; echo oops >&2; sleep 0.4; echo second'] },
+        context,
+      );
+      expect(text('stdout')).toBe(output.stdout);
+      expect(text('stderr')).toBe('oops\n');
+      const first = chunks.find((c) => c.text.includes('first'));
+      expect(first && first.at - started).toBeLessThan(350);
+      expect(chunks.findLast((c) => c.text.includes('second'))?.at).toBeGreaterThanOrEqual(started + 350);
+    });
+
+    it('never splits a character across chunks', async () => {
+      const { chunks, context, text } = recorder();
+      // "é" is 2 bytes and "🙂" 4: the writes below cut each in the middle.
+      const script = "printf '\\303'; sleep 0.1; printf '\\251\\360\\237'; sleep 0.1; printf '\\231\\202!'";
+      const output = await shell(['sh'])({ command: ['sh', '-c', script] }, context);
+      expect(output.stdout).toBe('é🙂!');
+      expect(text('stdout')).toBe('é🙂!');
+      for (const chunk of chunks) expect(chunk.text).not.toContain('\uFFFD');
+    });
+
+    it('reports only the bytes within the cap', async () => {
+      const { context, text } = recorder();
+      const output = await shell(['yes'], { maxOutputBytes: 1000 })({ command: ['yes'] }, context);
+      expect(text('stdout')).toBe('y\n'.repeat(500));
+      expect(output.failure?.code).toBe('OUTPUT_LIMIT');
     });
   });
 });

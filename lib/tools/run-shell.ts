@@ -2,9 +2,10 @@ import { promises as fs, constants as fsConstants } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../executor/define-tool';
-import { ToolError } from '../executor/errors';
+import { errorData, ToolError } from '../executor/errors';
 import { type ProcessOutput, processOutput } from '../executor/process-output';
-import type { Tool } from '../executor/types';
+import type { PermissionRefusal, Tool } from '../executor/types';
+import { settingSource } from './config-source';
 import { fileError } from './file-errors';
 import { formatBytes } from './format-bytes';
 import { runProcessGroup } from './run-process-group';
@@ -26,6 +27,8 @@ export interface RunShellOptions {
   path?: string;
   /** Extra variables for every child: settings, never secrets (the output reaches the model). */
   env?: Record<string, string>;
+  /** The config file that set `allow`, named in refusals; null when the defaults are in use. */
+  configFile?: string | null;
 }
 
 const inputSchema = z.object({
@@ -50,12 +53,15 @@ export type RunShellInput = z.infer<typeof inputSchema>;
  * The `run_shell` tool: runs one allowlisted program with arguments, no shell in between.
  *
  * 1. `command[0]` must be in the allowlist, by bare name (a path such as "/bin/echo" or "./x"
- *    only when listed exactly as such): PERMISSION_DENIED otherwise.
+ *    only when listed exactly as such). `checkPermission` refuses others at the permission stage,
+ *    naming the config file; `execute` checks again, in case it is called without that stage.
  * 2. `cwd` is resolved inside the workspace like a file path.
  * 3. The child gets a scrubbed environment: PATH, HOME (the workspace), locale, TERM and the
  *    configured extras; nothing of the server's own environment (API keys, tokens).
  * 4. It runs in its own process group, killed whole on timeout or cancel (`runProcessGroup`).
- * 5. The result is `processOutput`: the executor turns a non-zero exit into NON_ZERO_EXIT.
+ * 5. Output is streamed to `ctx.output` as it arrives (live views), up to the cap.
+ * 6. The result is `processOutput`: the executor turns a non-zero exit into NON_ZERO_EXIT, and
+ *    output past the cap into OUTPUT_LIMIT (`failure`), keeping what was printed.
  *
  * Allowlisting a program allows everything it can do: `sh`, `env`, `xargs`, `find -exec`
  * or `git -c` run arbitrary commands. List only what the agent needs.
@@ -72,17 +78,20 @@ export function createRunShellTool(options: RunShellOptions): Tool<RunShellInput
       `Allowed programs: ${allowed}.`,
       'Give the program and each argument as separate strings; there is no shell, so pipes, redirections,',
       'globs and variables do not work. Output over',
-      `${formatBytes(maxOutputBytes)} per stream stops the program. A non-zero exit code is reported as an error.`,
+      `${formatBytes(maxOutputBytes)} per stream stops the program (OUTPUT_LIMIT): ask for less, e.g. head -n 200 FILE.`,
+      'A non-zero exit code is reported as an error.',
     ].join(' '),
     inputSchema,
     sideEffect: 'exec',
     timeoutMs: options.timeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS,
     // Commands may change things; running one twice is the model's decision, not ours.
     retry: { maxAttempts: 1 },
+    checkPermission: ({ command }) => allowlistRefusal(command[0] ?? '', allow, allowed, options.configFile),
     async execute({ command, cwd = '.', stdin }, ctx) {
       const [program = '', ...args] = command;
       checkCommand(command);
-      checkAllowed(program, allow, allowed);
+      const refusal = allowlistRefusal(program, allow, allowed, options.configFile);
+      if (refusal) throw refusalError(refusal);
       const directory = await resolveCwd(options.workspace, cwd);
       const env = childEnv(directory.root, directory.absolute, options);
       const result = await runProcessGroup({
@@ -94,15 +103,37 @@ export function createRunShellTool(options: RunShellOptions): Tool<RunShellInput
         stdin,
         maxOutputBytes,
         signal: ctx.signal,
+        onOutput: (stream, text) => ctx.output.write(stream, text),
       });
       return processOutput({
         stdout: result.stdout,
         stderr: result.stderr,
         exitCode: result.exitCode,
         signal: result.signal,
+        ...(result.outputLimitHit ? { failure: outputLimitError(result.outputLimitHit, maxOutputBytes) } : {}),
       });
     },
   });
+}
+
+/**
+ * Output past the cap is Toolscope's limit, not the program's failure: the error says which
+ * stream passed which limit, and how to ask for less (there is no shell, so no `| head`).
+ */
+function outputLimitError(stream: 'stdout' | 'stderr', maxOutputBytes: number) {
+  return errorData(
+    'OUTPUT_LIMIT',
+    `${stream} passed run_shell's ${formatBytes(maxOutputBytes)} output limit; the program was stopped and its output cut there.`,
+    {
+      kind: 'limit',
+      retryable: false,
+      hint:
+        'Ask for less output: narrow the command (a path, a filter, a count such as git log -n 20), or page ' +
+        "a file with head -n 200, tail -n 200, sed -n '1,200p' or grep -m 50 PATTERN (if allowed). There is " +
+        'no shell, so pipes such as "| head" do not work.',
+      details: { limit: 'maxOutputBytes', bytes: maxOutputBytes, stream },
+    },
+  );
 }
 
 function checkCommand(command: string[]): void {
@@ -112,12 +143,39 @@ function checkCommand(command: string[]): void {
   }
 }
 
-function checkAllowed(program: string, allow: ReadonlySet<string>, allowed: string): void {
-  if (allow.has(program)) return;
+/**
+ * The shell allowlist's verdict on a program. An empty name is left to `execute`, which reports
+ * it as an invalid command rather than as a program that is not allowed.
+ */
+function allowlistRefusal(
+  program: string,
+  allow: ReadonlySet<string>,
+  allowed: string,
+  configFile: string | null | undefined,
+): PermissionRefusal | null {
+  if (program === '' || allow.has(program)) return null;
+  const source = settingSource('shell.allow', configFile);
   const message = program.includes('/')
-    ? `"${program}" is a path; give the bare name of an allowed program. Allowed: ${allowed}.`
-    : `"${program}" is not an allowed program. Allowed: ${allowed}.`;
-  throw new ToolError({ code: 'PERMISSION_DENIED', kind: 'permission', message });
+    ? `"${program}" is a path, and only bare names of allowed programs may run (${source}). Allowed: ${allowed}.`
+    : `"${program}" is not on the shell allowlist (${source}). Allowed: ${allowed}.`;
+  return {
+    check: 'shell allowlist',
+    message,
+    hint: program.includes('/')
+      ? 'Call the program by its bare name if it is allowed; do not retry this path.'
+      : 'Do not retry this program; use an allowed one, or ask the user to add it to the shell allowlist.',
+    details: { program, allow: [...allow], configFile: configFile ?? null },
+  };
+}
+
+function refusalError({ check, message, hint, details }: PermissionRefusal): ToolError {
+  return new ToolError({
+    code: 'PERMISSION_DENIED',
+    kind: 'permission',
+    message,
+    hint,
+    details: { ...details, check },
+  });
 }
 
 /**

@@ -19,6 +19,35 @@ export function fieldIssuesOf(details: unknown): FieldIssue[] {
   });
 }
 
+/**
+ * The issues to show: the server's (the executor's judgement) and the playground's own, each
+ * once. A local issue is dropped when the server reports the same path with the same message, or
+ * the same path and code in its own words (local "Required: must not be empty" and the server's
+ * "Too small: expected string to have >=1 characters" say one thing; the server's wording wins).
+ * @example mergeFieldIssues([{ path: 'a', message: 'Required', code: 'invalid_type' }], serverIssues)
+ */
+export function mergeFieldIssues(local: readonly FieldIssue[], server: readonly FieldIssue[]): FieldIssue[] {
+  const out: FieldIssue[] = [];
+  const seen = new Set<string>();
+  const add = (issue: FieldIssue) => {
+    const key = JSON.stringify([issue.path, issue.message]);
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push(issue);
+  };
+  for (const issue of server) add(issue);
+  const said = new Set(server.map((issue) => JSON.stringify([issue.path, issue.code])));
+  for (const issue of local) if (!said.has(JSON.stringify([issue.path, issue.code]))) add(issue);
+  return out;
+}
+
+/** Issues grouped by dotted path, in order, for the fields that show them. */
+export function issuesByPath(issues: readonly FieldIssue[]): Map<string, FieldIssue[]> {
+  const byPath = new Map<string, FieldIssue[]>();
+  for (const issue of issues) byPath.set(issue.path, [...(byPath.get(issue.path) ?? []), issue]);
+  return byPath;
+}
+
 /** The value marking a redacted secret in stored arguments and output. */
 export const REDACTED_MARK = '[REDACTED]';
 

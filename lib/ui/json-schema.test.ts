@@ -56,3 +56,44 @@ describe('validateAgainstSchema', () => {
     expect(issues.map((i) => i.path).sort()).toEqual(['expression', 'extra', 'items.0.k', 'method', 'precision']);
   });
 });
+
+describe('propertyNames', () => {
+  const headers: JsonSchema = {
+    type: 'object',
+    properties: {
+      headers: {
+        type: 'object',
+        propertyNames: { type: 'string', minLength: 1, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" },
+        additionalProperties: { type: 'string' },
+      },
+    },
+  };
+
+  it('refuses an empty header name and one that breaks the pattern, at the key path', () => {
+    const issues = validateAgainstSchema(headers, { headers: { '': 'a', 'bad name': 'b', 'x-ok': 'c' } });
+    expect(issues).toEqual([
+      { path: 'headers.', message: 'A name cannot be empty', code: 'invalid_key' },
+      {
+        path: 'headers.bad name',
+        message: expect.stringMatching(/^"bad name" is not a valid name: must match/),
+        code: 'invalid_key',
+      },
+    ]);
+    expect(validateAgainstSchema(headers, { headers: { 'content-type': 'text/plain' } })).toEqual([]);
+  });
+
+  it('checks the schema derived from http_request', async () => {
+    const { createHttpRequestTool } = await import('../tools/http-request');
+    const { inputJsonSchema } = await import('../executor/json-schema');
+    const schema = inputJsonSchema(createHttpRequestTool()) as JsonSchema;
+    const issues = validateAgainstSchema(schema, { url: 'http://localhost/', headers: { '': 'x' } });
+    expect(issues).toEqual([{ path: 'headers.', message: 'A name cannot be empty', code: 'invalid_key' }]);
+    expect(validateAgainstSchema(schema, { url: 'http://localhost/', extra: 1 })).toEqual([
+      {
+        path: 'extra',
+        message: 'Unknown field "extra"; the fields are: url, method, headers, body',
+        code: 'unrecognized_keys',
+      },
+    ]);
+  });
+});

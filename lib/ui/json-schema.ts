@@ -13,6 +13,8 @@ export interface JsonSchema {
   properties?: Record<string, JsonSchema>;
   required?: string[];
   additionalProperties?: boolean | JsonSchema;
+  /** What every key of an object must be (a record's keys: header names...). */
+  propertyNames?: JsonSchema;
   items?: JsonSchema;
   minimum?: number;
   maximum?: number;
@@ -198,16 +200,47 @@ export function validateAgainstSchema(schema: JsonSchema, value: unknown, path: 
       if (record[key] === undefined)
         issues.push({ path: [...path, key].join('.'), message: 'Required', code: 'invalid_type' });
     }
+    if (schema.propertyNames) {
+      for (const key of Object.keys(record)) {
+        const problem = nameProblem(schema.propertyNames, key);
+        if (problem) issues.push({ path: [...path, key].join('.'), message: problem, code: 'invalid_key' });
+      }
+    }
     for (const [key, child] of Object.entries(record)) {
       if (child === undefined) continue;
       const childSchema = schema.properties?.[key];
       if (childSchema) issues.push(...validateAgainstSchema(childSchema, child, [...path, key]));
       else if (schema.additionalProperties === false) {
-        issues.push({ path: [...path, key].join('.'), message: 'Unknown field', code: 'unrecognized_keys' });
+        const known = Object.keys(schema.properties ?? {});
+        const takes = known.length > 0 ? `; the fields are: ${known.join(', ')}` : '';
+        issues.push({
+          path: [...path, key].join('.'),
+          message: `Unknown field "${key}"${takes}`,
+          code: 'unrecognized_keys',
+        });
       } else if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
         issues.push(...validateAgainstSchema(schema.additionalProperties, child, [...path, key]));
       }
     }
   }
   return issues;
+}
+
+/** What is wrong with an object key under `propertyNames` (length and pattern), or null. */
+function nameProblem(schema: JsonSchema, key: string): string | null {
+  if (schema.minLength !== undefined && key.length < schema.minLength) {
+    return schema.minLength === 1 ? 'A name cannot be empty' : `Names need at least ${schema.minLength} characters`;
+  }
+  if (schema.maxLength !== undefined && key.length > schema.maxLength) {
+    return `Names have at most ${schema.maxLength} characters`;
+  }
+  if (schema.pattern) {
+    try {
+      if (!new RegExp(schema.pattern, 'u').test(key))
+        return `"${key}" is not a valid name: must match ${schema.pattern}`;
+    } catch {
+      // a pattern JavaScript cannot compile is left to the server
+    }
+  }
+  return null;
 }

@@ -19,12 +19,17 @@ export type PlaygroundRun =
     }
   | { ok: false; message: string };
 
-/** Runs one playground call through the real executor (actor `playground`) and refreshes the tool page. */
+/**
+ * Runs one playground call through the real executor (actor `playground`) and refreshes the tool page.
+ * @param input the arguments: an object (the form), or JSON text (the JSON editor), handed to the
+ *   executor as a model's OpenAI arguments are, so malformed text fails at the parse stage.
+ */
 export async function runTool(name: string, input: unknown): Promise<PlaygroundRun> {
   if (typeof name !== 'string' || name.length > 256) return { ok: false, message: 'Invalid tool name.' };
   const { executor } = getToolscope();
   if (!executor.registry.get(name)) return { ok: false, message: `There is no tool named "${name}".` };
-  const result = await executor.execute({ name, arguments: input ?? {} }, { actor: 'playground' });
+  const args = typeof input === 'string' ? input : (input ?? {});
+  const result = await executor.execute({ name, arguments: args }, { actor: 'playground' });
   revalidatePath(`/tools/${encodeURIComponent(name)}`);
   return {
     ok: true,
