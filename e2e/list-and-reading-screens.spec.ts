@@ -53,7 +53,7 @@ test('screenshots of the list and a trace', async ({ browser, request }) => {
   const shown = await postToolCall(request, {
     id: unique('call'),
     name: 'read_file',
-    arguments: { path: 'report.log', note: 'say "hi"\nAuthorization: Bearer abcdefghijklmnop' },
+    arguments: { path: 'report.log' },
     sessionId: session,
   });
 
@@ -67,6 +67,10 @@ test('screenshots of the list and a trace', async ({ browser, request }) => {
       await expect(traces.rows.first()).toBeVisible();
       await page.screenshot({ path: path.join(SCREENS!, `list-${theme}-${width}.png`), fullPage: true });
       if (width > 500) {
+        await traces.goto();
+        await expect(traces.total).toBeVisible();
+        await page.screenshot({ path: path.join(SCREENS!, `list-all-${theme}.png`) });
+        await traces.goto(`?session=${session}`);
         await traces.openRowMenu(shown.traceId);
         await page.screenshot({ path: path.join(SCREENS!, `list-menu-${theme}.png`) });
         await page.keyboard.press('Escape');
