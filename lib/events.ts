@@ -74,7 +74,9 @@ export function createTraceEvents(): TraceEvents {
     },
     subscribe(subscriber, options = {}) {
       const subscription: Subscription =
-        typeof subscriber === 'function' ? { onEvent: subscriber, trace: options.trace } : { ...subscriber, ...options };
+        typeof subscriber === 'function'
+          ? { onEvent: subscriber, trace: options.trace }
+          : { ...subscriber, ...options };
       if (closed) {
         subscription.onClose?.();
         return () => {};

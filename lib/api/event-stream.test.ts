@@ -51,8 +51,12 @@ describe('eventStreamResponse', () => {
     events.publish(record('t2'), 'progress');
     events.publish(record('t1'), 'finish');
     events.closeAll();
-    const allFrames = eventsOf(await readFrames(all, () => false), 'trace').map((f) => JSON.parse(f.split('data: ')[1]!));
-    const oneFrames = eventsOf(await readFrames(one, () => false), 'trace').map((f) => JSON.parse(f.split('data: ')[1]!));
+    const allFrames = eventsOf(await readFrames(all, () => false), 'trace').map((f) =>
+      JSON.parse(f.split('data: ')[1]!),
+    );
+    const oneFrames = eventsOf(await readFrames(one, () => false), 'trace').map((f) =>
+      JSON.parse(f.split('data: ')[1]!),
+    );
     expect(allFrames.map((e) => `${e.id}:${e.type}`)).toEqual(['t1:begin', 't2:begin', 't1:finish']);
     expect(oneFrames.map((e) => `${e.id}:${e.type}`)).toEqual(['t1:begin', 't1:progress', 't1:finish']);
   });

@@ -32,7 +32,8 @@ export function eventStreamResponse(signal: AbortSignal, events: TraceEvents, op
           cleanup();
         }
       };
-      const ping = () => send(`event: ping\ndata: ${JSON.stringify({ at: Date.now(), heartbeat_ms: heartbeatMs })}\n\n`);
+      const ping = () =>
+        send(`event: ping\ndata: ${JSON.stringify({ at: Date.now(), heartbeat_ms: heartbeatMs })}\n\n`);
       const heartbeat = setInterval(ping, heartbeatMs);
       cleanup = () => {
         if (!open) return;
