@@ -1,4 +1,5 @@
 import { CircleX } from 'lucide-react';
+import Link from 'next/link';
 import type { ToolErrorData } from '@/lib/executor/types';
 import { fieldIssuesOf } from '@/lib/ui/json-issues';
 import { JsonTree } from './json-tree';
@@ -12,9 +13,17 @@ const KIND_TEXT: Record<string, string> = {
   internal: 'internal — Toolscope itself failed or the call was cancelled',
 };
 
-/** The call's error: code, message, hint, retryable, the stage that produced it, its classification, details. */
+const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
+
+/**
+ * The call's error: code, message, hint, retryable, the stage that produced it, its classification,
+ * details. A cancellation says who cancelled it; one caused by another call of the batch failing
+ * (fail_fast) links to that call.
+ */
 export function ErrorPanel({ error }: { error: ToolErrorData }) {
   const issues = fieldIssuesOf(error.details);
+  const failedTraceId = text(error.details?.failedTraceId);
+  const cancelledBy = error.code === 'CANCELLED' ? text(error.details?.by) : null;
   const otherDetails =
     error.details && Object.keys(error.details).some((k) => k !== 'issues')
       ? Object.fromEntries(Object.entries(error.details).filter(([k]) => k !== 'issues'))
@@ -39,11 +48,30 @@ export function ErrorPanel({ error }: { error: ToolErrorData }) {
         {error.message}
       </p>
       {error.hint && <p className="mb-2 text-fg-muted">Hint for the model: {error.hint}</p>}
+      {failedTraceId && (
+        <p className="mb-2">
+          Caused by{' '}
+          <Link
+            href={`/traces/${encodeURIComponent(failedTraceId)}`}
+            className="font-mono text-accent hover:underline"
+            data-testid="error-failed-call"
+          >
+            the call that failed{text(error.details?.failedToolCallId) ? ` (${error.details?.failedToolCallId})` : ''}
+          </Link>
+          .
+        </p>
+      )}
       <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-0.5 text-xs">
         <dt className="text-fg-muted">Retryable</dt>
         <dd data-testid="error-retryable">
           {error.retryable ? 'yes — retrying may help' : 'no — retrying will fail the same way'}
         </dd>
+        {cancelledBy && (
+          <>
+            <dt className="text-fg-muted">Cancelled by</dt>
+            <dd data-testid="error-cancelled-by">{cancelledBy}</dd>
+          </>
+        )}
         <dt className="text-fg-muted">Stage</dt>
         <dd className="font-mono" data-testid="error-stage">
           {error.stage ?? '—'}
