@@ -1,32 +1,27 @@
 import { computeBackoff } from './backoff';
+import { cancelledError } from './call-cancellation';
 import { type CircuitBreaker, type CircuitState, createCircuitBreaker } from './circuit-breaker';
-import { type Clock, sleep } from './clock';
+import type { Clock } from './clock';
 import { errorData } from './errors';
+import type { LiveCall } from './live-call';
 import type { FaultSource, PolicyResolver } from './ports';
 import type { Registry } from './registry';
-import { runAttempt } from './run-attempt';
+import { type AttemptResult, runAttempt } from './run-attempt';
 import { roundMs } from './stage-recorder';
-import type { AnyTool, Attempt, ExecutionContext, SideEffect, ToolErrorData, TraceRecord } from './types';
+import type { AnyTool, Attempt, CancelReason, SideEffect, ToolErrorData } from './types';
 import { validateInput } from './validate-input';
 
-export interface ExecuteOutcome {
-  value?: unknown;
-  error?: ToolErrorData;
-  /** The tool that produced the value (a fallback, possibly). */
-  tool: AnyTool;
-  fellBackTo: string | null;
-}
+/**
+ * What the execute stage ends with. A failure may still carry `value`: what a failed process
+ * returned (stdout, stderr, exit code), so the trace keeps it. `tool` produced the value.
+ */
+export type ExecuteOutcome =
+  | { ok: true; value: unknown; tool: AnyTool; fellBackTo: string | null; notes: string[] }
+  | { ok: false; error: ToolErrorData; value?: unknown; tool: AnyTool; notes: string[] };
 
 export interface ExecuteStage {
-  /** Stage 4 of one call: records each attempt in `record.attempts`, notes in `notes`. */
-  run(
-    tool: AnyTool,
-    input: unknown,
-    record: TraceRecord,
-    t0: number,
-    ctx: ExecutionContext,
-    notes: string[],
-  ): Promise<ExecuteOutcome>;
+  /** Stage 4 of one call: records each attempt in the live record as it starts and ends. */
+  run(call: { tool: AnyTool; input: unknown; live: LiveCall; t0: number }): Promise<ExecuteOutcome>;
   circuitState(tool: string): CircuitState;
 }
 
@@ -50,9 +45,12 @@ function isHealthFailure(error: ToolErrorData): boolean {
   return error.kind === 'temporary' || error.kind === 'timeout';
 }
 
+type ToolOutcome = { ok: true; value: unknown } | { ok: false; error: ToolErrorData; value?: unknown };
+
 /**
  * The execute stage: attempts under their timeouts, backoff between retryable failures, a
- * circuit breaker per tool, then fallback tools while they are worth trying.
+ * circuit breaker per tool, then fallback tools while they are worth trying. A cancellation
+ * interrupts the running attempt or the backoff wait; the breaker counts it as neither.
  */
 export function createExecuteStage(deps: {
   registry: Registry;
@@ -74,19 +72,36 @@ export function createExecuteStage(deps: {
     return breaker;
   }
 
+  /** Waits out a backoff; resolves with the cancel reason when the call is cancelled meanwhile. */
+  function waitBackoff(live: LiveCall, ms: number): Promise<CancelReason | null> {
+    if (live.cancelReason) return Promise.resolve(live.cancelReason);
+    if (ms <= 0) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const timer = clock.setTimeout(() => {
+        live.onCancel(null);
+        resolve(null);
+      }, ms);
+      live.onCancel((reason) => {
+        clock.clearTimeout(timer);
+        resolve(reason);
+      });
+    });
+  }
+
   /** Runs one tool's attempts with backoff between retryable failures. */
   async function runAttempts(
     tool: AnyTool,
     input: unknown,
-    record: TraceRecord,
+    live: LiveCall,
     t0: number,
-    ctx: ExecutionContext,
     fallback: boolean,
-  ): Promise<{ value?: unknown; error?: ToolErrorData }> {
+  ): Promise<ToolOutcome> {
+    const record = live.record;
     const breaker = breakerFor(tool);
     if (breaker && !breaker.tryAcquire(clock.now())) {
       const retryIn = Math.ceil(breaker.retryInMs(clock.now()));
       return {
+        ok: false,
         error: errorData(
           'CIRCUIT_OPEN',
           `${tool.name} failed too many times in a row; it is not being called for ${retryIn} ms.`,
@@ -94,12 +109,30 @@ export function createExecuteStage(deps: {
         ),
       };
     }
-    let last: { value?: unknown; error?: ToolErrorData } = {};
+    let last: AttemptResult | null = null;
     for (let n = 1; n <= tool.retry.maxAttempts; n++) {
       const fault =
         deps.faults?.faultFor({ traceId: record.id, tool: tool.name, sessionId: record.sessionId, attempt: n }) ?? null;
       const started = clock.now();
-      const result = await runAttempt(
+      const index = record.attempts.length;
+      const attempt: Attempt = {
+        // Numbered across the call, fallbacks included; the tool sees its own count in ctx.attempt.
+        number: index + 1,
+        tool: tool.name,
+        fallback,
+        startedAt: roundMs(started - t0),
+        durationMs: 0,
+        outcome: 'running',
+        timeoutMs: tool.timeoutMs,
+        error: null,
+        backoffMs: null,
+        fault: fault ? fault.type : null,
+      };
+      record.attempts.push(attempt);
+      if (fault) record.flags.faulted = true;
+      const output = live.startAttempt(attempt.number);
+      live.changed();
+      last = await runAttempt(
         tool,
         input,
         {
@@ -110,62 +143,66 @@ export function createExecuteStage(deps: {
           attempt: n,
           clock,
           metadata: record.metadata,
-          output: { write: () => {} },
+          output,
         },
-        { clock, parentSignal: ctx.signal, fault },
+        { clock, cancellation: live, fault },
       );
-      const attempt: Attempt = {
-        // Numbered across the call, fallbacks included; the tool sees its own count in ctx.attempt.
-        number: record.attempts.length + 1,
-        tool: tool.name,
-        fallback,
-        startedAt: roundMs(started - t0),
+      const retry =
+        last.outcome !== 'ok' &&
+        last.outcome !== 'cancelled' &&
+        last.error.retryable &&
+        n < tool.retry.maxAttempts &&
+        !live.cancelReason;
+      const backoffMs = retry ? computeBackoff(tool.retry, n, random()) : null;
+      // Replaced, not mutated: a snapshot taken while it ran keeps its `running` entry.
+      record.attempts[index] = {
+        ...attempt,
         durationMs: roundMs(clock.now() - started),
-        outcome: result.outcome,
-        error: result.outcome === 'ok' ? null : result.error,
-        backoffMs: null,
-        fault: fault ? fault.type : null,
+        outcome: last.outcome,
+        error: last.outcome === 'ok' ? null : last.error,
+        backoffMs,
       };
-      record.attempts.push(attempt);
-      if (fault) record.flags.faulted = true;
-      if (result.outcome === 'ok') {
-        last = { value: result.value };
-        break;
-      }
-      last = { error: result.error };
-      if (result.cancelled || !result.error.retryable || n === tool.retry.maxAttempts) break;
-      const backoff = computeBackoff(tool.retry, n, random());
-      attempt.backoffMs = backoff;
+      live.changed();
+      if (backoffMs === null) break;
       record.flags.retried = true;
-      try {
-        await sleep(clock, backoff, ctx.signal);
-      } catch {
-        last = {
-          error: errorData('CANCELLED', 'The call was cancelled while waiting to retry.', { stage: 'execute' }),
-        };
+      const cancelled = await waitBackoff(live, backoffMs);
+      if (cancelled) {
+        last = { outcome: 'cancelled', error: cancelledError(cancelled, 'execute') };
         break;
       }
     }
     if (breaker) {
-      if (last.error && isHealthFailure(last.error)) breaker.onFailure(clock.now());
+      if (!last || last.outcome === 'cancelled') breaker.release();
+      else if (last.outcome !== 'ok' && isHealthFailure(last.error)) breaker.onFailure(clock.now());
       else breaker.onSuccess();
     }
-    return last;
+    if (!last) return { ok: false, error: errorData('EXECUTION_ERROR', `${tool.name} made no attempt.`) };
+    if (last.outcome === 'ok') return { ok: true, value: last.value };
+    const failed: ToolOutcome = { ok: false, error: last.error };
+    if (last.outcome === 'error' && last.value !== undefined) failed.value = last.value;
+    return failed;
   }
 
   /** Stage 4: the tool's attempts, then its fallbacks while they are worth trying. */
-  async function run(
-    tool: AnyTool,
-    input: unknown,
-    record: TraceRecord,
-    t0: number,
-    ctx: ExecutionContext,
-    notes: string[],
-  ): Promise<ExecuteOutcome> {
-    let outcome = await runAttempts(tool, input, record, t0, ctx, false);
-    if (!outcome.error || !warrantsFallback(outcome.error)) return { ...outcome, tool, fellBackTo: null };
-    const primaryError = outcome.error;
+  async function run({
+    tool,
+    input,
+    live,
+    t0,
+  }: {
+    tool: AnyTool;
+    input: unknown;
+    live: LiveCall;
+    t0: number;
+  }): Promise<ExecuteOutcome> {
+    const notes: string[] = [];
+    let outcome: ToolOutcome = await runAttempts(tool, input, live, t0, false);
+    if (outcome.ok) return { ...outcome, tool, fellBackTo: null, notes };
+    if (!warrantsFallback(outcome.error)) return { ...outcome, tool, notes };
+    const primary = { ...outcome, tool };
+    let lastTried = primary;
     for (const name of tool.fallbacks) {
+      if (live.cancelReason) break;
       const fallback = registry.get(name);
       if (!fallback) {
         notes.push(`fallback ${name}: not registered`);
@@ -180,16 +217,17 @@ export function createExecuteStage(deps: {
         notes.push(`fallback ${name}: its policy does not allow running it unasked`);
         continue;
       }
-      record.flags.fellBack = true;
-      outcome = await runAttempts(fallback, checked.value, record, t0, ctx, true);
-      if (!outcome.error) {
-        notes.push(`fell back to ${name} after ${primaryError.code}`);
-        return { ...outcome, tool: fallback, fellBackTo: name };
+      live.record.flags.fellBack = true;
+      outcome = await runAttempts(fallback, checked.value, live, t0, true);
+      if (outcome.ok) {
+        notes.push(`fell back to ${name} after ${primary.error.code}`);
+        return { ...outcome, tool: fallback, fellBackTo: name, notes };
       }
       notes.push(`fallback ${name} failed: ${outcome.error.code}`);
+      lastTried = { ...outcome, tool: fallback };
       if (!warrantsFallback(outcome.error)) break;
     }
-    return { error: outcome.error ?? primaryError, tool, fellBackTo: null };
+    return { ...lastTried, notes };
   }
 
   return {
