@@ -23,7 +23,7 @@ const text = (value: unknown) => (typeof value === 'string' && value !== '' ? va
 export function ErrorPanel({ error }: { error: ToolErrorData }) {
   const issues = fieldIssuesOf(error.details);
   const failedTraceId = text(error.details?.failedTraceId);
-  const cancelledBy = error.code === 'CANCELLED' ? text(error.details?.by) : null;
+  const cancelledBy = error.code === 'CANCELLED' ? (text(error.details?.cancelledBy) ?? text(error.details?.by)) : null;
   const otherDetails =
     error.details && Object.keys(error.details).some((k) => k !== 'issues')
       ? Object.fromEntries(Object.entries(error.details).filter(([k]) => k !== 'issues'))

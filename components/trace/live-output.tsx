@@ -14,7 +14,9 @@ function Stream({ name, text }: { name: 'stdout' | 'stderr'; text: string | null
     <div className="flex min-w-0 flex-col">
       <div className="flex items-center justify-between border-b border-line bg-subtle px-2 py-1 text-xs">
         <span className="font-medium">{name}</span>
-        <span className="tabular-nums text-fg-muted">{text ? `${new TextEncoder().encode(text).length} B` : 'empty'}</span>
+        <span className="tabular-nums text-fg-muted">
+          {text ? `${new TextEncoder().encode(text).length} B` : 'empty'}
+        </span>
       </div>
       <pre
         ref={ref}

@@ -118,7 +118,12 @@ export function LiveTraceView({
   const activity = currentActivity(trace);
 
   return (
-    <article className="flex flex-col gap-5" data-testid="trace-view" data-trace-id={trace.id} data-status={trace.status}>
+    <article
+      className="flex flex-col gap-5"
+      data-testid="trace-view"
+      data-trace-id={trace.id}
+      data-status={trace.status}
+    >
       <TraceHeader
         trace={trace}
         toolKnown={toolKnown}

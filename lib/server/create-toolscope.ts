@@ -33,7 +33,11 @@ export interface Toolscope {
  * that call). Once Toolscope is stopping it refuses to begin new calls, so nothing starts that
  * could not be recorded; once the store is closed, late writes are dropped instead of throwing.
  */
-function publishingSink(store: TraceStore, events: TraceEvents, lifecycle: { stopping: boolean; closed: boolean }): TraceSink {
+function publishingSink(
+  store: TraceStore,
+  events: TraceEvents,
+  lifecycle: { stopping: boolean; closed: boolean },
+): TraceSink {
   const write = (record: TraceRecord, type: 'begin' | 'update' | 'finish', save: (r: TraceRecord) => void) => {
     if (lifecycle.closed) {
       console.error(`[toolscope] trace ${record.id} (${type}) arrived after the store was closed; not recorded`);

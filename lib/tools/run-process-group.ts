@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
+import { StringDecoder } from 'node:string_decoder';
 import { ToolError } from '../executor/errors';
 import { createByteCollector } from './byte-collector';
 import { formatBytes } from './format-bytes';
@@ -17,6 +18,8 @@ export interface RunProcessGroupOptions {
   /** Per stream; past it the group is killed and the output marked truncated. */
   maxOutputBytes: number;
   signal: AbortSignal;
+  /** Told each chunk as it arrives (decoded, whole characters), up to the cap: live views stream it. */
+  onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
 }
 
 export interface ProcessGroupResult {
@@ -80,11 +83,16 @@ export function runProcessGroup(options: RunProcessGroupOptions): Promise<Proces
       killGroup();
       settle(() => reject(signal.reason));
     };
-    const collect = (collector: typeof stdout, stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
-      if (!collector.push(chunk) && outputLimitHit === null) {
-        outputLimitHit = stream;
-        killGroup();
-      }
+    const collect = (collector: typeof stdout, stream: 'stdout' | 'stderr') => {
+      const decoder = new StringDecoder('utf8');
+      return (chunk: Buffer) => {
+        const kept = collector.push(chunk);
+        if (kept && options.onOutput) options.onOutput(stream, decoder.write(chunk));
+        if (!kept && outputLimitHit === null) {
+          outputLimitHit = stream;
+          killGroup();
+        }
+      };
     };
 
     signal.addEventListener('abort', onAbort, { once: true });

@@ -94,6 +94,7 @@ export function createRunShellTool(options: RunShellOptions): Tool<RunShellInput
         stdin,
         maxOutputBytes,
         signal: ctx.signal,
+        onOutput: (stream, text) => ctx.output.write(stream, text),
       });
       return processOutput({
         stdout: result.stdout,

@@ -31,7 +31,8 @@ export function currentActivity(trace: TraceView): string | null {
   const stage = trace.stages.find((s) => s.status === 'running' || s.status === 'waiting');
   const attempt = trace.attempts.find((a) => a.outcome === 'running');
   if (trace.status === 'awaiting_approval') return 'permission — awaiting approval';
-  if (attempt) return `execute — ${attempt.fallback ? `fallback ${attempt.tool}` : `attempt ${attempt.number}`} running`;
+  if (attempt)
+    return `execute — ${attempt.fallback ? `fallback ${attempt.tool}` : `attempt ${attempt.number}`} running`;
   if (stage?.name === 'execute' && trace.attempts.length > 0) return 'execute — waiting before the next attempt';
   return stage ? `${stage.name} running` : 'starting';
 }
