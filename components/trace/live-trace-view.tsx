@@ -61,7 +61,8 @@ export function LiveTraceView({
   neighbours: Neighbours;
 }) {
   const id = initial.id;
-  const queryKey = ['trace', id];
+  // server_time: each server render starts from its own fresh snapshot, never an older cached one.
+  const queryKey = ['trace', id, initial.server_time];
   const queryClient = useQueryClient();
   const startedLive = isUnfinished(initial.status);
   const query = useQuery({
@@ -105,10 +106,10 @@ export function LiveTraceView({
     id,
     useCallback(
       (trace: TraceJson | null) => {
-        if (trace) queryClient.setQueryData(['trace', id], trace);
+        if (trace) queryClient.setQueryData(['trace', id, initial.server_time], trace);
         else void refetch();
       },
-      [queryClient, id, refetch],
+      [queryClient, id, initial.server_time, refetch],
     ),
   );
   useTraceKeys({ neighbours, onCancel: unfinished ? cancel : undefined });

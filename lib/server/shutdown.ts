@@ -2,6 +2,9 @@ import type { Toolscope } from './create-toolscope';
 
 export const SHUTDOWN_REASON = { by: 'shutdown', reason: 'Toolscope is shutting down' } as const;
 
+/** After the calls are recorded: time for their HTTP responses to be written before the process exits. */
+const RESPONSE_GRACE_MS = 200;
+
 export interface ShutdownOptions {
   /** How long the calls in flight get to be cancelled and recorded before the store is closed anyway. */
   cancelDeadlineMs?: number;
@@ -63,9 +66,12 @@ export function handleShutdownSignals(ts: Toolscope, options: ShutdownOptions = 
     }, hardDeadlineMs);
     hard.unref?.();
     void stopToolscope(ts, options.cancelDeadlineMs).then((clean) => {
-      clearTimeout(hard);
       log(`[toolscope] stopped in ${Date.now() - begun} ms${clean ? '' : ' (some calls did not finish in time)'}`);
-      exit(clean ? 0 : 1);
+      // A moment for the responses of the cancelled calls to reach their agents.
+      setTimeout(() => {
+        clearTimeout(hard);
+        exit(clean ? 0 : 1);
+      }, RESPONSE_GRACE_MS);
     });
   };
   process.on('SIGTERM', onSignal);
