@@ -92,6 +92,8 @@ test('a running run_shell call streams its output and running attempt, and is ca
   await page.keyboard.press('c');
   await expect(trace.status).toHaveAttribute('data-status', 'cancelled', { timeout: 10_000 });
   await expect(trace.errorCode).toHaveText('CANCELLED');
+  await expect(trace.stage('execute')).toHaveAttribute('data-status', 'cancelled');
+  await expect(trace.stage('normalize').getByTestId('stage-duration')).toHaveText('—');
   await expect(page.getByTestId('error-cancelled-by')).toHaveText('user');
   await expect(trace.attempt('cancelled')).toHaveCount(1);
   await expect(trace.cancelButton).toHaveCount(0);
@@ -99,6 +101,43 @@ test('a running run_shell call streams its output and running attempt, and is ca
   const answer = (await (await agent).json()) as { results: { status: string; error: { code: string } }[] };
   expect(answer.results[0]).toMatchObject({ status: 'cancelled', error: { code: 'CANCELLED' } });
   await screenshot(page, 'trace-cancelled');
+});
+
+test('a fail_fast cancellation links to the failed call; an unknown tool links to no tool page', async ({
+  page,
+  request,
+}) => {
+  const session = unique('fail-fast');
+  const response = await request.post('/api/v1/tool-calls', {
+    data: {
+      session_id: session,
+      fail_fast: true,
+      tool_calls: [
+        {
+          id: unique('call_wait'),
+          type: 'function',
+          function: { name: 'run_shell', arguments: JSON.stringify({ command: ['sh', '-c', 'sleep 20'] }) },
+        },
+        { id: unique('call_unknown'), type: 'function', function: { name: 'search_web', arguments: '{}' } },
+      ],
+    },
+  });
+  const { results } = (await response.json()) as { results: { trace_id: string; status: string }[] };
+  const [waited, unknown] = results as [{ trace_id: string; status: string }, { trace_id: string; status: string }];
+  expect(waited.status).toBe('cancelled');
+
+  const trace = new LiveTracePage(page);
+  await trace.goto(waited.trace_id);
+  await page.getByTestId('error-failed-call').click();
+  await expect(page).toHaveURL(new RegExp(`/traces/${unknown.trace_id}$`));
+  await expect(page.getByTestId('trace-tool')).toHaveText('search_web');
+  await expect(page.getByTestId('trace-tool').locator('a')).toHaveCount(0);
+  // `]` opens the older call, `[` the newer one: there and back again.
+  await page.keyboard.press(']');
+  await expect(page).not.toHaveURL(new RegExp(`/traces/${unknown.trace_id}$`));
+  await expect(page.getByTestId('trace-view')).toBeVisible();
+  await page.keyboard.press('[');
+  await expect(page).toHaveURL(new RegExp(`/traces/${unknown.trace_id}$`));
 });
 
 test.describe('a server that stops and comes back', () => {

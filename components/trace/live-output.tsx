@@ -24,7 +24,7 @@ function Stream({ name, text }: { name: 'stdout' | 'stderr'; text: string | null
           const el = event.currentTarget;
           follow.current = el.scrollTop + el.clientHeight >= el.scrollHeight - 8;
         }}
-        className="h-48 overflow-auto whitespace-pre-wrap break-all p-2 font-mono text-[12px]"
+        className="h-32 overflow-auto md:h-48 whitespace-pre-wrap break-all p-2 font-mono text-[12px]"
         data-testid={`live-${name}`}
       >
         {text || <span className="italic text-fg-muted">Nothing yet.</span>}

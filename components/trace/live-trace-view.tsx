@@ -117,6 +117,7 @@ export function LiveTraceView({
   const now = useServerNow(json.server_time, unfinished);
   const trace = withElapsed(traceFromJson(json), now);
   const activity = currentActivity(trace);
+  const cancelledStage = trace.status === 'cancelled' ? (trace.error?.stage ?? null) : null;
 
   return (
     <article
@@ -166,13 +167,18 @@ export function LiveTraceView({
       )}
 
       <Section title="Pipeline" id="pipeline-heading">
-        <PipelineStrip stages={trace.stages} callStatus={trace.status} />
+        <PipelineStrip stages={trace.stages} callStatus={trace.status} cancelledStage={cancelledStage} />
       </Section>
 
       {trace.error && <ErrorPanel error={trace.error} />}
 
       <Section title="Waterfall" id="waterfall-heading">
-        <Waterfall stages={trace.stages} attempts={trace.attempts} totalMs={trace.latencyMs} />
+        <Waterfall
+          stages={trace.stages}
+          attempts={trace.attempts}
+          totalMs={trace.latencyMs}
+          cancelledStage={cancelledStage}
+        />
       </Section>
 
       <div className="grid gap-5 xl:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">

@@ -1,8 +1,8 @@
 import { ChevronRight, CircleDashed } from 'lucide-react';
-import { type CallStatus, STAGE_NAMES, type TraceStage } from '@/lib/executor/types';
+import { type CallStatus, STAGE_NAMES, type StageName, type TraceStage } from '@/lib/executor/types';
 import { formatDuration } from '@/lib/ui/format';
 import { isUnfinished } from '@/lib/ui/live-trace';
-import { STAGE_STATUS_LOOK } from '../status';
+import { CALL_STATUS_LOOK, STAGE_STATUS_LOOK } from '../status';
 
 const PENDING_LOOK = {
   label: 'pending',
@@ -15,8 +15,18 @@ const PENDING_LOOK = {
  * progress (running, or waiting for approval) and a failed one are drawn heavier and say why (their
  * detail); a running stage's duration is its elapsed time so far (the caller adds it, see
  * `withElapsed`). Stages the call has not reached yet are "pending"; skipped ones show no duration.
+ * The stage a cancellation stopped says "cancelled", not "failed": nothing went wrong there.
  */
-export function PipelineStrip({ stages, callStatus }: { stages: TraceStage[]; callStatus: CallStatus }) {
+export function PipelineStrip({
+  stages,
+  callStatus,
+  cancelledStage = null,
+}: {
+  stages: TraceStage[];
+  callStatus: CallStatus;
+  /** The stage the call was cancelled in (its error's stage), if it was cancelled. */
+  cancelledStage?: StageName | null;
+}) {
   const unfinished = isUnfinished(callStatus);
   return (
     <ol
@@ -26,10 +36,18 @@ export function PipelineStrip({ stages, callStatus }: { stages: TraceStage[]; ca
     >
       {STAGE_NAMES.map((name, index) => {
         const stage = stages.find((s) => s.name === name);
-        const status = stage?.status ?? (unfinished ? 'pending' : 'skipped');
-        const look = status === 'pending' ? PENDING_LOOK : STAGE_STATUS_LOOK[status];
+        const status =
+          stage?.status === 'failed' && cancelledStage === name
+            ? 'cancelled'
+            : (stage?.status ?? (unfinished ? 'pending' : 'skipped'));
+        const look =
+          status === 'pending'
+            ? PENDING_LOOK
+            : status === 'cancelled'
+              ? CALL_STATUS_LOOK.cancelled
+              : STAGE_STATUS_LOOK[status];
         const current = status === 'running' || status === 'waiting';
-        const loud = status === 'failed' || current;
+        const loud = status === 'failed' || status === 'cancelled' || current;
         const spin = status === 'running' ? 'animate-spin' : '';
         return (
           <li

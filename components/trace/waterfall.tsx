@@ -1,7 +1,7 @@
 'use client';
 
 import { useEffect, useRef, useState } from 'react';
-import type { Attempt, StageStatus, TraceStage } from '@/lib/executor/types';
+import type { Attempt, StageName, StageStatus, TraceStage } from '@/lib/executor/types';
 import { axisTicks, formatDuration } from '@/lib/ui/format';
 
 interface Bar {
@@ -32,7 +32,7 @@ const TONE: Record<Bar['tone'], string> = {
 /** Room each axis label needs, in pixels; narrower axes label every second (third…) tick. */
 const LABEL_PX = 52;
 /** A running attempt's limit widens the axis only when it is this close; beyond, it is pinned at the edge. */
-const LIMIT_REACH = 3;
+const LIMIT_REACH = 10;
 
 function attemptBar(attempt: Attempt, key: string): Bar {
   const showLimit = attempt.timeoutMs !== undefined && (attempt.outcome === 'running' || attempt.outcome === 'timeout');
@@ -56,7 +56,7 @@ function attemptBar(attempt: Attempt, key: string): Bar {
   };
 }
 
-function barsOf(stages: TraceStage[], attempts: Attempt[]): Bar[] {
+function barsOf(stages: TraceStage[], attempts: Attempt[], cancelledStage: StageName | null): Bar[] {
   const bars: Bar[] = [];
   const attemptBars = () => {
     for (const attempt of attempts) {
@@ -82,7 +82,7 @@ function barsOf(stages: TraceStage[], attempts: Attempt[]): Bar[] {
       start: stage.startedAt,
       duration: stage.durationMs,
       kind: 'stage',
-      tone: stage.status,
+      tone: stage.status === 'failed' && stage.name === cancelledStage ? 'cancelled' : stage.status,
       detail: stage.detail,
     });
     if (stage.name === 'execute') attemptBars();
@@ -107,9 +107,7 @@ function useWidth<T extends HTMLElement>() {
 }
 
 function durationText(bar: Bar): string {
-  if (bar.tone === 'skipped') return '—';
-  const running = bar.tone === 'running' || bar.tone === 'waiting';
-  return `${formatDuration(bar.duration)}${running ? '…' : ''}`;
+  return bar.tone === 'skipped' ? '—' : formatDuration(bar.duration);
 }
 
 /**
@@ -123,12 +121,15 @@ export function Waterfall({
   stages,
   attempts,
   totalMs,
+  cancelledStage = null,
 }: {
   stages: TraceStage[];
   attempts: Attempt[];
   totalMs: number | null;
+  /** The stage the call was cancelled in: drawn as cancelled, not failed. */
+  cancelledStage?: StageName | null;
 }) {
-  const bars = barsOf(stages, attempts);
+  const bars = barsOf(stages, attempts, cancelledStage);
   const reached = Math.max(totalMs ?? 0, ...bars.map((b) => b.start + b.duration), 0.001);
   const nearLimits = bars.flatMap((b) =>
     b.limitAt !== undefined && b.tone === 'running' && b.limitAt <= reached * LIMIT_REACH ? [b.limitAt] : [],
@@ -193,23 +194,14 @@ export function Waterfall({
                   style={{ left: pct(bar.start), width: pct(bar.duration) }}
                   data-testid="waterfall-bar"
                 />
-                {bar.limitAt !== undefined &&
-                  (limitInside ? (
-                    <span
-                      className="absolute inset-y-0 w-0 border-l-2 border-dashed border-red-500 dark:border-red-400"
-                      style={{ left: pct(bar.limitAt) }}
-                      title={`time limit: ${formatDuration(bar.limitAt - bar.start)} after the attempt started`}
-                      data-testid="waterfall-limit"
-                    />
-                  ) : (
-                    <span
-                      className="absolute right-0 top-0 text-[10px] text-red-700 dark:text-red-300"
-                      title={`time limit at +${formatDuration(bar.limitAt)}, beyond the axis`}
-                      data-testid="waterfall-limit"
-                    >
-                      limit {formatDuration(bar.limitAt - bar.start)} ›
-                    </span>
-                  ))}
+                {bar.limitAt !== undefined && (
+                  <span
+                    className={`absolute inset-y-0 w-0 border-l-2 border-dashed border-red-500 dark:border-red-400 ${limitInside ? '' : 'right-0'}`}
+                    style={limitInside ? { left: pct(bar.limitAt) } : undefined}
+                    title={`time limit: ${formatDuration(bar.limitAt - bar.start)} after the attempt started${limitInside ? '' : ' (beyond the axis)'}`}
+                    data-testid="waterfall-limit"
+                  />
+                )}
                 {open && (
                   <div
                     role="tooltip"
@@ -224,7 +216,14 @@ export function Waterfall({
                   </div>
                 )}
               </div>
-              <div className="text-right text-xs tabular-nums text-fg-muted">{durationText(bar)}</div>
+              <div className="text-right text-xs tabular-nums text-fg-muted">
+                {durationText(bar)}
+                {bar.limitAt !== undefined && bar.tone === 'running' && (
+                  <div className="text-[10px] text-red-700 dark:text-red-300">
+                    limit {formatDuration(bar.limitAt - bar.start)}
+                  </div>
+                )}
+              </div>
             </div>
           );
         })}
