@@ -45,8 +45,8 @@ function Section({ title, children, id }: { title: string; children: React.React
 /**
  * One call, stage by stage, live while it runs.
  * 1. The server renders the snapshot (the executor's live one for a running call); TanStack Query
- *    holds it and refetches `GET /api/v1/traces/:id` on this trace's events (throttled), after a
- *    reconnect, and by polling while the stream is down.
+ *    holds it and refetches `GET /api/v1/traces/:id` on this trace's events (throttled), each time
+ *    the stream (re)opens, and by polling while the stream is down.
  * 2. Between snapshots the timers tick on the server's clock: the stage and attempt in progress
  *    grow, the waterfall with them.
  * 3. `[` / `]` open the newer / older call; `c` (or the button) cancels a running call.
@@ -90,12 +90,13 @@ export function LiveTraceView({
     },
     [],
   );
-  const connection = useTraceEvents(onEvent, {
-    enabled: unfinished,
-    trace: id,
-    onReconnect: () => void refetch(),
-  });
-  const polling = unfinished && connection.state !== 'live';
+  const connection = useTraceEvents(onEvent, { enabled: unfinished, trace: id });
+  // The call may have moved on between the server render and the stream opening: catch up once live.
+  const streamLive = connection.state === 'live';
+  useEffect(() => {
+    if (streamLive) void refetch();
+  }, [streamLive, refetch]);
+  const polling = unfinished && !streamLive;
   useEffect(() => {
     if (!polling) return;
     const timer = setInterval(() => void refetch(), POLL_MS);
