@@ -112,18 +112,19 @@ test('a fail_fast cancellation links to the failed call; an unknown tool links t
     data: {
       session_id: session,
       fail_fast: true,
+      max_concurrency: 1,
       tool_calls: [
-        {
-          id: unique('call_wait'),
-          type: 'function',
-          function: { name: 'run_shell', arguments: JSON.stringify({ command: ['sh', '-c', 'sleep 20'] }) },
-        },
         { id: unique('call_unknown'), type: 'function', function: { name: 'search_web', arguments: '{}' } },
+        {
+          id: unique('call_next'),
+          type: 'function',
+          function: { name: 'calculator', arguments: '{"expression":"1"}' },
+        },
       ],
     },
   });
   const { results } = (await response.json()) as { results: { trace_id: string; status: string }[] };
-  const [waited, unknown] = results as [{ trace_id: string; status: string }, { trace_id: string; status: string }];
+  const [unknown, waited] = results as [{ trace_id: string; status: string }, { trace_id: string; status: string }];
   expect(waited.status).toBe('cancelled');
 
   const trace = new LiveTracePage(page);
