@@ -1,4 +1,4 @@
-import { CircleX } from 'lucide-react';
+import { CircleStop, CircleX } from 'lucide-react';
 import Link from 'next/link';
 import type { ToolErrorData } from '@/lib/executor/types';
 import { fieldIssuesOf } from '@/lib/ui/json-issues';
@@ -28,18 +28,21 @@ export function ErrorPanel({ error }: { error: ToolErrorData }) {
     error.details && Object.keys(error.details).some((k) => k !== 'issues')
       ? Object.fromEntries(Object.entries(error.details).filter(([k]) => k !== 'issues'))
       : null;
+  // A cancellation is something someone chose, not a failure: drawn neutral, not alarming.
+  const cancelled = error.code === 'CANCELLED';
+  const Icon = cancelled ? CircleStop : CircleX;
   return (
     <section
       aria-labelledby="error-heading"
-      className="rounded border-2 border-red-300 bg-red-50/60 p-3 dark:border-red-800 dark:bg-red-950/30"
+      className={`rounded border-2 p-3 ${cancelled ? 'border-zinc-300 bg-subtle dark:border-zinc-600' : 'border-red-300 bg-red-50/60 dark:border-red-800 dark:bg-red-950/30'}`}
       data-testid="error-panel"
     >
       <h2
         id="error-heading"
-        className="mb-2 flex items-center gap-1.5 text-sm font-semibold text-red-800 dark:text-red-200"
+        className={`mb-2 flex items-center gap-1.5 text-sm font-semibold ${cancelled ? 'text-fg' : 'text-red-800 dark:text-red-200'}`}
       >
-        <CircleX size={15} aria-hidden />
-        Error{' '}
+        <Icon size={15} aria-hidden />
+        {cancelled ? 'Cancelled' : 'Error'}{' '}
         <code className="font-mono" data-testid="error-code">
           {error.code}
         </code>
