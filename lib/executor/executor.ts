@@ -189,15 +189,13 @@ export function createExecutor(options: ExecutorOptions): Executor {
       live.begun = true;
       live.published();
     } catch (cause) {
-      return finish(
-        live,
-        stages,
-        t0,
-        errorData('TRACE_UNAVAILABLE', 'Toolscope could not record the call, so it was not run.', {
-          details: { cause: String(cause) },
-          stage: 'permission',
-        }),
-      );
+      const error = errorData('TRACE_UNAVAILABLE', 'Toolscope could not record the call, so it was not run.', {
+        details: { cause: String(cause) },
+        stage: 'permission',
+      });
+      // The error names the permission stage, so the trace shows it failed there (not skipped).
+      stages.add('permission', stages.touch(), 'failed', error.message);
+      return finish(live, stages, t0, error);
     }
     if (live.cancelReason) {
       const error = cancelledError(live.cancelReason, 'permission');
