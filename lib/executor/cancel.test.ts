@@ -1,6 +1,10 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createMemoryTraceStore } from '../db/memory-trace-store';
+import { createRunShellTool } from '../tools/run-shell';
 import { defineTool } from './define-tool';
 import { ToolError } from './errors';
 import { createExecutor, type ExecutorOptions } from './executor';
@@ -196,5 +200,47 @@ describe('cancel', () => {
     // ...and lets the next trial through instead of blocking for ever.
     const next = await executor.execute({ name: 'fragile', arguments: { fail: true } });
     expect(next.error?.code).toBe('DOWN');
+  });
+});
+
+describe('cancel a real process', () => {
+  it('kills the child process group of a running run_shell call', async () => {
+    const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-cancel-'));
+    try {
+      const shell = createRunShellTool({ workspace, allow: ['sh'] });
+      const store = createMemoryTraceStore();
+      const executor = createExecutor({ registry: createRegistry([shell]), sink: store, policy: () => 'allow' });
+      const pending = executor.execute(
+        { name: 'run_shell', arguments: { command: ['sh', '-c', 'echo $$ > pid; sleep 30 & wait'] } },
+        { traceId: 'shell' },
+      );
+      const pidFile = path.join(workspace, 'pid');
+      const started = Date.now();
+      while (!fs.existsSync(pidFile) || fs.readFileSync(pidFile, 'utf8').trim() === '') {
+        if (Date.now() - started > 5000) throw new Error('the shell did not start');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
+      expect(executor.inFlight('shell')?.attempts[0]?.outcome).toBe('running');
+      const result = await executor.cancel('shell', { by: 'user', reason: 'stop it' });
+      await pending;
+      expect(result?.status).toBe('cancelled');
+      expect(result?.error?.message).toBe('Cancelled by user: stop it.');
+      expect(Date.now() - started).toBeLessThan(5000);
+      // The whole group is gone: the shell and its sleeping child.
+      const gone = Date.now();
+      for (;;) {
+        try {
+          process.kill(-pid, 0);
+        } catch {
+          break;
+        }
+        if (Date.now() - gone > 2000) throw new Error(`process group ${pid} still alive`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(store.get('shell')?.attempts[0]?.outcome).toBe('cancelled');
+    } finally {
+      fs.rmSync(workspace, { recursive: true, force: true });
+    }
   });
 });

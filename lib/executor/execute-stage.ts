@@ -21,7 +21,7 @@ export type ExecuteOutcome =
 
 export interface ExecuteStage {
   /** Stage 4 of one call: records each attempt in the live record as it starts and ends. */
-  run(call: { tool: AnyTool; input: unknown; live: LiveCall; t0: number }): Promise<ExecuteOutcome>;
+  run(call: { tool: AnyTool; input: unknown; live: LiveCall; t0: number }): ExecuteOutcome | Promise<ExecuteOutcome>;
   circuitState(tool: string): CircuitState;
 }
 
@@ -88,15 +88,101 @@ export function createExecuteStage(deps: {
     });
   }
 
-  /** Runs one tool's attempts with backoff between retryable failures. */
-  async function runAttempts(
+  /** Starts attempt `n` of `tool`: records it as running, then runs it. */
+  function startAttempt(tool: AnyTool, input: unknown, live: LiveCall, t0: number, fallback: boolean, n: number) {
+    const record = live.record;
+    const fault =
+      deps.faults?.faultFor({ traceId: record.id, tool: tool.name, sessionId: record.sessionId, attempt: n }) ?? null;
+    const started = clock.now();
+    const index = record.attempts.length;
+    const attempt: Attempt = {
+      // Numbered across the call, fallbacks included; the tool sees its own count in ctx.attempt.
+      number: index + 1,
+      tool: tool.name,
+      fallback,
+      startedAt: roundMs(started - t0),
+      durationMs: 0,
+      outcome: 'running',
+      timeoutMs: tool.timeoutMs,
+      error: null,
+      backoffMs: null,
+      fault: fault ? fault.type : null,
+    };
+    record.attempts.push(attempt);
+    if (fault) record.flags.faulted = true;
+    const output = live.startAttempt(attempt.number);
+    live.changed();
+    const result = runAttempt(
+      tool,
+      input,
+      {
+        traceId: record.id,
+        toolCallId: record.toolCallId,
+        sessionId: record.sessionId,
+        actor: record.actor,
+        attempt: n,
+        clock,
+        metadata: record.metadata,
+        output,
+      },
+      { clock, cancellation: live, fault },
+    );
+    return { attempt, index, started, result };
+  }
+
+  /** Ends an attempt: its final entry replaces the running one. Returns the backoff before the next, or null. */
+  function endAttempt(
+    tool: AnyTool,
+    live: LiveCall,
+    step: { attempt: Attempt; index: number; started: number },
+    result: AttemptResult,
+    n: number,
+  ): number | null {
+    const retry =
+      result.outcome !== 'ok' &&
+      result.outcome !== 'cancelled' &&
+      result.error.retryable &&
+      n < tool.retry.maxAttempts &&
+      !live.cancelReason;
+    const backoffMs = retry ? computeBackoff(tool.retry, n, random()) : null;
+    // Replaced, not mutated: a snapshot taken while it ran keeps its `running` entry.
+    live.record.attempts[step.index] = {
+      ...step.attempt,
+      durationMs: roundMs(clock.now() - step.started),
+      outcome: result.outcome,
+      error: result.outcome === 'ok' ? null : result.error,
+      backoffMs,
+    };
+    if (backoffMs !== null) live.record.flags.retried = true;
+    live.changed();
+    return backoffMs;
+  }
+
+  /** The last attempt's result as the tool's outcome; the breaker learns from it (a cancellation teaches nothing). */
+  function concludeAttempts(breaker: CircuitBreaker | null, last: AttemptResult): ToolOutcome {
+    if (breaker) {
+      if (last.outcome === 'cancelled') breaker.release();
+      else if (last.outcome !== 'ok' && isHealthFailure(last.error)) breaker.onFailure(clock.now());
+      else breaker.onSuccess();
+    }
+    if (last.outcome === 'ok') return { ok: true, value: last.value };
+    const failed: ToolOutcome = { ok: false, error: last.error };
+    if (last.outcome === 'error' && last.value !== undefined) failed.value = last.value;
+    return failed;
+  }
+
+  /**
+   * Runs one tool's attempts with backoff between retryable failures. A tool that answers
+   * synchronously on its first attempt gets its outcome synchronously (no promise on the hot
+   * path); anything that waits continues in `continueAttempts`.
+   */
+  function runAttempts(
     tool: AnyTool,
     input: unknown,
     live: LiveCall,
     t0: number,
     fallback: boolean,
-  ): Promise<ToolOutcome> {
-    const record = live.record;
+  ): ToolOutcome | Promise<ToolOutcome> {
     const breaker = breakerFor(tool);
     if (breaker && !breaker.tryAcquire(clock.now())) {
       const retryIn = Math.ceil(breaker.retryInMs(clock.now()));
@@ -109,82 +195,48 @@ export function createExecuteStage(deps: {
         ),
       };
     }
-    let last: AttemptResult | null = null;
-    for (let n = 1; n <= tool.retry.maxAttempts; n++) {
-      const fault =
-        deps.faults?.faultFor({ traceId: record.id, tool: tool.name, sessionId: record.sessionId, attempt: n }) ?? null;
-      const started = clock.now();
-      const index = record.attempts.length;
-      const attempt: Attempt = {
-        // Numbered across the call, fallbacks included; the tool sees its own count in ctx.attempt.
-        number: index + 1,
-        tool: tool.name,
-        fallback,
-        startedAt: roundMs(started - t0),
-        durationMs: 0,
-        outcome: 'running',
-        timeoutMs: tool.timeoutMs,
-        error: null,
-        backoffMs: null,
-        fault: fault ? fault.type : null,
-      };
-      record.attempts.push(attempt);
-      if (fault) record.flags.faulted = true;
-      const output = live.startAttempt(attempt.number);
-      live.changed();
-      last = await runAttempt(
-        tool,
-        input,
-        {
-          traceId: record.id,
-          toolCallId: record.toolCallId,
-          sessionId: record.sessionId,
-          actor: record.actor,
-          attempt: n,
-          clock,
-          metadata: record.metadata,
-          output,
-        },
-        { clock, cancellation: live, fault },
-      );
-      const retry =
-        last.outcome !== 'ok' &&
-        last.outcome !== 'cancelled' &&
-        last.error.retryable &&
-        n < tool.retry.maxAttempts &&
-        !live.cancelReason;
-      const backoffMs = retry ? computeBackoff(tool.retry, n, random()) : null;
-      // Replaced, not mutated: a snapshot taken while it ran keeps its `running` entry.
-      record.attempts[index] = {
-        ...attempt,
-        durationMs: roundMs(clock.now() - started),
-        outcome: last.outcome,
-        error: last.outcome === 'ok' ? null : last.error,
-        backoffMs,
-      };
-      live.changed();
-      if (backoffMs === null) break;
-      record.flags.retried = true;
-      const cancelled = await waitBackoff(live, backoffMs);
-      if (cancelled) {
-        last = { outcome: 'cancelled', error: cancelledError(cancelled, 'execute') };
-        break;
+    if (live.cancelReason) {
+      return concludeAttempts(breaker, { outcome: 'cancelled', error: cancelledError(live.cancelReason, 'execute') });
+    }
+    const step = startAttempt(tool, input, live, t0, fallback, 1);
+    if (step.result instanceof Promise) {
+      return step.result.then((result) => continueAttempts(tool, input, live, t0, fallback, breaker, step, result));
+    }
+    return continueAttempts(tool, input, live, t0, fallback, breaker, step, step.result);
+  }
+
+  /** Ends attempt `step` with `result`, then waits out backoffs and runs the next attempts. */
+  function continueAttempts(
+    tool: AnyTool,
+    input: unknown,
+    live: LiveCall,
+    t0: number,
+    fallback: boolean,
+    breaker: CircuitBreaker | null,
+    step: { attempt: Attempt; index: number; started: number },
+    result: AttemptResult,
+  ): ToolOutcome | Promise<ToolOutcome> {
+    const backoffMs = endAttempt(tool, live, step, result, 1);
+    if (backoffMs === null) return concludeAttempts(breaker, result);
+    return (async () => {
+      let last = result;
+      let wait: number | null = backoffMs;
+      for (let n = 2; wait !== null; n++) {
+        const cancelled = await waitBackoff(live, wait);
+        if (cancelled) {
+          last = { outcome: 'cancelled', error: cancelledError(cancelled, 'execute') };
+          break;
+        }
+        const next = startAttempt(tool, input, live, t0, fallback, n);
+        last = await next.result;
+        wait = endAttempt(tool, live, next, last, n);
       }
-    }
-    if (breaker) {
-      if (!last || last.outcome === 'cancelled') breaker.release();
-      else if (last.outcome !== 'ok' && isHealthFailure(last.error)) breaker.onFailure(clock.now());
-      else breaker.onSuccess();
-    }
-    if (!last) return { ok: false, error: errorData('EXECUTION_ERROR', `${tool.name} made no attempt.`) };
-    if (last.outcome === 'ok') return { ok: true, value: last.value };
-    const failed: ToolOutcome = { ok: false, error: last.error };
-    if (last.outcome === 'error' && last.value !== undefined) failed.value = last.value;
-    return failed;
+      return concludeAttempts(breaker, last);
+    })();
   }
 
   /** Stage 4: the tool's attempts, then its fallbacks while they are worth trying. */
-  async function run({
+  function run({
     tool,
     input,
     live,
@@ -194,13 +246,34 @@ export function createExecuteStage(deps: {
     input: unknown;
     live: LiveCall;
     t0: number;
-  }): Promise<ExecuteOutcome> {
+  }): ExecuteOutcome | Promise<ExecuteOutcome> {
+    const primary = runAttempts(tool, input, live, t0, false);
+    if (primary instanceof Promise) return primary.then((outcome) => afterPrimary(tool, input, live, t0, outcome));
+    return afterPrimary(tool, input, live, t0, primary);
+  }
+
+  function afterPrimary(
+    tool: AnyTool,
+    input: unknown,
+    live: LiveCall,
+    t0: number,
+    outcome: ToolOutcome,
+  ): ExecuteOutcome | Promise<ExecuteOutcome> {
+    if (outcome.ok) return { ...outcome, tool, fellBackTo: null, notes: [] };
+    if (!warrantsFallback(outcome.error) || tool.fallbacks.length === 0) return { ...outcome, tool, notes: [] };
+    return runFallbacks(tool, input, live, t0, outcome);
+  }
+
+  /** The fallbacks, in order, once the primary's retries are exhausted. */
+  async function runFallbacks(
+    tool: AnyTool,
+    input: unknown,
+    live: LiveCall,
+    t0: number,
+    primary: ToolOutcome & { ok: false },
+  ): Promise<ExecuteOutcome> {
     const notes: string[] = [];
-    let outcome: ToolOutcome = await runAttempts(tool, input, live, t0, false);
-    if (outcome.ok) return { ...outcome, tool, fellBackTo: null, notes };
-    if (!warrantsFallback(outcome.error)) return { ...outcome, tool, notes };
-    const primary = { ...outcome, tool };
-    let lastTried = primary;
+    let lastTried: ExecuteOutcome = { ...primary, tool, notes };
     for (const name of tool.fallbacks) {
       if (live.cancelReason) break;
       const fallback = registry.get(name);
@@ -218,16 +291,16 @@ export function createExecuteStage(deps: {
         continue;
       }
       live.record.flags.fellBack = true;
-      outcome = await runAttempts(fallback, checked.value, live, t0, true);
+      const outcome = await runAttempts(fallback, checked.value, live, t0, true);
       if (outcome.ok) {
         notes.push(`fell back to ${name} after ${primary.error.code}`);
         return { ...outcome, tool: fallback, fellBackTo: name, notes };
       }
       notes.push(`fallback ${name} failed: ${outcome.error.code}`);
-      lastTried = { ...outcome, tool: fallback };
+      lastTried = { ...outcome, tool: fallback, notes };
       if (!warrantsFallback(outcome.error)) break;
     }
-    return { ...lastTried, notes };
+    return lastTried;
   }
 
   return {

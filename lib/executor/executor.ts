@@ -13,7 +13,7 @@ import { type Approver, createDenyingApprover, defaultPolicy, type FaultSource, 
 import { createRedactor, type Redactor } from './redact';
 import type { Registry } from './registry';
 import { scrubError, scrubRecordErrors } from './scrub-errors';
-import { createStageRecorder, joinDetail, roundMs } from './stage-recorder';
+import { createStageRecorder, joinDetail, roundMs, type StageRecorder } from './stage-recorder';
 import type {
   CallStatus,
   CancelReason,
@@ -133,83 +133,27 @@ export function createExecutor(options: ExecutorOptions): Executor {
     record.stages = stages.list;
     calls.set(traceId, live);
     const signal = ctx.signal;
-    const onAbort = signal ? () => live.cancel(cancelReasonOf(signal.reason)) : null;
-    if (signal && onAbort && !signal.aborted) signal.addEventListener('abort', onAbort, { once: true });
-    let begun = false;
-
-    const finish = async (
-      failure: ToolErrorData | undefined,
-      normalized: Normalized | null,
-      fellBackTo: string | null,
-    ): Promise<ToolResult> => {
-      stages.skipRest('trace');
-      const traceStart = clock.now();
-      live.end();
-      if (signal && onAbort) signal.removeEventListener('abort', onAbort);
-      // Secrets must not reach the store or the model through an error message.
-      const error = failure && scrubError(failure, redactor, live.secrets);
-      if (error || record.flags.retried || record.flags.fellBack) scrubRecordErrors(record, redactor, live.secrets);
-      record.status = statusFor(error);
-      record.error = error ?? null;
-      record.modelTruncation = !error ? (normalized?.modelTruncation ?? null) : null;
-      record.finishedAt = clock.epochMs();
-      record.latencyMs = Math.max(0, roundMs(clock.now() - t0));
-      const result: ToolResult = {
-        toolCallId: record.toolCallId,
-        traceId,
-        tool: record.tool,
-        status: record.status,
-        success: !error,
-        latencyMs: record.latencyMs,
-        metadata: {
-          traceId,
-          attempts: record.attempts.length,
-          stderr: normalized?.stderr ?? null,
-          exitCode: normalized?.exitCode ?? null,
-          truncated: normalized?.truncated ?? false,
-          parseFailed: normalized?.parseFailed ?? false,
-          fellBackTo,
-          faulted: record.flags.faulted,
-        },
-      };
-      if (error) result.error = error;
-      else result.output = normalized?.modelOutput ?? null;
-      record.modelMessage = modelMessageContent(result);
-      stages.add('trace', traceStart, 'ok', begun ? 'finalized' : 'recorded');
-      try {
-        const pending = sink.finish(record);
-        if (pending) await pending;
-      } catch (cause) {
-        // The caller still gets its result; the failure to record is reported, not swallowed.
-        console.error(`[toolscope] could not record trace ${traceId}:`, cause);
-        stages.failLast(`could not record: ${String(cause)}`);
+    if (signal) {
+      if (signal.aborted) {
+        const early = parseArguments(call.arguments);
+        record.arguments = early.ok ? redactor.redact(early.value).value : redactor.scrubText(record.rawArguments);
+        // Cancelled before any stage ran: every stage is skipped, so the error names none.
+        return finish(live, stages, t0, cancelledError(cancelReasonOf(signal.reason)));
       }
-      if (calls.get(traceId) === live) calls.delete(traceId);
-      live.settle(result);
-      return result;
-    };
-
-    const reject = (error: ToolErrorData) => finish(error, null, null);
-
-    if (signal?.aborted) {
-      const early = parseArguments(call.arguments);
-      record.arguments = early.ok ? redactor.redact(early.value).value : redactor.scrubText(record.rawArguments);
-      // Cancelled before any stage ran: every stage is skipped, so the error names none.
-      return reject(cancelledError(cancelReasonOf(signal.reason)));
+      live.link(signal);
     }
-
     // 1. parse
-    let start = clock.now();
+    let start = t0;
     const parsed = parseArguments(call.arguments);
     if (!parsed.ok) {
       record.arguments = redactor.scrubText(record.rawArguments);
       stages.add('parse', start, 'failed', parsed.error.message);
-      return reject(parsed.error);
+      return finish(live, stages, t0, parsed.error);
     }
     stages.add('parse', start, 'ok', typeof call.arguments === 'string' ? 'JSON string' : 'object');
 
     // 2. validate
-    start = clock.now();
+    start = stages.lastAt;
     const tool = registry.get(record.tool);
     if (!tool) {
       record.arguments = redactor.redact(parsed.value).value;
@@ -220,7 +164,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
         stage: 'validate',
       });
       stages.add('validate', start, 'failed', error.message);
-      return reject(error);
+      return finish(live, stages, t0, error);
     }
     const redacted = redactor.redact(parsed.value, tool.sensitivePaths);
     record.arguments = redacted.value;
@@ -229,7 +173,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     if (!validated.ok) {
       record.sideEffect = tool.sideEffect;
       stages.add('validate', start, 'failed', validated.error.message);
-      return reject(validated.error);
+      return finish(live, stages, t0, validated.error);
     }
     const sideEffect = sideEffectOf(tool, validated.value);
     record.sideEffect = sideEffect;
@@ -238,63 +182,144 @@ export function createExecutor(options: ExecutorOptions): Executor {
     // The record is durable before anything with a side effect can run.
     try {
       const pending = sink.begin(record);
-      if (pending) await pending;
-      begun = true;
+      if (pending) {
+        await pending;
+        stages.touch();
+      }
+      live.begun = true;
       live.published();
     } catch (cause) {
-      return reject(
-        errorData('TRACE_UNAVAILABLE', 'Toolscope could not record the call, so it was not run.', {
-          details: { cause: String(cause) },
-          stage: 'permission',
-        }),
-      );
+      const error = errorData('TRACE_UNAVAILABLE', 'Toolscope could not record the call, so it was not run.', {
+        details: { cause: String(cause) },
+        stage: 'permission',
+      });
+      // The error names the permission stage, so the trace shows it failed there (not skipped).
+      stages.add('permission', stages.touch(), 'failed', error.message);
+      return finish(live, stages, t0, error);
     }
     if (live.cancelReason) {
       const error = cancelledError(live.cancelReason, 'permission');
-      stages.add('permission', clock.now(), 'failed', error.message);
-      return reject(error);
+      stages.add('permission', stages.lastAt, 'failed', error.message);
+      return finish(live, stages, t0, error);
     }
 
     // 3. permission
-    const permission = await runPermissionStage(permissionDeps, {
-      tool,
-      input: validated.value,
-      sideEffect,
-      live,
-      stages,
-    });
-    if (!permission.ok) return reject(permission.error);
+    let permission = runPermissionStage(permissionDeps, { tool, input: validated.value, sideEffect, live, stages });
+    if (permission instanceof Promise) permission = await permission;
+    if (!permission.ok) return finish(live, stages, t0, permission.error);
 
     // 4. execute
     stages.begin('execute');
-    const outcome = await executeStage.run({ tool, input: permission.input, live, t0 });
-    const attemptsNote = `${record.attempts.length} attempt${record.attempts.length === 1 ? '' : 's'}`;
+    let outcome = executeStage.run({ tool, input: permission.input, live, t0 });
+    if (outcome instanceof Promise) outcome = await outcome;
+    const attemptsNote = record.attempts.length === 1 ? '1 attempt' : `${record.attempts.length} attempts`;
     if (!outcome.ok) {
       const { error } = outcome;
       stages.end('failed', joinDetail([`${error.code}: ${error.message}`, attemptsNote, ...outcome.notes]));
-      if (outcome.value === undefined) return reject(error);
+      if (outcome.value === undefined) return finish(live, stages, t0, error);
       // 5. normalize — the failed attempt's stdout, stderr and exit code are kept for the trace.
-      start = clock.now();
+      start = stages.lastAt;
       const kept = normalizeOutput(outcome.tool, outcome.value, redactor, live.secrets, limits, true);
       applyNormalized(record, kept, live);
       stages.add('normalize', start, 'ok', joinDetail(["kept the failed attempt's output", ...flagsOf(kept)]));
-      return finish(error, kept, null);
+      return finish(live, stages, t0, error, kept);
     }
-    stages.end('ok', joinDetail([attemptsNote, ...outcome.notes]));
+    stages.end('ok', outcome.notes.length === 0 ? attemptsNote : joinDetail([attemptsNote, ...outcome.notes]));
 
     // 5. normalize
-    start = clock.now();
+    start = stages.lastAt;
     const normalized = normalizeOutput(outcome.tool, outcome.value, redactor, live.secrets, limits);
     applyNormalized(record, normalized, live);
     if (normalized.error) {
       stages.add('normalize', start, 'failed', normalized.error.message);
-      return finish(normalized.error, normalized, outcome.fellBackTo);
+      return finish(live, stages, t0, normalized.error, normalized, outcome.fellBackTo);
     }
     const flags = flagsOf(normalized);
     stages.add('normalize', start, 'ok', flags.length > 0 ? joinDetail(flags) : null);
 
     // 6. trace
-    return finish(undefined, normalized, outcome.fellBackTo);
+    return finish(live, stages, t0, undefined, normalized, outcome.fellBackTo);
+  }
+
+  /**
+   * Stage 6: finalizes the record whatever happened (skipped stages filled in, errors scrubbed
+   * of secrets, the model message written), hands it to the sink, and only then lets the call
+   * leave the in-flight map and resolves whoever waits on its cancellation.
+   * Synchronous when the sink is: the hot path makes no promise.
+   */
+  function finish(
+    live: LiveCall,
+    stages: StageRecorder,
+    t0: number,
+    failure: ToolErrorData | undefined,
+    normalized: Normalized | null = null,
+    fellBackTo: string | null = null,
+  ): ToolResult | Promise<ToolResult> {
+    const { record } = live;
+    stages.skipRest('trace');
+    const traceStart = stages.lastAt;
+    live.end();
+    // Secrets must not reach the store or the model through an error message.
+    const error = failure && scrubError(failure, redactor, live.secrets);
+    if (error || record.flags.retried || record.flags.fellBack) scrubRecordErrors(record, redactor, live.secrets);
+    record.status = statusFor(error);
+    record.error = error ?? null;
+    record.modelTruncation = error ? null : (normalized?.modelTruncation ?? null);
+    const result: ToolResult = {
+      toolCallId: record.toolCallId,
+      traceId: record.id,
+      tool: record.tool,
+      status: record.status,
+      success: !error,
+      latencyMs: 0,
+      metadata: {
+        traceId: record.id,
+        attempts: record.attempts.length,
+        stderr: normalized?.stderr ?? null,
+        exitCode: normalized?.exitCode ?? null,
+        truncated: normalized?.truncated ?? false,
+        parseFailed: normalized?.parseFailed ?? false,
+        fellBackTo,
+        faulted: record.flags.faulted,
+      },
+    };
+    if (error) result.error = error;
+    else result.output = normalized?.modelOutput ?? null;
+    // Normalize already serialized what the model gets; serializing it again would cost as much.
+    record.modelMessage = error || !normalized ? modelMessageContent(result) : normalized.modelText;
+    stages.add('trace', traceStart, 'ok', live.begun ? 'finalized' : 'recorded');
+    // One clock reading for both: the finish time is the start's epoch plus the monotonic latency.
+    const latencyMs = Math.max(0, roundMs(stages.lastAt - t0));
+    record.latencyMs = latencyMs;
+    result.latencyMs = latencyMs;
+    record.finishedAt = record.createdAt + Math.round(latencyMs);
+    let pending: void | Promise<void> | undefined;
+    try {
+      pending = sink.finish(record);
+    } catch (cause) {
+      notRecorded(live, stages, cause);
+    }
+    if (!pending) return recorded(live, result);
+    return Promise.resolve(pending).then(
+      () => recorded(live, result),
+      (cause: unknown) => {
+        notRecorded(live, stages, cause);
+        return recorded(live, result);
+      },
+    );
+  }
+
+  /** The record is written: the call leaves the in-flight map, and cancel callers get its result. */
+  function recorded(live: LiveCall, result: ToolResult): ToolResult {
+    if (calls.get(result.traceId) === live) calls.delete(result.traceId);
+    live.settle(result);
+    return result;
+  }
+
+  function notRecorded(live: LiveCall, stages: StageRecorder, cause: unknown): void {
+    // The caller still gets its result; the failure to record is reported, not swallowed.
+    console.error(`[toolscope] could not record trace ${live.record.id}:`, cause);
+    stages.failLast(`could not record: ${String(cause)}`);
   }
 
   function cancel(traceId: string, reason: CancelReason): Promise<ToolResult> | null {

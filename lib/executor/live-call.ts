@@ -1,4 +1,4 @@
-import type { CancelHook, Cancellable } from './call-cancellation';
+import { type CancelHook, type Cancellable, cancelReasonOf } from './call-cancellation';
 import type { Clock } from './clock';
 import { createLiveOutput, type LiveOutput } from './live-output';
 import { createProgressThrottle, type ProgressThrottle } from './progress-throttle';
@@ -16,6 +16,10 @@ export class LiveCall implements Cancellable {
   secrets: readonly string[] = [];
   /** Set once normalize has put the final stdout and stderr in the record. */
   outputFinal = false;
+  /** Set once the sink's `begin` has recorded the call. */
+  begun = false;
+  private signal: AbortSignal | null = null;
+  private onAbort: (() => void) | null = null;
   private hook: CancelHook | null = null;
   private waiters: ((result: ToolResult) => void)[] | null = null;
   private output: LiveOutput | null = null;
@@ -36,6 +40,13 @@ export class LiveCall implements Cancellable {
 
   onCancel(hook: CancelHook | null): void {
     this.hook = hook;
+  }
+
+  /** Cancels the call when the caller's signal aborts (its reason says who, when it is a CancelReason). */
+  link(signal: AbortSignal): void {
+    this.signal = signal;
+    this.onAbort = () => this.cancel(cancelReasonOf(signal.reason));
+    signal.addEventListener('abort', this.onAbort, { once: true });
   }
 
   /** Cancels the call; the first reason wins. Interrupts whatever the call is waiting on. */
@@ -86,6 +97,7 @@ export class LiveCall implements Cancellable {
   end(): void {
     this.ended = true;
     this.hook = null;
+    if (this.signal && this.onAbort) this.signal.removeEventListener('abort', this.onAbort);
     this.throttle?.stop();
     if (!this.outputFinal && this.output?.written) {
       this.record.stdout = this.scrub(this.output.text('stdout'));

@@ -19,6 +19,8 @@ export interface Normalized {
   output: unknown;
   /** What the model receives: the output, or its head and tail with a marker. */
   modelOutput: unknown;
+  /** `modelOutput` as the text of the model's message (a string as is, anything else as JSON). */
+  modelText: string;
   stdout: string | null;
   stderr: string | null;
   exitCode: number | null;
@@ -113,8 +115,9 @@ export function normalizeOutput(
   }
   let modelOutput = output;
   let modelTruncation: ModelTruncation | null = null;
-  const forModel = truncateMiddle(text, tool.maxModelOutputChars ?? limits.maxModelOutputChars);
-  if (forModel.truncated) {
+  const maxModel = tool.maxModelOutputChars ?? limits.maxModelOutputChars;
+  const forModel = text.length > maxModel ? truncateMiddle(text, maxModel) : null;
+  if (forModel) {
     modelOutput = forModel.text;
     truncated = true;
     modelTruncation = {
@@ -123,5 +126,6 @@ export function normalizeOutput(
       totalChars: forModel.totalChars,
     };
   }
-  return { output, modelOutput, stdout, stderr, exitCode, truncated, modelTruncation, parseFailed, error };
+  const modelText = typeof modelOutput === 'string' ? modelOutput : text;
+  return { output, modelOutput, modelText, stdout, stderr, exitCode, truncated, modelTruncation, parseFailed, error };
 }

@@ -8,6 +8,14 @@ import type { StageRecorder } from './stage-recorder';
 import type { AnyTool, CancelReason, PermissionRefusal, SideEffect, ToolErrorData, TraceSink } from './types';
 import { validateInput } from './validate-input';
 
+interface PermissionCall {
+  tool: AnyTool;
+  input: unknown;
+  sideEffect: SideEffect;
+  live: LiveCall;
+  stages: StageRecorder;
+}
+
 export type PermissionOutcome = { ok: true; input: unknown } | { ok: false; error: ToolErrorData };
 
 export interface PermissionDeps {
@@ -50,14 +58,14 @@ function refusalError(refusal: PermissionRefusal): ToolErrorData {
  * 2. The policy: `deny` refuses, `allow` runs, `ask` waits (`awaiting_approval`) for the
  *    approver, whose request signal fires if the call is cancelled meanwhile. Edited arguments
  *    are validated and checked again.
+ * Synchronous unless it waits for approval: the hot path makes no promise.
  */
-export async function runPermissionStage(
+export function runPermissionStage(
   deps: PermissionDeps,
-  call: { tool: AnyTool; input: unknown; sideEffect: SideEffect; live: LiveCall; stages: StageRecorder },
-): Promise<PermissionOutcome> {
-  const { tool, live, stages } = call;
-  const record = live.record;
-  const start = deps.clock.now();
+  call: PermissionCall,
+): PermissionOutcome | Promise<PermissionOutcome> {
+  const { tool, stages } = call;
+  const start = stages.lastAt;
   const refusal = checkTool(tool, call.input);
   if (refusal) {
     stages.add('permission', start, 'failed', `${refusal.check}: ${refusal.message}`);
@@ -80,6 +88,13 @@ export async function runPermissionStage(
     };
   }
 
+  return awaitApproval(deps, call, policy);
+}
+
+/** The `ask` branch: the call waits, recorded as `awaiting_approval`, for the approver's decision. */
+async function awaitApproval(deps: PermissionDeps, call: PermissionCall, policy: 'ask'): Promise<PermissionOutcome> {
+  const { tool, live, stages } = call;
+  const record = live.record;
   stages.begin('permission', 'waiting', 'awaiting approval');
   record.status = 'awaiting_approval';
   try {

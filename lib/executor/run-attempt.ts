@@ -50,7 +50,8 @@ async function invokeWithFault(tool: AnyTool, input: unknown, ctx: ToolContext, 
  * Runs one attempt under its own deadline.
  * 1. The tool gets an AbortSignal that fires at the deadline or when the call is cancelled. It is
  *    created on first read: most fast tools never look at it, and signals are not free.
- * 2. A tool that answers synchronously is done: no timer is armed (nothing could interrupt it).
+ * 2. A tool that answers synchronously is done, and so is the attempt: no timer is armed
+ *    (nothing could have interrupted it) and no promise is made.
  * 3. At the deadline, or on cancellation, the attempt ends even if the tool ignores the signal.
  * 4. The timer and the cancel hook are always removed; a late settlement is ignored.
  */
@@ -59,10 +60,10 @@ export function runAttempt(
   input: unknown,
   ctx: Omit<ToolContext, 'signal'>,
   options: { clock: Clock; cancellation: Cancellable; fault: Fault | null },
-): Promise<AttemptResult> {
+): AttemptResult | Promise<AttemptResult> {
   const { clock, cancellation, fault } = options;
   if (cancellation.cancelReason) {
-    return Promise.resolve({ outcome: 'cancelled', error: cancelledError(cancellation.cancelReason, 'execute') });
+    return { outcome: 'cancelled', error: cancelledError(cancellation.cancelReason, 'execute') };
   }
   let controller: AbortController | undefined;
   let abortReason: unknown;
@@ -91,9 +92,10 @@ export function runAttempt(
     try {
       running = tool.execute(input, toolCtx);
     } catch (error) {
-      return Promise.resolve({ outcome: 'error', error: classifyError(error) });
+      return { outcome: 'error', error: classifyError(error) };
     }
-    if (!isThenable(running)) return Promise.resolve(settled(running));
+    // Synchronous answers settle synchronously: the hot path of fast tools allocates no promise.
+    if (!isThenable(running)) return settled(running);
   }
 
   return new Promise<AttemptResult>((resolve) => {

@@ -99,6 +99,7 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
     registry,
     sink: publishingSink(store, events, lifecycle),
     policy: policyOf,
+    configFile: config.configPath,
     redactor: createRedactor(config.redactKeys),
     limits: { maxModelOutputChars: config.limits.maxModelOutputChars, maxTraceBytes: config.limits.maxTraceBytes },
   });
