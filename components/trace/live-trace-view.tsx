@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { CircleStop, LoaderCircle } from 'lucide-react';
-import { useCallback, useEffect, useRef } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { formatDuration } from '@/lib/ui/format';
 import { currentActivity, isUnfinished, withElapsed } from '@/lib/ui/live-trace';
 import { type TraceJson, traceFromJson } from '@/lib/ui/trace-from-json';
@@ -116,7 +116,9 @@ export function LiveTraceView({
   useTraceKeys({ neighbours, onCancel: unfinished ? cancel : undefined });
 
   const now = useServerNow(json.server_time, unfinished);
-  const trace = withElapsed(traceFromJson(json), now);
+  // The snapshot changes per fetch, the timers per tick: only the timed parts re-render on a tick.
+  const snapshot = useMemo(() => traceFromJson(json), [json]);
+  const trace = withElapsed(snapshot, now);
   const activity = currentActivity(trace);
   const cancelledStage = trace.status === 'cancelled' ? (trace.error?.stage ?? null) : null;
 
@@ -184,7 +186,7 @@ export function LiveTraceView({
 
       <div className="grid gap-5 xl:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">
         <Section title="Arguments (redacted)" id="arguments-heading">
-          <TraceArguments trace={trace} />
+          <TraceArguments trace={snapshot} />
         </Section>
         <Section title={unfinished ? 'Output so far' : 'Result'} id="result-heading">
           {unfinished ? (

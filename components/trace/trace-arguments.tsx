@@ -1,10 +1,14 @@
 import { Lock } from 'lucide-react';
+import { memo } from 'react';
 import { containsRedacted, fieldIssuesOf } from '@/lib/ui/json-issues';
 import type { TraceView } from '@/lib/ui/trace-from-json';
 import { JsonTree } from './json-tree';
 
-/** The call's redacted arguments (as a tree, or as received when they were not JSON), and any approver edit. */
-export function TraceArguments({ trace }: { trace: TraceView }) {
+/**
+ * The call's redacted arguments (as a tree, or as received when they were not JSON), and any
+ * approver edit. Memoized: a running call's view re-renders on every timer tick.
+ */
+export const TraceArguments = memo(function TraceArguments({ trace }: { trace: TraceView }) {
   const issues = trace.error?.code === 'INVALID_ARGUMENTS' ? fieldIssuesOf(trace.error.details) : [];
   const editedArguments = trace.metadata.editedArguments;
   return (
@@ -30,4 +34,4 @@ export function TraceArguments({ trace }: { trace: TraceView }) {
       )}
     </div>
   );
-}
+});
