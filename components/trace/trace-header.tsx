@@ -84,7 +84,10 @@ export function TraceHeader({
         {!toolKnown && <span className="text-xs text-fg-muted">(unknown tool)</span>}
         <StatusBadge status={trace.status} testId="trace-status" />
         {trace.error && (
-          <code className="font-mono text-xs text-red-700 dark:text-red-300" data-testid="trace-error-code">
+          <code
+            className={`font-mono text-xs ${trace.status === 'cancelled' ? 'text-fg-muted' : 'text-red-700 dark:text-red-300'}`}
+            data-testid="trace-error-code"
+          >
             {trace.error.code}
           </code>
         )}
