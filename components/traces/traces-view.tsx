@@ -116,9 +116,9 @@ export function TracesView({
         void refetch();
       }, REFETCH_THROTTLE_MS);
     },
-    { enabled: liveEnabled },
+    { enabled: liveEnabled, onReconnect: () => void refetch() },
   );
-  useEffect(() => setConnected(connection === 'live'), [connection]);
+  useEffect(() => setConnected(connection.state === 'live'), [connection.state]);
   useEffect(
     () => () => {
       if (throttle.current) clearTimeout(throttle.current);

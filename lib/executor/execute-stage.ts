@@ -1,32 +1,27 @@
 import { computeBackoff } from './backoff';
+import { cancelledError } from './call-cancellation';
 import { type CircuitBreaker, type CircuitState, createCircuitBreaker } from './circuit-breaker';
-import { type Clock, sleep } from './clock';
+import type { Clock } from './clock';
 import { errorData } from './errors';
+import type { LiveCall } from './live-call';
 import type { FaultSource, PolicyResolver } from './ports';
 import type { Registry } from './registry';
-import { runAttempt } from './run-attempt';
+import { type AttemptResult, runAttempt } from './run-attempt';
 import { roundMs } from './stage-recorder';
-import type { AnyTool, Attempt, ExecutionContext, SideEffect, ToolErrorData, TraceRecord } from './types';
+import type { AnyTool, Attempt, CancelReason, SideEffect, ToolErrorData } from './types';
 import { validateInput } from './validate-input';
 
-export interface ExecuteOutcome {
-  value?: unknown;
-  error?: ToolErrorData;
-  /** The tool that produced the value (a fallback, possibly). */
-  tool: AnyTool;
-  fellBackTo: string | null;
-}
+/**
+ * What the execute stage ends with. A failure may still carry `value`: what a failed process
+ * returned (stdout, stderr, exit code), so the trace keeps it. `tool` produced the value.
+ */
+export type ExecuteOutcome =
+  | { ok: true; value: unknown; tool: AnyTool; fellBackTo: string | null; notes: string[] }
+  | { ok: false; error: ToolErrorData; value?: unknown; tool: AnyTool; notes: string[] };
 
 export interface ExecuteStage {
-  /** Stage 4 of one call: records each attempt in `record.attempts`, notes in `notes`. */
-  run(
-    tool: AnyTool,
-    input: unknown,
-    record: TraceRecord,
-    t0: number,
-    ctx: ExecutionContext,
-    notes: string[],
-  ): Promise<ExecuteOutcome>;
+  /** Stage 4 of one call: records each attempt in the live record as it starts and ends. */
+  run(call: { tool: AnyTool; input: unknown; live: LiveCall; t0: number }): ExecuteOutcome | Promise<ExecuteOutcome>;
   circuitState(tool: string): CircuitState;
 }
 
@@ -50,9 +45,12 @@ function isHealthFailure(error: ToolErrorData): boolean {
   return error.kind === 'temporary' || error.kind === 'timeout';
 }
 
+type ToolOutcome = { ok: true; value: unknown } | { ok: false; error: ToolErrorData; value?: unknown };
+
 /**
  * The execute stage: attempts under their timeouts, backoff between retryable failures, a
- * circuit breaker per tool, then fallback tools while they are worth trying.
+ * circuit breaker per tool, then fallback tools while they are worth trying. A cancellation
+ * interrupts the running attempt or the backoff wait; the breaker counts it as neither.
  */
 export function createExecuteStage(deps: {
   registry: Registry;
@@ -74,19 +72,122 @@ export function createExecuteStage(deps: {
     return breaker;
   }
 
-  /** Runs one tool's attempts with backoff between retryable failures. */
-  async function runAttempts(
+  /** Waits out a backoff; resolves with the cancel reason when the call is cancelled meanwhile. */
+  function waitBackoff(live: LiveCall, ms: number): Promise<CancelReason | null> {
+    if (live.cancelReason) return Promise.resolve(live.cancelReason);
+    if (ms <= 0) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const timer = clock.setTimeout(() => {
+        live.onCancel(null);
+        resolve(null);
+      }, ms);
+      live.onCancel((reason) => {
+        clock.clearTimeout(timer);
+        resolve(reason);
+      });
+    });
+  }
+
+  /** Starts attempt `n` of `tool`: records it as running, then runs it. */
+  function startAttempt(tool: AnyTool, input: unknown, live: LiveCall, t0: number, fallback: boolean, n: number) {
+    const record = live.record;
+    const fault =
+      deps.faults?.faultFor({ traceId: record.id, tool: tool.name, sessionId: record.sessionId, attempt: n }) ?? null;
+    const started = clock.now();
+    const index = record.attempts.length;
+    const attempt: Attempt = {
+      // Numbered across the call, fallbacks included; the tool sees its own count in ctx.attempt.
+      number: index + 1,
+      tool: tool.name,
+      fallback,
+      startedAt: roundMs(started - t0),
+      durationMs: 0,
+      outcome: 'running',
+      timeoutMs: tool.timeoutMs,
+      error: null,
+      backoffMs: null,
+      fault: fault ? fault.type : null,
+    };
+    record.attempts.push(attempt);
+    if (fault) record.flags.faulted = true;
+    const output = live.startAttempt(attempt.number);
+    live.changed();
+    const result = runAttempt(
+      tool,
+      input,
+      {
+        traceId: record.id,
+        toolCallId: record.toolCallId,
+        sessionId: record.sessionId,
+        actor: record.actor,
+        attempt: n,
+        clock,
+        metadata: record.metadata,
+        output,
+      },
+      { clock, cancellation: live, fault },
+    );
+    return { attempt, index, started, result };
+  }
+
+  /** Ends an attempt: its final entry replaces the running one. Returns the backoff before the next, or null. */
+  function endAttempt(
+    tool: AnyTool,
+    live: LiveCall,
+    step: { attempt: Attempt; index: number; started: number },
+    result: AttemptResult,
+    n: number,
+  ): number | null {
+    const retry =
+      result.outcome !== 'ok' &&
+      result.outcome !== 'cancelled' &&
+      result.error.retryable &&
+      n < tool.retry.maxAttempts &&
+      !live.cancelReason;
+    const backoffMs = retry ? computeBackoff(tool.retry, n, random()) : null;
+    // Replaced, not mutated: a snapshot taken while it ran keeps its `running` entry.
+    live.record.attempts[step.index] = {
+      ...step.attempt,
+      durationMs: roundMs(clock.now() - step.started),
+      outcome: result.outcome,
+      error: result.outcome === 'ok' ? null : result.error,
+      backoffMs,
+    };
+    if (backoffMs !== null) live.record.flags.retried = true;
+    live.changed();
+    return backoffMs;
+  }
+
+  /** The last attempt's result as the tool's outcome; the breaker learns from it (a cancellation teaches nothing). */
+  function concludeAttempts(breaker: CircuitBreaker | null, last: AttemptResult): ToolOutcome {
+    if (breaker) {
+      if (last.outcome === 'cancelled') breaker.release();
+      else if (last.outcome !== 'ok' && isHealthFailure(last.error)) breaker.onFailure(clock.now());
+      else breaker.onSuccess();
+    }
+    if (last.outcome === 'ok') return { ok: true, value: last.value };
+    const failed: ToolOutcome = { ok: false, error: last.error };
+    if (last.outcome === 'error' && last.value !== undefined) failed.value = last.value;
+    return failed;
+  }
+
+  /**
+   * Runs one tool's attempts with backoff between retryable failures. A tool that answers
+   * synchronously on its first attempt gets its outcome synchronously (no promise on the hot
+   * path); anything that waits continues in `continueAttempts`.
+   */
+  function runAttempts(
     tool: AnyTool,
     input: unknown,
-    record: TraceRecord,
+    live: LiveCall,
     t0: number,
-    ctx: ExecutionContext,
     fallback: boolean,
-  ): Promise<{ value?: unknown; error?: ToolErrorData }> {
+  ): ToolOutcome | Promise<ToolOutcome> {
     const breaker = breakerFor(tool);
     if (breaker && !breaker.tryAcquire(clock.now())) {
       const retryIn = Math.ceil(breaker.retryInMs(clock.now()));
       return {
+        ok: false,
         error: errorData(
           'CIRCUIT_OPEN',
           `${tool.name} failed too many times in a row; it is not being called for ${retryIn} ms.`,
@@ -94,78 +195,87 @@ export function createExecuteStage(deps: {
         ),
       };
     }
-    let last: { value?: unknown; error?: ToolErrorData } = {};
-    for (let n = 1; n <= tool.retry.maxAttempts; n++) {
-      const fault =
-        deps.faults?.faultFor({ traceId: record.id, tool: tool.name, sessionId: record.sessionId, attempt: n }) ?? null;
-      const started = clock.now();
-      const result = await runAttempt(
-        tool,
-        input,
-        {
-          traceId: record.id,
-          toolCallId: record.toolCallId,
-          sessionId: record.sessionId,
-          actor: record.actor,
-          attempt: n,
-          clock,
-          metadata: record.metadata,
-          output: { write: () => {} },
-        },
-        { clock, parentSignal: ctx.signal, fault },
-      );
-      const attempt: Attempt = {
-        // Numbered across the call, fallbacks included; the tool sees its own count in ctx.attempt.
-        number: record.attempts.length + 1,
-        tool: tool.name,
-        fallback,
-        startedAt: roundMs(started - t0),
-        durationMs: roundMs(clock.now() - started),
-        outcome: result.outcome,
-        error: result.outcome === 'ok' ? null : result.error,
-        backoffMs: null,
-        fault: fault ? fault.type : null,
-      };
-      record.attempts.push(attempt);
-      if (fault) record.flags.faulted = true;
-      if (result.outcome === 'ok') {
-        last = { value: result.value };
-        break;
-      }
-      last = { error: result.error };
-      if (result.cancelled || !result.error.retryable || n === tool.retry.maxAttempts) break;
-      const backoff = computeBackoff(tool.retry, n, random());
-      attempt.backoffMs = backoff;
-      record.flags.retried = true;
-      try {
-        await sleep(clock, backoff, ctx.signal);
-      } catch {
-        last = {
-          error: errorData('CANCELLED', 'The call was cancelled while waiting to retry.', { stage: 'execute' }),
-        };
-        break;
-      }
+    if (live.cancelReason) {
+      return concludeAttempts(breaker, { outcome: 'cancelled', error: cancelledError(live.cancelReason, 'execute') });
     }
-    if (breaker) {
-      if (last.error && isHealthFailure(last.error)) breaker.onFailure(clock.now());
-      else breaker.onSuccess();
+    const step = startAttempt(tool, input, live, t0, fallback, 1);
+    if (step.result instanceof Promise) {
+      return step.result.then((result) => continueAttempts(tool, input, live, t0, fallback, breaker, step, result));
     }
-    return last;
+    return continueAttempts(tool, input, live, t0, fallback, breaker, step, step.result);
+  }
+
+  /** Ends attempt `step` with `result`, then waits out backoffs and runs the next attempts. */
+  function continueAttempts(
+    tool: AnyTool,
+    input: unknown,
+    live: LiveCall,
+    t0: number,
+    fallback: boolean,
+    breaker: CircuitBreaker | null,
+    step: { attempt: Attempt; index: number; started: number },
+    result: AttemptResult,
+  ): ToolOutcome | Promise<ToolOutcome> {
+    const backoffMs = endAttempt(tool, live, step, result, 1);
+    if (backoffMs === null) return concludeAttempts(breaker, result);
+    return (async () => {
+      let last = result;
+      let wait: number | null = backoffMs;
+      for (let n = 2; wait !== null; n++) {
+        const cancelled = await waitBackoff(live, wait);
+        if (cancelled) {
+          last = { outcome: 'cancelled', error: cancelledError(cancelled, 'execute') };
+          break;
+        }
+        const next = startAttempt(tool, input, live, t0, fallback, n);
+        last = await next.result;
+        wait = endAttempt(tool, live, next, last, n);
+      }
+      return concludeAttempts(breaker, last);
+    })();
   }
 
   /** Stage 4: the tool's attempts, then its fallbacks while they are worth trying. */
-  async function run(
+  function run({
+    tool,
+    input,
+    live,
+    t0,
+  }: {
+    tool: AnyTool;
+    input: unknown;
+    live: LiveCall;
+    t0: number;
+  }): ExecuteOutcome | Promise<ExecuteOutcome> {
+    const primary = runAttempts(tool, input, live, t0, false);
+    if (primary instanceof Promise) return primary.then((outcome) => afterPrimary(tool, input, live, t0, outcome));
+    return afterPrimary(tool, input, live, t0, primary);
+  }
+
+  function afterPrimary(
     tool: AnyTool,
     input: unknown,
-    record: TraceRecord,
+    live: LiveCall,
     t0: number,
-    ctx: ExecutionContext,
-    notes: string[],
+    outcome: ToolOutcome,
+  ): ExecuteOutcome | Promise<ExecuteOutcome> {
+    if (outcome.ok) return { ...outcome, tool, fellBackTo: null, notes: [] };
+    if (!warrantsFallback(outcome.error) || tool.fallbacks.length === 0) return { ...outcome, tool, notes: [] };
+    return runFallbacks(tool, input, live, t0, outcome);
+  }
+
+  /** The fallbacks, in order, once the primary's retries are exhausted. */
+  async function runFallbacks(
+    tool: AnyTool,
+    input: unknown,
+    live: LiveCall,
+    t0: number,
+    primary: ToolOutcome & { ok: false },
   ): Promise<ExecuteOutcome> {
-    let outcome = await runAttempts(tool, input, record, t0, ctx, false);
-    if (!outcome.error || !warrantsFallback(outcome.error)) return { ...outcome, tool, fellBackTo: null };
-    const primaryError = outcome.error;
+    const notes: string[] = [];
+    let lastTried: ExecuteOutcome = { ...primary, tool, notes };
     for (const name of tool.fallbacks) {
+      if (live.cancelReason) break;
       const fallback = registry.get(name);
       if (!fallback) {
         notes.push(`fallback ${name}: not registered`);
@@ -180,16 +290,17 @@ export function createExecuteStage(deps: {
         notes.push(`fallback ${name}: its policy does not allow running it unasked`);
         continue;
       }
-      record.flags.fellBack = true;
-      outcome = await runAttempts(fallback, checked.value, record, t0, ctx, true);
-      if (!outcome.error) {
-        notes.push(`fell back to ${name} after ${primaryError.code}`);
-        return { ...outcome, tool: fallback, fellBackTo: name };
+      live.record.flags.fellBack = true;
+      const outcome = await runAttempts(fallback, checked.value, live, t0, true);
+      if (outcome.ok) {
+        notes.push(`fell back to ${name} after ${primary.error.code}`);
+        return { ...outcome, tool: fallback, fellBackTo: name, notes };
       }
       notes.push(`fallback ${name} failed: ${outcome.error.code}`);
+      lastTried = { ...outcome, tool: fallback, notes };
       if (!warrantsFallback(outcome.error)) break;
     }
-    return { error: outcome.error ?? primaryError, tool, fellBackTo: null };
+    return lastTried;
   }
 
   return {
