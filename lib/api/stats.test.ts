@@ -93,7 +93,8 @@ describe('GET /api/v1/stats', () => {
     expect(row('calculator')?.calls_per_bucket).toHaveLength(60);
     expect(row('calculator')?.calls_per_bucket.reduce((a, b) => a + b, 0)).toBe(3);
     expect(row('search_web')).toMatchObject({ registered: false, calls: 1, failures: 1, circuit_state: null });
-    expect(row('write_file')).toMatchObject({ registered: true, calls: 0, error_rate: null });
+    expect(row('write_file')).toMatchObject({ registered: true, calls: 0, error_rate: null, last_called_at: null });
+    expect(Date.parse(row('calculator')!.last_called_at!)).toBeLessThanOrEqual(Date.now());
     expect(row('read_file')?.circuit_state).toBe('closed');
     expect(body.tools.map((t) => t.name)).toEqual([...body.tools.map((t) => t.name)].sort());
   });

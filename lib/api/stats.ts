@@ -33,6 +33,8 @@ export interface ToolRowJson extends SummaryJson {
   name: string;
   registered: boolean;
   circuit_state: CircuitState | null;
+  /** ISO time of the tool's newest call start, whenever it was; null when never called. */
+  last_called_at: string | null;
   /** Calls per bucket over the range, oldest first: the row's sparkline. */
   calls_per_bucket: number[];
 }
@@ -90,6 +92,7 @@ export function allStatsJson(ts: Toolscope, range: SeriesRange, now = Date.now()
   const byTool = new Map(ts.series.seriesByTool({ range, now }).tools.map((s) => [s.tool, s]));
   const names = new Set([...ts.executor.registry.list().map((t) => t.name), ...byTool.keys()]);
   const empty = all.points.map(() => 0);
+  const lastCalled = ts.series.lastCalledAt();
   const tools = [...names].sort().map((name): ToolRowJson => {
     const tool = ts.executor.registry.get(name);
     const series = byTool.get(name);
@@ -98,6 +101,7 @@ export function allStatsJson(ts: Toolscope, range: SeriesRange, now = Date.now()
       registered: tool !== undefined,
       circuit_state: tool && tool.circuitBreaker !== false ? ts.executor.circuitState(name) : null,
       ...summaryJson(series?.summary ?? { calls: 0, failures: 0, p50Ms: null, p95Ms: null }),
+      last_called_at: lastCalled.has(name) ? new Date(lastCalled.get(name)!).toISOString() : null,
       calls_per_bucket: series ? series.points.map((p) => p.calls) : empty,
     };
   });

@@ -188,6 +188,7 @@ describe('tool series', () => {
     call({ tool: 'search_web', finishedAt: T0 });
     store.flush();
     expect(series.hasSeen('search_web')).toBe(true);
+    expect(series.lastCalledAt().get('search_web')).toBe(T0 - 5);
   });
 });
 

@@ -64,6 +64,8 @@ export interface ToolSeries {
   };
   /** True when the store ever recorded a call of `tool` (its per-tool totals have a row). */
   hasSeen(tool: string): boolean;
+  /** Epoch ms of each seen tool's newest call start (from the per-tool totals). */
+  lastCalledAt(): Map<string, number>;
   /**
    * Deletes series rows of buckets that ended at or before `before` (hourly rows) and
    * `minutesBefore` (minute rows, which only the hour and day charts read; defaults to `before`).
@@ -89,6 +91,7 @@ export function toolSeriesSql(table: string) {
 }
 
 export const SEEN_SQL = 'SELECT 1 FROM tool_counts WHERE tool = ?';
+const LAST_CALLED_SQL = 'SELECT tool, last_called_at AS at FROM tool_counts WHERE last_called_at IS NOT NULL';
 
 type BinRow = { i: number; calls: number; failures: number } & Record<string, number>;
 
@@ -144,6 +147,7 @@ export function createSqliteToolSeries(db: SqliteDatabase, options: { beforeRead
   const pruneMinutes = db.prepare(toolSeriesSql('tool_series_minutes').prune);
   const pruneHours = db.prepare(toolSeriesSql('tool_series_hours').prune);
   const seen = db.prepare(SEEN_SQL).pluck();
+  const lastCalled = db.prepare(LAST_CALLED_SQL);
 
   function window(range: SeriesRange, now: number) {
     const { bucketMs, points } = RANGE_PLAN[range];
@@ -191,6 +195,11 @@ export function createSqliteToolSeries(db: SqliteDatabase, options: { beforeRead
 
     hasSeen(tool) {
       return seen.get(tool) !== undefined;
+    },
+
+    lastCalledAt() {
+      options.beforeRead?.();
+      return new Map((lastCalled.all() as { tool: string; at: number }[]).map((row) => [row.tool, row.at]));
     },
 
     prune(before, minutesBefore = before) {
