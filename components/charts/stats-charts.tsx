@@ -13,6 +13,9 @@ const PALETTE =
   '[--chart-failures:#c62828] dark:[--chart-failures:#ff7b72] [--chart-p95:#b45309] dark:[--chart-p95:#fbbf24]';
 
 const percent = (rate: number) => `${Number((rate * 100).toFixed(rate < 0.1 && rate > 0 ? 1 : 0))}%`;
+/** A bucket in words, as in "calls per minute". */
+const BUCKET_NAME = { hour: 'minute', day: '15 min', week: 'hour' } as const;
+
 const count = (n: number) => n.toLocaleString('en-US');
 
 /** The point with the largest `value`, or null when all are null or zero. */
@@ -54,7 +57,7 @@ export function StatsCharts({
     p50: p.p50_ms,
     p95: p.p95_ms,
   }));
-  const bucket = formatDuration(stats.bucket_ms);
+  const bucket = BUCKET_NAME[stats.range];
 
   const busiest = peak(points, (p) => p.calls);
   const callsSummary =
@@ -76,7 +79,7 @@ export function StatsCharts({
   const scale = latencyScale(Math.min(...latencies, 1), Math.max(...latencies, 10));
 
   return (
-    <div className={`grid gap-3 md:grid-cols-2 2xl:grid-cols-3 ${PALETTE}`}>
+    <div className={`grid gap-3 md:grid-cols-2 lg:grid-cols-3 ${PALETTE}`}>
       <TimeSeriesChart
         testId={`${testIdPrefix}-calls`}
         title={`Calls per ${bucket}`}

@@ -17,6 +17,12 @@ export function formatChartTime(ms: number, range: SeriesRange, local: boolean):
   return range === 'week' ? `${DAYS[day]} ${time}` : time;
 }
 
+/** An axis tick: the time, or for the week (ticks at midnight) the day, as `Mon 30`. */
+export function formatChartTick(ms: number, range: SeriesRange): string {
+  const d = new Date(ms);
+  return range === 'week' ? `${DAYS[d.getDay()]} ${d.getDate()}` : formatChartTime(ms, range, true);
+}
+
 /** Axis ticks every 10 minutes (hour), 3 hours (day) or day (week), aligned to the local clock. */
 export function chartTicks(from: number, to: number, range: SeriesRange): number[] {
   const step = { hour: 10 * 60_000, day: 3 * 3_600_000, week: 24 * 3_600_000 }[range];

@@ -4,7 +4,7 @@ import type { ReactNode } from 'react';
 import { Bar, CartesianGrid, ComposedChart, Line, Tooltip, XAxis, YAxis } from 'recharts';
 import type { SeriesRange } from '@/lib/db/sqlite-tool-series';
 import { useHydrated } from '../timestamp';
-import { chartTicks, formatChartTime } from './time-axis';
+import { chartTicks, formatChartTick, formatChartTime } from './time-axis';
 
 /** One drawn series: a key of the data rows, how it is drawn and named. */
 export interface ChartSeries {
@@ -112,7 +112,7 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
               dataKey="t"
               type="category"
               ticks={ticks}
-              tickFormatter={(t: number) => formatChartTime(t, range, true)}
+              tickFormatter={(t: number) => formatChartTick(t, range)}
               tick={axisStyle}
               tickLine={false}
               axisLine={{ stroke: 'var(--line)' }}
@@ -169,7 +169,7 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
                   stroke={s.color}
                   strokeWidth={1.5}
                   strokeDasharray={s.dashed ? '5 3' : undefined}
-                  dot={{ r: 1.5, fill: s.color, strokeWidth: 0 }}
+                  dot={{ r: 2, fill: s.color, strokeWidth: 0 }}
                   activeDot={{ r: 3 }}
                   connectNulls={false}
                   isAnimationActive={false}

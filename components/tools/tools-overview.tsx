@@ -73,7 +73,8 @@ export function ToolsOverview({
         <StatsCharts stats={stats} subject="all tools" testIdPrefix="all-chart" />
       </section>
 
-      <div className="overflow-x-auto rounded border border-line">
+      {/* relative: the sr-only texts inside are positioned absolutely, and must not widen the page. */}
+      <div className="relative overflow-x-auto rounded border border-line">
         <table className="w-full border-collapse text-left" data-testid="tools-table">
           <caption className="sr-only">
             Tools with their settings and their calls over the {when}; tools not registered were seen in recorded calls
