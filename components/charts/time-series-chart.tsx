@@ -102,8 +102,10 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
             responsive
             style={{ width: '100%', height }}
             data={data}
-            margin={{ top: 6, right: 8, bottom: 0, left: 0 }}
-            barCategoryGap={1}
+            // Room on the right for the last tick's label, which would be clipped at the edge.
+            margin={{ top: 6, right: 18, bottom: 0, left: 0 }}
+            // A week has 168 bars: a fixed pixel gap would leave them a pixel wide.
+            barCategoryGap="8%"
             title={title}
             desc={summary}
           >
@@ -116,8 +118,9 @@ export function TimeSeriesChart(props: TimeSeriesChartProps) {
               tick={axisStyle}
               tickLine={false}
               axisLine={{ stroke: 'var(--line)' }}
-              interval={0}
-              minTickGap={4}
+              // Narrow charts drop ticks that would overlap rather than draw them over each other.
+              interval="preserveStart"
+              minTickGap={10}
             />
             <YAxis
               width={48}
