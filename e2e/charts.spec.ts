@@ -62,6 +62,17 @@ test('the catalog charts all tools and gives each tool a sparkline', async ({ pa
   await expect(row.getByTestId('tool-calls')).not.toHaveText('0');
 });
 
+test('a tool seen in calls but not registered gets its page and its row, not a 404', async ({ page, request }) => {
+  await postToolCall(request, { id: unique('call_unknown'), name: 'search_web', arguments: { q: 'charts' } });
+  const charts = new ChartsPage(page);
+  await charts.goto('search_web', 'hour');
+  await expect(page.getByTestId('tool-page')).toHaveAttribute('data-registered', 'false');
+  await expect(charts.summary('search_web', 'errors')).toContainText(/Error rate 100%/);
+  await expect(page.getByTestId('tool-run').first()).toBeVisible();
+  await charts.goto(null, 'hour');
+  await expect(charts.toolRow('search_web')).toHaveAttribute('data-registered', 'false');
+});
+
 test('the stats API refuses a bad range and an unknown tool', async ({ request }) => {
   expect((await request.get('/api/v1/stats?range=month')).status()).toBe(400);
   expect((await request.get('/api/v1/tools/no_such_tool/stats')).status()).toBe(404);
