@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { type Config, loadConfig } from '../config';
 import { openDatabase } from '../db/open-database';
+import { createSqliteToolSeries, type ToolSeries } from '../db/sqlite-tool-series';
 import { createSqliteTraceStore } from '../db/sqlite-trace-store';
 import type { TraceStore } from '../db/trace-store';
 import { createVault } from '../db/vault';
@@ -15,6 +16,8 @@ import { createBuiltinTools } from '../tools';
 export interface Toolscope {
   config: Config;
   store: TraceStore;
+  /** Per-tool calls, failures and latency over time, for the charts. */
+  series: ToolSeries;
   executor: Executor;
   events: TraceEvents;
   policyOf: PolicyResolver;
@@ -71,6 +74,7 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
   fs.mkdirSync(config.workspace, { recursive: true });
   const db = openDatabase(config.dbPath);
   const store = createSqliteTraceStore({ db, vault: createVault({ dir: config.dataDir }) });
+  const series = createSqliteToolSeries(db, { beforeRead: () => store.flush() });
   const interruptedAtStart = store.markInterrupted(Date.now());
   const lifecycle = { stopping: false, closed: false };
   // The store commits finished calls a few ms late; write them before the process goes.
@@ -107,6 +111,7 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
   return {
     config,
     store,
+    series,
     executor,
     events,
     policyOf,
