@@ -45,6 +45,9 @@ function isHealthFailure(error: ToolErrorData): boolean {
   return error.kind === 'temporary' || error.kind === 'timeout';
 }
 
+/** Shared by every outcome without notes (most of them): never pushed to. */
+const NO_NOTES: string[] = [];
+
 type ToolOutcome = { ok: true; value: unknown } | { ok: false; error: ToolErrorData; value?: unknown };
 
 /**
@@ -146,12 +149,18 @@ export function createExecuteStage(deps: {
       !live.cancelReason;
     const backoffMs = retry ? computeBackoff(tool.retry, n, random()) : null;
     // Replaced, not mutated: a snapshot taken while it ran keeps its `running` entry.
+    const { attempt } = step;
     live.record.attempts[step.index] = {
-      ...step.attempt,
+      number: attempt.number,
+      tool: attempt.tool,
+      fallback: attempt.fallback,
+      startedAt: attempt.startedAt,
       durationMs: roundMs(clock.now() - step.started),
       outcome: result.outcome,
+      timeoutMs: attempt.timeoutMs,
       error: result.outcome === 'ok' ? null : result.error,
       backoffMs,
+      fault: attempt.fault,
     };
     if (backoffMs !== null) live.record.flags.retried = true;
     live.changed();
@@ -259,8 +268,12 @@ export function createExecuteStage(deps: {
     t0: number,
     outcome: ToolOutcome,
   ): ExecuteOutcome | Promise<ExecuteOutcome> {
-    if (outcome.ok) return { ...outcome, tool, fellBackTo: null, notes: [] };
-    if (!warrantsFallback(outcome.error) || tool.fallbacks.length === 0) return { ...outcome, tool, notes: [] };
+    if (outcome.ok) return { ok: true, value: outcome.value, tool, fellBackTo: null, notes: NO_NOTES };
+    if (!warrantsFallback(outcome.error) || tool.fallbacks.length === 0) {
+      const failed: ExecuteOutcome = { ok: false, error: outcome.error, tool, notes: NO_NOTES };
+      if (outcome.value !== undefined) failed.value = outcome.value;
+      return failed;
+    }
     return runFallbacks(tool, input, live, t0, outcome);
   }
 
