@@ -5,25 +5,16 @@ import { errorData } from './errors';
 import { type BatchOptions, executeBatch } from './execute-batch';
 import { createExecuteStage, sideEffectOf } from './execute-stage';
 import { LiveCall } from './live-call';
-import { modelMessageContent } from './model-message';
 import { DEFAULT_OUTPUT_LIMITS, type Normalized, normalizeOutput, type OutputLimits } from './normalize';
-import { parseArguments, rawArgumentsOf } from './parse-arguments';
+import { parseArguments } from './parse-arguments';
 import { runPermissionStage } from './permission-stage';
 import { type Approver, createDenyingApprover, defaultPolicy, type FaultSource, type PolicyResolver } from './ports';
 import { createRedactor, type Redactor } from './redact';
 import type { Registry } from './registry';
-import { scrubError, scrubRecordErrors } from './scrub-errors';
-import { createStageRecorder, joinDetail, roundMs, type StageRecorder } from './stage-recorder';
-import type {
-  CallStatus,
-  CancelReason,
-  ExecutionContext,
-  ToolCall,
-  ToolErrorData,
-  ToolResult,
-  TraceRecord,
-  TraceSink,
-} from './types';
+import { createStageRecorder, joinDetail } from './stage-recorder';
+import { createTraceRecord } from './trace-record';
+import { createTraceStage } from './trace-stage';
+import type { CancelReason, ExecutionContext, ToolCall, ToolResult, TraceRecord, TraceSink } from './types';
 import { validateInput } from './validate-input';
 
 export type { BatchOptions } from './execute-batch';
@@ -65,12 +56,6 @@ export interface Executor {
   readonly registry: Registry;
 }
 
-function statusFor(error: ToolErrorData | undefined): CallStatus {
-  if (!error) return 'succeeded';
-  if (error.code === 'CANCELLED') return 'cancelled';
-  return error.kind === 'permission' ? 'denied' : 'failed';
-}
-
 /**
  * Creates the executor: the one pipeline every tool call goes through, whatever its source.
  * Its ports (sink, approver, clock, faults, policy) are all injected.
@@ -88,6 +73,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const executeStage = createExecuteStage({ registry, clock, random, faults: options.faults, policyOf });
   const permissionDeps = { approver, policyOf, redactor, sink, clock, configFile };
   const calls = new Map<string, LiveCall>();
+  const finish = createTraceStage({ sink, redactor, calls });
 
   /**
    * Runs one tool call through the pipeline; never throws for anything a tool or model causes.
@@ -102,32 +88,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   async function execute(call: ToolCall, ctx: ExecutionContext = {}): Promise<ToolResult> {
     const t0 = clock.now();
     const traceId = ctx.traceId ?? newId();
-    const record: TraceRecord = {
-      id: traceId,
-      toolCallId: call.id || `call_${traceId.replace(/-/g, '').slice(0, 24)}`,
-      sessionId: ctx.sessionId ?? null,
-      actor: ctx.actor ?? 'api',
-      tool: typeof call.name === 'string' ? call.name : String(call.name),
-      status: 'running',
-      sideEffect: null,
-      arguments: null,
-      rawArguments: rawArgumentsOf(call.arguments),
-      createdAt: clock.epochMs(),
-      finishedAt: null,
-      latencyMs: null,
-      stages: [],
-      attempts: [],
-      output: null,
-      stdout: null,
-      stderr: null,
-      exitCode: null,
-      error: null,
-      modelMessage: null,
-      modelTruncation: null,
-      flags: { retried: false, fellBack: false, truncated: false, faulted: false, replayed: false },
-      metadata: ctx.metadata ?? {},
-    };
-    if (ctx.metadata?.replayOf) record.flags.replayed = true;
+    const record = createTraceRecord(call, ctx, traceId, clock.epochMs());
     const live = new LiveCall(record, redactor, limits.maxTraceBytes, clock, sink);
     const stages = createStageRecorder(clock, t0, live);
     record.stages = stages.list;
@@ -239,87 +200,6 @@ export function createExecutor(options: ExecutorOptions): Executor {
 
     // 6. trace
     return finish(live, stages, t0, undefined, normalized, outcome.fellBackTo);
-  }
-
-  /**
-   * Stage 6: finalizes the record whatever happened (skipped stages filled in, errors scrubbed
-   * of secrets, the model message written), hands it to the sink, and only then lets the call
-   * leave the in-flight map and resolves whoever waits on its cancellation.
-   * Synchronous when the sink is: the hot path makes no promise.
-   */
-  function finish(
-    live: LiveCall,
-    stages: StageRecorder,
-    t0: number,
-    failure: ToolErrorData | undefined,
-    normalized: Normalized | null = null,
-    fellBackTo: string | null = null,
-  ): ToolResult | Promise<ToolResult> {
-    const { record } = live;
-    stages.skipRest('trace');
-    const traceStart = stages.lastAt;
-    live.end();
-    // Secrets must not reach the store or the model through an error message.
-    const error = failure && scrubError(failure, redactor, live.secrets);
-    if (error || record.flags.retried || record.flags.fellBack) scrubRecordErrors(record, redactor, live.secrets);
-    record.status = statusFor(error);
-    record.error = error ?? null;
-    record.modelTruncation = error ? null : (normalized?.modelTruncation ?? null);
-    const result: ToolResult = {
-      toolCallId: record.toolCallId,
-      traceId: record.id,
-      tool: record.tool,
-      status: record.status,
-      success: !error,
-      latencyMs: 0,
-      metadata: {
-        traceId: record.id,
-        attempts: record.attempts.length,
-        stderr: normalized?.stderr ?? null,
-        exitCode: normalized?.exitCode ?? null,
-        truncated: normalized?.truncated ?? false,
-        parseFailed: normalized?.parseFailed ?? false,
-        fellBackTo,
-        faulted: record.flags.faulted,
-      },
-    };
-    if (error) result.error = error;
-    else result.output = normalized?.modelOutput ?? null;
-    // Normalize already serialized what the model gets; serializing it again would cost as much.
-    record.modelMessage = error || !normalized ? modelMessageContent(result) : normalized.modelText;
-    stages.add('trace', traceStart, 'ok', live.begun ? 'finalized' : 'recorded');
-    // One clock reading for both: the finish time is the start's epoch plus the monotonic latency.
-    const latencyMs = Math.max(0, roundMs(stages.lastAt - t0));
-    record.latencyMs = latencyMs;
-    result.latencyMs = latencyMs;
-    record.finishedAt = record.createdAt + Math.round(latencyMs);
-    let pending: void | Promise<void> | undefined;
-    try {
-      pending = sink.finish(record);
-    } catch (cause) {
-      notRecorded(live, stages, cause);
-    }
-    if (!pending) return recorded(live, result);
-    return Promise.resolve(pending).then(
-      () => recorded(live, result),
-      (cause: unknown) => {
-        notRecorded(live, stages, cause);
-        return recorded(live, result);
-      },
-    );
-  }
-
-  /** The record is written: the call leaves the in-flight map, and cancel callers get its result. */
-  function recorded(live: LiveCall, result: ToolResult): ToolResult {
-    if (calls.get(result.traceId) === live) calls.delete(result.traceId);
-    live.settle(result);
-    return result;
-  }
-
-  function notRecorded(live: LiveCall, stages: StageRecorder, cause: unknown): void {
-    // The caller still gets its result; the failure to record is reported, not swallowed.
-    console.error(`[toolscope] could not record trace ${live.record.id}:`, cause);
-    stages.failLast(`could not record: ${String(cause)}`);
   }
 
   function cancel(traceId: string, reason: CancelReason): Promise<ToolResult> | null {
