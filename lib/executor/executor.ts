@@ -3,9 +3,10 @@ import type { CircuitState } from './circuit-breaker';
 import { type Clock, systemClock } from './clock';
 import { errorData } from './errors';
 import { type BatchOptions, executeBatch } from './execute-batch';
-import { createExecuteStage, sideEffectOf } from './execute-stage';
+import { createExecuteStage } from './execute-stage';
 import { LiveCall } from './live-call';
-import { DEFAULT_OUTPUT_LIMITS, type Normalized, normalizeOutput, type OutputLimits } from './normalize';
+import { DEFAULT_OUTPUT_LIMITS, type OutputLimits } from './normalize';
+import { runNormalizeStage } from './normalize-stage';
 import { parseArguments } from './parse-arguments';
 import { runPermissionStage } from './permission-stage';
 import { type Approver, createDenyingApprover, defaultPolicy, type FaultSource, type PolicyResolver } from './ports';
@@ -15,7 +16,7 @@ import { createStageRecorder, joinDetail } from './stage-recorder';
 import { createTraceRecord } from './trace-record';
 import { createTraceStage } from './trace-stage';
 import type { CancelReason, ExecutionContext, ToolCall, ToolResult, TraceRecord, TraceSink } from './types';
-import { validateInput } from './validate-input';
+import { runValidateStage } from './validate-stage';
 
 export type { BatchOptions } from './execute-batch';
 
@@ -74,6 +75,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const permissionDeps = { approver, policyOf, redactor, sink, clock, configFile };
   const calls = new Map<string, LiveCall>();
   const finish = createTraceStage({ sink, redactor, calls });
+  const validateDeps = { registry, redactor };
+  const normalizeDeps = { redactor, limits };
 
   /**
    * Runs one tool call through the pipeline; never throws for anything a tool or model causes.
@@ -104,7 +107,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       live.link(signal);
     }
     // 1. parse
-    let start = t0;
+    const start = t0;
     const parsed = parseArguments(call.arguments);
     if (!parsed.ok) {
       record.arguments = redactor.scrubText(record.rawArguments);
@@ -114,31 +117,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
     stages.add('parse', start, 'ok', typeof call.arguments === 'string' ? 'JSON string' : 'object');
 
     // 2. validate
-    start = stages.lastAt;
-    const tool = registry.get(record.tool);
-    if (!tool) {
-      record.arguments = redactor.redact(parsed.value).value;
-      const available = registry.list().map((t) => t.name);
-      const error = errorData('UNKNOWN_TOOL', `There is no tool named "${record.tool}".`, {
-        hint: `Call one of: ${available.join(', ') || '(none registered)'}.`,
-        details: { available },
-        stage: 'validate',
-      });
-      stages.add('validate', start, 'failed', error.message);
-      return finish(live, stages, t0, error);
-    }
-    const redacted = redactor.redact(parsed.value, tool.sensitivePaths);
-    record.arguments = redacted.value;
-    live.secrets = redacted.secrets;
-    const validated = validateInput(tool.name, tool.inputSchema, parsed.value);
-    if (!validated.ok) {
-      record.sideEffect = tool.sideEffect;
-      stages.add('validate', start, 'failed', validated.error.message);
-      return finish(live, stages, t0, validated.error);
-    }
-    const sideEffect = sideEffectOf(tool, validated.value);
-    record.sideEffect = sideEffect;
-    stages.add('validate', start, 'ok', null);
+    const valid = runValidateStage(validateDeps, { args: parsed.value, live, stages });
+    if (!valid.ok) return finish(live, stages, t0, valid.error);
+    const { tool, sideEffect } = valid;
 
     // The record is durable before anything with a side effect can run.
     try {
@@ -165,7 +146,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     }
 
     // 3. permission
-    let permission = runPermissionStage(permissionDeps, { tool, input: validated.value, sideEffect, live, stages });
+    let permission = runPermissionStage(permissionDeps, { tool, input: valid.input, sideEffect, live, stages });
     if (permission instanceof Promise) permission = await permission;
     if (!permission.ok) return finish(live, stages, t0, permission.error);
 
@@ -178,28 +159,29 @@ export function createExecutor(options: ExecutorOptions): Executor {
       const { error } = outcome;
       stages.end('failed', joinDetail([`${error.code}: ${error.message}`, attemptsNote, ...outcome.notes]));
       if (outcome.value === undefined) return finish(live, stages, t0, error);
-      // 5. normalize — the failed attempt's stdout, stderr and exit code are kept for the trace.
-      start = stages.lastAt;
-      const kept = normalizeOutput(outcome.tool, outcome.value, redactor, live.secrets, limits, true);
-      applyNormalized(record, kept, live);
-      stages.add('normalize', start, 'ok', joinDetail(["kept the failed attempt's output", ...flagsOf(kept)]));
+      // 5. normalize — a failed process's stdout, stderr and exit code are kept for the trace.
+      const kept = runNormalizeStage(normalizeDeps, {
+        tool: outcome.tool,
+        value: outcome.value,
+        live,
+        stages,
+        failedAttempt: true,
+      });
       return finish(live, stages, t0, error, kept);
     }
     stages.end('ok', outcome.notes.length === 0 ? attemptsNote : joinDetail([attemptsNote, ...outcome.notes]));
 
     // 5. normalize
-    start = stages.lastAt;
-    const normalized = normalizeOutput(outcome.tool, outcome.value, redactor, live.secrets, limits);
-    applyNormalized(record, normalized, live);
-    if (normalized.error) {
-      stages.add('normalize', start, 'failed', normalized.error.message);
-      return finish(live, stages, t0, normalized.error, normalized, outcome.fellBackTo);
-    }
-    const flags = flagsOf(normalized);
-    stages.add('normalize', start, 'ok', flags.length > 0 ? joinDetail(flags) : null);
+    const normalized = runNormalizeStage(normalizeDeps, {
+      tool: outcome.tool,
+      value: outcome.value,
+      live,
+      stages,
+      failedAttempt: false,
+    });
 
     // 6. trace
-    return finish(live, stages, t0, undefined, normalized, outcome.fellBackTo);
+    return finish(live, stages, t0, normalized.error ?? undefined, normalized, outcome.fellBackTo);
   }
 
   function cancel(traceId: string, reason: CancelReason): Promise<ToolResult> | null {
@@ -223,22 +205,4 @@ export function createExecutor(options: ExecutorOptions): Executor {
     circuitState: executeStage.circuitState,
     registry,
   };
-}
-
-/** Puts the normalized output in the record, replacing what the live view showed. */
-function applyNormalized(record: TraceRecord, normalized: Normalized, live: LiveCall): void {
-  record.output = normalized.output;
-  record.stdout = normalized.stdout;
-  record.stderr = normalized.stderr;
-  record.exitCode = normalized.exitCode;
-  record.flags.truncated = normalized.truncated;
-  // A tool that is not process-like may still have reported output as it ran: that stays.
-  if (normalized.stdout !== null || normalized.stderr !== null) live.outputFinal = true;
-}
-
-function flagsOf(normalized: Normalized): string[] {
-  const flags: string[] = [];
-  if (normalized.truncated) flags.push('truncated');
-  if (normalized.parseFailed) flags.push('stdout not JSON');
-  return flags;
 }
