@@ -12,8 +12,8 @@ import { validateInput } from './validate-input';
  * returned (stdout, stderr, exit code), so the trace keeps it. `tool` produced the value.
  */
 export type ExecuteOutcome =
-  | { ok: true; value: unknown; tool: AnyTool; fellBackTo: string | null; notes: string[] }
-  | { ok: false; error: ToolErrorData; value?: unknown; tool: AnyTool; notes: string[] };
+  | { ok: true; value: unknown; tool: AnyTool; fellBackTo: string | null; notes: readonly string[] }
+  | { ok: false; error: ToolErrorData; value?: unknown; tool: AnyTool; notes: readonly string[] };
 
 export interface ExecuteStage {
   /** Stage 4 of one call: records each attempt in the live record as it starts and ends. */
@@ -37,7 +37,7 @@ function warrantsFallback(error: ToolErrorData): boolean {
 }
 
 /** Shared by every outcome without notes (most of them): never pushed to. */
-const NO_NOTES: string[] = [];
+const NO_NOTES: readonly string[] = [];
 
 /**
  * The execute stage: attempts under their timeouts, backoff between retryable failures, a
