@@ -96,92 +96,98 @@ export function createExecutor(options: ExecutorOptions): Executor {
     const stages = createStageRecorder(clock, t0, live);
     record.stages = stages.list;
     calls.set(traceId, live);
-    const signal = ctx.signal;
-    if (signal) {
-      if (signal.aborted) {
-        const early = parseArguments(call.arguments);
-        record.arguments = early.ok ? redactor.redact(early.value).value : redactor.scrubText(record.rawArguments);
-        // Cancelled before any stage ran: every stage is skipped, so the error names none.
-        return finish(live, stages, t0, cancelledError(cancelReasonOf(signal.reason)));
-      }
-      live.link(signal);
-    }
-    // 1. parse
-    const start = t0;
-    const parsed = parseArguments(call.arguments);
-    if (!parsed.ok) {
-      record.arguments = redactor.scrubText(record.rawArguments);
-      stages.add('parse', start, 'failed', parsed.error.message);
-      return finish(live, stages, t0, parsed.error);
-    }
-    stages.add('parse', start, 'ok', typeof call.arguments === 'string' ? 'JSON string' : 'object');
-
-    // 2. validate
-    const valid = runValidateStage(validateDeps, { args: parsed.value, live, stages });
-    if (!valid.ok) return finish(live, stages, t0, valid.error);
-    const { tool, sideEffect } = valid;
-
-    // The record is durable before anything with a side effect can run.
     try {
-      const pending = sink.begin(record);
-      if (pending) {
-        await pending;
-        stages.touch();
+      const signal = ctx.signal;
+      if (signal) {
+        if (signal.aborted) {
+          const early = parseArguments(call.arguments);
+          record.arguments = early.ok ? redactor.redact(early.value).value : redactor.scrubText(record.rawArguments);
+          // Cancelled before any stage ran: every stage is skipped, so the error names none.
+          return finish(live, stages, t0, cancelledError(cancelReasonOf(signal.reason)));
+        }
+        live.link(signal);
       }
-      live.begun = true;
-      live.published();
-    } catch (cause) {
-      const error = errorData('TRACE_UNAVAILABLE', 'Toolscope could not record the call, so it was not run.', {
-        details: { cause: String(cause) },
-        stage: 'permission',
-      });
-      // The error names the permission stage, so the trace shows it failed there (not skipped).
-      stages.add('permission', stages.touch(), 'failed', error.message);
-      return finish(live, stages, t0, error);
-    }
-    if (live.cancelReason) {
-      const error = cancelledError(live.cancelReason, 'permission');
-      stages.add('permission', stages.lastAt, 'failed', error.message);
-      return finish(live, stages, t0, error);
-    }
+      // 1. parse
+      const parsed = parseArguments(call.arguments);
+      if (!parsed.ok) {
+        record.arguments = redactor.scrubText(record.rawArguments);
+        stages.add('parse', t0, 'failed', parsed.error.message);
+        return finish(live, stages, t0, parsed.error);
+      }
+      stages.add('parse', t0, 'ok', typeof call.arguments === 'string' ? 'JSON string' : 'object');
 
-    // 3. permission
-    let permission = runPermissionStage(permissionDeps, { tool, input: valid.input, sideEffect, live, stages });
-    if (permission instanceof Promise) permission = await permission;
-    if (!permission.ok) return finish(live, stages, t0, permission.error);
+      // 2. validate
+      const valid = runValidateStage(validateDeps, { args: parsed.value, live, stages });
+      if (!valid.ok) return finish(live, stages, t0, valid.error);
+      const { tool, sideEffect } = valid;
 
-    // 4. execute
-    stages.begin('execute');
-    let outcome = executeStage.run({ tool, input: permission.input, live, t0 });
-    if (outcome instanceof Promise) outcome = await outcome;
-    const attemptsNote = record.attempts.length === 1 ? '1 attempt' : `${record.attempts.length} attempts`;
-    if (!outcome.ok) {
-      const { error } = outcome;
-      stages.end('failed', joinDetail([`${error.code}: ${error.message}`, attemptsNote, ...outcome.notes]));
-      if (outcome.value === undefined) return finish(live, stages, t0, error);
-      // 5. normalize — a failed process's stdout, stderr and exit code are kept for the trace.
-      const kept = runNormalizeStage(normalizeDeps, {
+      // The record is durable before anything with a side effect can run.
+      try {
+        const pending = sink.begin(record);
+        if (pending) {
+          await pending;
+          stages.touch();
+        }
+        live.begun = true;
+        live.published();
+      } catch (cause) {
+        const error = errorData('TRACE_UNAVAILABLE', 'Toolscope could not record the call, so it was not run.', {
+          details: { cause: String(cause) },
+          stage: 'permission',
+        });
+        // The error names the permission stage, so the trace shows it failed there (not skipped).
+        stages.add('permission', stages.touch(), 'failed', error.message);
+        return finish(live, stages, t0, error);
+      }
+      if (live.cancelReason) {
+        const error = cancelledError(live.cancelReason, 'permission');
+        stages.add('permission', stages.lastAt, 'failed', error.message);
+        return finish(live, stages, t0, error);
+      }
+
+      // 3. permission
+      let permission = runPermissionStage(permissionDeps, { tool, input: valid.input, sideEffect, live, stages });
+      if (permission instanceof Promise) permission = await permission;
+      if (!permission.ok) return finish(live, stages, t0, permission.error);
+
+      // 4. execute
+      stages.begin('execute');
+      let outcome = executeStage.run({ tool, input: permission.input, live, t0 });
+      if (outcome instanceof Promise) outcome = await outcome;
+      const attemptsNote = record.attempts.length === 1 ? '1 attempt' : `${record.attempts.length} attempts`;
+      if (!outcome.ok) {
+        const { error } = outcome;
+        stages.end('failed', joinDetail([`${error.code}: ${error.message}`, attemptsNote, ...outcome.notes]));
+        if (outcome.value === undefined) return finish(live, stages, t0, error);
+        // 5. normalize — a failed process's stdout, stderr and exit code are kept for the trace.
+        const kept = runNormalizeStage(normalizeDeps, {
+          tool: outcome.tool,
+          value: outcome.value,
+          live,
+          stages,
+          failedAttempt: true,
+        });
+        return finish(live, stages, t0, error, kept);
+      }
+      stages.end('ok', outcome.notes.length === 0 ? attemptsNote : joinDetail([attemptsNote, ...outcome.notes]));
+
+      // 5. normalize
+      const normalized = runNormalizeStage(normalizeDeps, {
         tool: outcome.tool,
         value: outcome.value,
         live,
         stages,
-        failedAttempt: true,
+        failedAttempt: false,
       });
-      return finish(live, stages, t0, error, kept);
+
+      // 6. trace
+      return finish(live, stages, t0, normalized.error ?? undefined, normalized, outcome.fellBackTo);
+    } catch (cause) {
+      // A defect, not an outcome: the call must not stay in flight for ever (a ghost to cancel).
+      if (calls.get(traceId) === live) calls.delete(traceId);
+      live.end();
+      throw cause;
     }
-    stages.end('ok', outcome.notes.length === 0 ? attemptsNote : joinDetail([attemptsNote, ...outcome.notes]));
-
-    // 5. normalize
-    const normalized = runNormalizeStage(normalizeDeps, {
-      tool: outcome.tool,
-      value: outcome.value,
-      live,
-      stages,
-      failedAttempt: false,
-    });
-
-    // 6. trace
-    return finish(live, stages, t0, normalized.error ?? undefined, normalized, outcome.fellBackTo);
   }
 
   function cancel(traceId: string, reason: CancelReason): Promise<ToolResult> | null {
