@@ -10,6 +10,7 @@ const KIND_TEXT: Record<string, string> = {
   business: 'business — the tool ran and said no',
   timeout: 'timeout — an attempt ran past its deadline',
   permission: 'permission — policy or a person refused the call',
+  limit: 'limit — the call hit a limit Toolscope enforces; the same call hits it again',
   internal: 'internal — Toolscope itself failed or the call was cancelled',
 };
 

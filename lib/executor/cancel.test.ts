@@ -203,6 +203,27 @@ describe('cancel', () => {
   });
 });
 
+describe('in-flight bookkeeping', () => {
+  it('never leaves a ghost in flight, even when a port fails unexpectedly', async () => {
+    const tool = defineTool({
+      name: 'one',
+      description: 'x',
+      sideEffect: 'none',
+      inputSchema: z.object({}),
+      execute: () => 1,
+    });
+    const { executor } = setup([tool], {
+      faults: {
+        faultFor: () => {
+          throw new Error('fault source broke');
+        },
+      },
+    });
+    await expect(executor.execute({ name: 'one', arguments: {} })).rejects.toThrow('fault source broke');
+    expect(executor.inFlightIds()).toEqual([]);
+  });
+});
+
 describe('cancel a real process', () => {
   it('kills the child process group of a running run_shell call', async () => {
     const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-cancel-'));

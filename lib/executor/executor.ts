@@ -3,28 +3,20 @@ import type { CircuitState } from './circuit-breaker';
 import { type Clock, systemClock } from './clock';
 import { errorData } from './errors';
 import { type BatchOptions, executeBatch } from './execute-batch';
-import { createExecuteStage, sideEffectOf } from './execute-stage';
+import { createExecuteStage } from './execute-stage';
 import { LiveCall } from './live-call';
-import { modelMessageContent } from './model-message';
-import { DEFAULT_OUTPUT_LIMITS, type Normalized, normalizeOutput, type OutputLimits } from './normalize';
-import { parseArguments, rawArgumentsOf } from './parse-arguments';
+import { DEFAULT_OUTPUT_LIMITS, type OutputLimits } from './normalize';
+import { runNormalizeStage } from './normalize-stage';
+import { parseArguments } from './parse-arguments';
 import { runPermissionStage } from './permission-stage';
 import { type Approver, createDenyingApprover, defaultPolicy, type FaultSource, type PolicyResolver } from './ports';
 import { createRedactor, type Redactor } from './redact';
 import type { Registry } from './registry';
-import { scrubError, scrubRecordErrors } from './scrub-errors';
-import { createStageRecorder, joinDetail, roundMs, type StageRecorder } from './stage-recorder';
-import type {
-  CallStatus,
-  CancelReason,
-  ExecutionContext,
-  ToolCall,
-  ToolErrorData,
-  ToolResult,
-  TraceRecord,
-  TraceSink,
-} from './types';
-import { validateInput } from './validate-input';
+import { createStageRecorder, joinDetail } from './stage-recorder';
+import { createTraceRecord } from './trace-record';
+import { createTraceStage } from './trace-stage';
+import type { CancelReason, ExecutionContext, ToolCall, ToolResult, TraceRecord, TraceSink } from './types';
+import { runValidateStage } from './validate-stage';
 
 export type { BatchOptions } from './execute-batch';
 
@@ -65,12 +57,6 @@ export interface Executor {
   readonly registry: Registry;
 }
 
-function statusFor(error: ToolErrorData | undefined): CallStatus {
-  if (!error) return 'succeeded';
-  if (error.code === 'CANCELLED') return 'cancelled';
-  return error.kind === 'permission' ? 'denied' : 'failed';
-}
-
 /**
  * Creates the executor: the one pipeline every tool call goes through, whatever its source.
  * Its ports (sink, approver, clock, faults, policy) are all injected.
@@ -88,6 +74,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const executeStage = createExecuteStage({ registry, clock, random, faults: options.faults, policyOf });
   const permissionDeps = { approver, policyOf, redactor, sink, clock, configFile };
   const calls = new Map<string, LiveCall>();
+  const finish = createTraceStage({ sink, redactor, calls });
+  const validateDeps = { registry, redactor };
+  const normalizeDeps = { redactor, limits };
 
   /**
    * Runs one tool call through the pipeline; never throws for anything a tool or model causes.
@@ -102,224 +91,103 @@ export function createExecutor(options: ExecutorOptions): Executor {
   async function execute(call: ToolCall, ctx: ExecutionContext = {}): Promise<ToolResult> {
     const t0 = clock.now();
     const traceId = ctx.traceId ?? newId();
-    const record: TraceRecord = {
-      id: traceId,
-      toolCallId: call.id || `call_${traceId.replace(/-/g, '').slice(0, 24)}`,
-      sessionId: ctx.sessionId ?? null,
-      actor: ctx.actor ?? 'api',
-      tool: typeof call.name === 'string' ? call.name : String(call.name),
-      status: 'running',
-      sideEffect: null,
-      arguments: null,
-      rawArguments: rawArgumentsOf(call.arguments),
-      createdAt: clock.epochMs(),
-      finishedAt: null,
-      latencyMs: null,
-      stages: [],
-      attempts: [],
-      output: null,
-      stdout: null,
-      stderr: null,
-      exitCode: null,
-      error: null,
-      modelMessage: null,
-      modelTruncation: null,
-      flags: { retried: false, fellBack: false, truncated: false, faulted: false, replayed: false },
-      metadata: ctx.metadata ?? {},
-    };
-    if (ctx.metadata?.replayOf) record.flags.replayed = true;
+    const record = createTraceRecord(call, ctx, traceId, clock.epochMs());
     const live = new LiveCall(record, redactor, limits.maxTraceBytes, clock, sink);
     const stages = createStageRecorder(clock, t0, live);
     record.stages = stages.list;
     calls.set(traceId, live);
-    const signal = ctx.signal;
-    if (signal) {
-      if (signal.aborted) {
-        const early = parseArguments(call.arguments);
-        record.arguments = early.ok ? redactor.redact(early.value).value : redactor.scrubText(record.rawArguments);
-        // Cancelled before any stage ran: every stage is skipped, so the error names none.
-        return finish(live, stages, t0, cancelledError(cancelReasonOf(signal.reason)));
-      }
-      live.link(signal);
-    }
-    // 1. parse
-    let start = t0;
-    const parsed = parseArguments(call.arguments);
-    if (!parsed.ok) {
-      record.arguments = redactor.scrubText(record.rawArguments);
-      stages.add('parse', start, 'failed', parsed.error.message);
-      return finish(live, stages, t0, parsed.error);
-    }
-    stages.add('parse', start, 'ok', typeof call.arguments === 'string' ? 'JSON string' : 'object');
-
-    // 2. validate
-    start = stages.lastAt;
-    const tool = registry.get(record.tool);
-    if (!tool) {
-      record.arguments = redactor.redact(parsed.value).value;
-      const available = registry.list().map((t) => t.name);
-      const error = errorData('UNKNOWN_TOOL', `There is no tool named "${record.tool}".`, {
-        hint: `Call one of: ${available.join(', ') || '(none registered)'}.`,
-        details: { available },
-        stage: 'validate',
-      });
-      stages.add('validate', start, 'failed', error.message);
-      return finish(live, stages, t0, error);
-    }
-    const redacted = redactor.redact(parsed.value, tool.sensitivePaths);
-    record.arguments = redacted.value;
-    live.secrets = redacted.secrets;
-    const validated = validateInput(tool.name, tool.inputSchema, parsed.value);
-    if (!validated.ok) {
-      record.sideEffect = tool.sideEffect;
-      stages.add('validate', start, 'failed', validated.error.message);
-      return finish(live, stages, t0, validated.error);
-    }
-    const sideEffect = sideEffectOf(tool, validated.value);
-    record.sideEffect = sideEffect;
-    stages.add('validate', start, 'ok', null);
-
-    // The record is durable before anything with a side effect can run.
     try {
-      const pending = sink.begin(record);
-      if (pending) {
-        await pending;
-        stages.touch();
+      const signal = ctx.signal;
+      if (signal) {
+        if (signal.aborted) {
+          const early = parseArguments(call.arguments);
+          record.arguments = early.ok ? redactor.redact(early.value).value : redactor.scrubText(record.rawArguments);
+          // Cancelled before any stage ran: every stage is skipped, so the error names none.
+          return finish(live, stages, t0, cancelledError(cancelReasonOf(signal.reason)));
+        }
+        live.link(signal);
       }
-      live.begun = true;
-      live.published();
-    } catch (cause) {
-      const error = errorData('TRACE_UNAVAILABLE', 'Toolscope could not record the call, so it was not run.', {
-        details: { cause: String(cause) },
-        stage: 'permission',
+      // 1. parse
+      const parsed = parseArguments(call.arguments);
+      if (!parsed.ok) {
+        record.arguments = redactor.scrubText(record.rawArguments);
+        stages.add('parse', t0, 'failed', parsed.error.message);
+        return finish(live, stages, t0, parsed.error);
+      }
+      stages.add('parse', t0, 'ok', typeof call.arguments === 'string' ? 'JSON string' : 'object');
+
+      // 2. validate
+      const valid = runValidateStage(validateDeps, { args: parsed.value, live, stages });
+      if (!valid.ok) return finish(live, stages, t0, valid.error);
+      const { tool, sideEffect } = valid;
+
+      // The record is durable before anything with a side effect can run.
+      try {
+        const pending = sink.begin(record);
+        if (pending) {
+          await pending;
+          stages.touch();
+        }
+        live.begun = true;
+        live.published();
+      } catch (cause) {
+        const error = errorData('TRACE_UNAVAILABLE', 'Toolscope could not record the call, so it was not run.', {
+          details: { cause: String(cause) },
+          stage: 'permission',
+        });
+        // The error names the permission stage, so the trace shows it failed there (not skipped).
+        stages.add('permission', stages.touch(), 'failed', error.message);
+        return finish(live, stages, t0, error);
+      }
+      if (live.cancelReason) {
+        const error = cancelledError(live.cancelReason, 'permission');
+        stages.add('permission', stages.lastAt, 'failed', error.message);
+        return finish(live, stages, t0, error);
+      }
+
+      // 3. permission
+      let permission = runPermissionStage(permissionDeps, { tool, input: valid.input, sideEffect, live, stages });
+      if (permission instanceof Promise) permission = await permission;
+      if (!permission.ok) return finish(live, stages, t0, permission.error);
+
+      // 4. execute
+      stages.begin('execute');
+      let outcome = executeStage.run({ tool, input: permission.input, live, t0 });
+      if (outcome instanceof Promise) outcome = await outcome;
+      const attemptsNote = record.attempts.length === 1 ? '1 attempt' : `${record.attempts.length} attempts`;
+      if (!outcome.ok) {
+        const { error } = outcome;
+        stages.end('failed', joinDetail([`${error.code}: ${error.message}`, attemptsNote, ...outcome.notes]));
+        if (outcome.value === undefined) return finish(live, stages, t0, error);
+        // 5. normalize — a failed process's stdout, stderr and exit code are kept for the trace.
+        const kept = runNormalizeStage(normalizeDeps, {
+          tool: outcome.tool,
+          value: outcome.value,
+          live,
+          stages,
+          failedAttempt: true,
+        });
+        return finish(live, stages, t0, error, kept);
+      }
+      stages.end('ok', outcome.notes.length === 0 ? attemptsNote : joinDetail([attemptsNote, ...outcome.notes]));
+
+      // 5. normalize
+      const normalized = runNormalizeStage(normalizeDeps, {
+        tool: outcome.tool,
+        value: outcome.value,
+        live,
+        stages,
+        failedAttempt: false,
       });
-      // The error names the permission stage, so the trace shows it failed there (not skipped).
-      stages.add('permission', stages.touch(), 'failed', error.message);
-      return finish(live, stages, t0, error);
-    }
-    if (live.cancelReason) {
-      const error = cancelledError(live.cancelReason, 'permission');
-      stages.add('permission', stages.lastAt, 'failed', error.message);
-      return finish(live, stages, t0, error);
-    }
 
-    // 3. permission
-    let permission = runPermissionStage(permissionDeps, { tool, input: validated.value, sideEffect, live, stages });
-    if (permission instanceof Promise) permission = await permission;
-    if (!permission.ok) return finish(live, stages, t0, permission.error);
-
-    // 4. execute
-    stages.begin('execute');
-    let outcome = executeStage.run({ tool, input: permission.input, live, t0 });
-    if (outcome instanceof Promise) outcome = await outcome;
-    const attemptsNote = record.attempts.length === 1 ? '1 attempt' : `${record.attempts.length} attempts`;
-    if (!outcome.ok) {
-      const { error } = outcome;
-      stages.end('failed', joinDetail([`${error.code}: ${error.message}`, attemptsNote, ...outcome.notes]));
-      if (outcome.value === undefined) return finish(live, stages, t0, error);
-      // 5. normalize — the failed attempt's stdout, stderr and exit code are kept for the trace.
-      start = stages.lastAt;
-      const kept = normalizeOutput(outcome.tool, outcome.value, redactor, live.secrets, limits, true);
-      applyNormalized(record, kept, live);
-      stages.add('normalize', start, 'ok', joinDetail(["kept the failed attempt's output", ...flagsOf(kept)]));
-      return finish(live, stages, t0, error, kept);
-    }
-    stages.end('ok', outcome.notes.length === 0 ? attemptsNote : joinDetail([attemptsNote, ...outcome.notes]));
-
-    // 5. normalize
-    start = stages.lastAt;
-    const normalized = normalizeOutput(outcome.tool, outcome.value, redactor, live.secrets, limits);
-    applyNormalized(record, normalized, live);
-    if (normalized.error) {
-      stages.add('normalize', start, 'failed', normalized.error.message);
-      return finish(live, stages, t0, normalized.error, normalized, outcome.fellBackTo);
-    }
-    const flags = flagsOf(normalized);
-    stages.add('normalize', start, 'ok', flags.length > 0 ? joinDetail(flags) : null);
-
-    // 6. trace
-    return finish(live, stages, t0, undefined, normalized, outcome.fellBackTo);
-  }
-
-  /**
-   * Stage 6: finalizes the record whatever happened (skipped stages filled in, errors scrubbed
-   * of secrets, the model message written), hands it to the sink, and only then lets the call
-   * leave the in-flight map and resolves whoever waits on its cancellation.
-   * Synchronous when the sink is: the hot path makes no promise.
-   */
-  function finish(
-    live: LiveCall,
-    stages: StageRecorder,
-    t0: number,
-    failure: ToolErrorData | undefined,
-    normalized: Normalized | null = null,
-    fellBackTo: string | null = null,
-  ): ToolResult | Promise<ToolResult> {
-    const { record } = live;
-    stages.skipRest('trace');
-    const traceStart = stages.lastAt;
-    live.end();
-    // Secrets must not reach the store or the model through an error message.
-    const error = failure && scrubError(failure, redactor, live.secrets);
-    if (error || record.flags.retried || record.flags.fellBack) scrubRecordErrors(record, redactor, live.secrets);
-    record.status = statusFor(error);
-    record.error = error ?? null;
-    record.modelTruncation = error ? null : (normalized?.modelTruncation ?? null);
-    const result: ToolResult = {
-      toolCallId: record.toolCallId,
-      traceId: record.id,
-      tool: record.tool,
-      status: record.status,
-      success: !error,
-      latencyMs: 0,
-      metadata: {
-        traceId: record.id,
-        attempts: record.attempts.length,
-        stderr: normalized?.stderr ?? null,
-        exitCode: normalized?.exitCode ?? null,
-        truncated: normalized?.truncated ?? false,
-        parseFailed: normalized?.parseFailed ?? false,
-        fellBackTo,
-        faulted: record.flags.faulted,
-      },
-    };
-    if (error) result.error = error;
-    else result.output = normalized?.modelOutput ?? null;
-    // Normalize already serialized what the model gets; serializing it again would cost as much.
-    record.modelMessage = error || !normalized ? modelMessageContent(result) : normalized.modelText;
-    stages.add('trace', traceStart, 'ok', live.begun ? 'finalized' : 'recorded');
-    // One clock reading for both: the finish time is the start's epoch plus the monotonic latency.
-    const latencyMs = Math.max(0, roundMs(stages.lastAt - t0));
-    record.latencyMs = latencyMs;
-    result.latencyMs = latencyMs;
-    record.finishedAt = record.createdAt + Math.round(latencyMs);
-    let pending: void | Promise<void> | undefined;
-    try {
-      pending = sink.finish(record);
+      // 6. trace
+      return finish(live, stages, t0, normalized.error ?? undefined, normalized, outcome.fellBackTo);
     } catch (cause) {
-      notRecorded(live, stages, cause);
+      // A defect, not an outcome: the call must not stay in flight for ever (a ghost to cancel).
+      if (calls.get(traceId) === live) calls.delete(traceId);
+      live.end();
+      throw cause;
     }
-    if (!pending) return recorded(live, result);
-    return Promise.resolve(pending).then(
-      () => recorded(live, result),
-      (cause: unknown) => {
-        notRecorded(live, stages, cause);
-        return recorded(live, result);
-      },
-    );
-  }
-
-  /** The record is written: the call leaves the in-flight map, and cancel callers get its result. */
-  function recorded(live: LiveCall, result: ToolResult): ToolResult {
-    if (calls.get(result.traceId) === live) calls.delete(result.traceId);
-    live.settle(result);
-    return result;
-  }
-
-  function notRecorded(live: LiveCall, stages: StageRecorder, cause: unknown): void {
-    // The caller still gets its result; the failure to record is reported, not swallowed.
-    console.error(`[toolscope] could not record trace ${live.record.id}:`, cause);
-    stages.failLast(`could not record: ${String(cause)}`);
   }
 
   function cancel(traceId: string, reason: CancelReason): Promise<ToolResult> | null {
@@ -343,22 +211,4 @@ export function createExecutor(options: ExecutorOptions): Executor {
     circuitState: executeStage.circuitState,
     registry,
   };
-}
-
-/** Puts the normalized output in the record, replacing what the live view showed. */
-function applyNormalized(record: TraceRecord, normalized: Normalized, live: LiveCall): void {
-  record.output = normalized.output;
-  record.stdout = normalized.stdout;
-  record.stderr = normalized.stderr;
-  record.exitCode = normalized.exitCode;
-  record.flags.truncated = normalized.truncated;
-  // A tool that is not process-like may still have reported output as it ran: that stays.
-  if (normalized.stdout !== null || normalized.stderr !== null) live.outputFinal = true;
-}
-
-function flagsOf(normalized: Normalized): string[] {
-  const flags: string[] = [];
-  if (normalized.truncated) flags.push('truncated');
-  if (normalized.parseFailed) flags.push('stdout not JSON');
-  return flags;
 }

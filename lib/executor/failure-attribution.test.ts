@@ -1,6 +1,10 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createMemoryTraceStore } from '../db/memory-trace-store';
+import { createRunShellTool } from '../tools/run-shell';
 import { defineTool } from './define-tool';
 import { ERROR_CODES, errorData, ToolError } from './errors';
 import { createExecutor, type ExecutorOptions } from './executor';
@@ -60,6 +64,29 @@ describe('process failures are failed attempts', () => {
     expect(trace?.attempts.map((a) => [a.outcome, a.error?.code])).toEqual([['error', 'OUTPUT_LIMIT']]);
     expect(stageMap(trace?.stages)).toMatchObject({ execute: 'failed', normalize: 'ok' });
     expect(trace?.modelMessage).toContain('Error OUTPUT_LIMIT');
+  });
+
+  it('records a real run_shell exiting non-zero as a failed attempt, its stdout and stderr kept', async () => {
+    const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-exit-'));
+    try {
+      const shell = createRunShellTool({ workspace, allow: ['sh'] });
+      const store = createMemoryTraceStore();
+      const executor = createExecutor({ registry: createRegistry([shell]), sink: store, policy: () => 'allow' });
+      const result = await executor.execute({
+        name: 'run_shell',
+        arguments: { command: ['sh', '-c', 'echo partial; echo broken >&2; exit 3'] },
+      });
+      expect(result.error).toMatchObject({ code: 'NON_ZERO_EXIT', stage: 'execute' });
+      expect(result.error?.message).toBe('The command exited with code 3: broken');
+      const trace = store.get(result.traceId);
+      expect(trace?.stdout).toBe('partial\n');
+      expect(trace?.stderr).toBe('broken\n');
+      expect(trace?.exitCode).toBe(3);
+      expect(trace?.attempts.map((a) => a.outcome)).toEqual(['error']);
+      expect(stageMap(trace?.stages)).toMatchObject({ permission: 'ok', execute: 'failed', normalize: 'ok' });
+    } finally {
+      fs.rmSync(workspace, { recursive: true, force: true });
+    }
   });
 
   it('applies the retry rules to a failed process: a retryable failure is retried, then succeeds', async () => {

@@ -35,7 +35,7 @@ export class LiveCall implements Cancellable {
     sink: TraceSink,
   ) {
     const progress = sink.progress;
-    this.throttle = progress ? createProgressThrottle(clock, () => progress.call(sink, this.snapshot())) : null;
+    this.throttle = progress ? createProgressThrottle(clock, () => this.publish(sink, progress)) : null;
   }
 
   onCancel(hook: CancelHook | null): void {
@@ -127,6 +127,15 @@ export class LiveCall implements Cancellable {
       copy.stderr = this.scrub(this.output.text('stderr'));
     }
     return copy;
+  }
+
+  /** Live views are best-effort: a listener that throws must not fail the call (or a tool's write). */
+  private publish(sink: TraceSink, progress: NonNullable<TraceSink['progress']>): void {
+    try {
+      progress.call(sink, this.snapshot());
+    } catch (error) {
+      console.error(`[toolscope] progress listener failed for ${this.record.id}:`, error);
+    }
   }
 
   private scrub(text: string | null): string | null {

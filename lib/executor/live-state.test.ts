@@ -263,4 +263,41 @@ describe('progress', () => {
     await pending;
     expect(clock.pendingTimers()).toBe(0);
   });
+
+  it('survives a progress listener that throws', async () => {
+    const tool = defineTool({
+      name: 'talk',
+      description: 'x',
+      sideEffect: 'none',
+      inputSchema: z.object({}),
+      execute: async (_input, ctx) => {
+        await wait(ctx, 150);
+        ctx.output.write('stdout', 'still here');
+        return 'ok';
+      },
+    });
+    const store = createMemoryTraceStore();
+    const clock = createManualClock();
+    const sink: TraceSink = {
+      begin: (r) => store.begin(r),
+      update: (r) => store.update(r),
+      finish: (r) => store.finish(r),
+      progress: () => {
+        throw new Error('listener broke');
+      },
+    };
+    const executor = createExecutor({ registry: createRegistry([tool]), sink, clock });
+    const original = console.error;
+    const logged: unknown[] = [];
+    console.error = (...args: unknown[]) => logged.push(args[0]);
+    try {
+      const pending = executor.execute({ name: 'talk', arguments: {} });
+      await clock.advance(150);
+      const result = await pending;
+      expect(result.success).toBe(true);
+      expect(logged.some((l) => String(l).includes('progress listener failed'))).toBe(true);
+    } finally {
+      console.error = original;
+    }
+  });
 });

@@ -111,7 +111,7 @@ async function awaitApproval(deps: PermissionDeps, call: PermissionCall, policy:
     return { ok: false, error };
   }
   if (!decision.approved) {
-    const by = decision.by ? { by: decision.by } : {};
+    const by = decision.by ? { by: decision.by } : undefined;
     const error = decision.timedOut
       ? errorData('APPROVAL_TIMEOUT', decision.reason, { details: by, stage: 'permission' })
       : errorData('PERMISSION_DENIED', decision.reason, { details: { policy, ...by }, stage: 'permission' });

@@ -4,7 +4,7 @@ import { classifyError, errorData, ToolError } from './errors';
 import type { Fault } from './ports';
 import { processFailure } from './process-failure';
 import { isProcessOutput } from './process-output';
-import type { AnyTool, ToolContext, ToolErrorData } from './types';
+import type { AnyTool, CancelReason, ToolContext, ToolErrorData } from './types';
 
 export type AttemptResult =
   | { outcome: 'ok'; value: unknown }
@@ -12,6 +12,48 @@ export type AttemptResult =
   | { outcome: 'error'; error: ToolErrorData; value?: unknown }
   | { outcome: 'timeout'; error: ToolErrorData }
   | { outcome: 'cancelled'; error: ToolErrorData };
+
+/**
+ * What the tool receives. `signal` is a getter on the prototype, so the AbortController is
+ * created only when a tool reads it (most fast tools never do) and creating the context costs
+ * no closure: read `ctx.signal`, do not spread the context.
+ */
+class AttemptContext implements ToolContext {
+  readonly traceId: string;
+  readonly toolCallId: string;
+  readonly sessionId: string | null;
+  readonly actor: string;
+  readonly attempt: number;
+  readonly clock: Clock;
+  readonly metadata: Record<string, unknown>;
+  readonly output: ToolContext['output'];
+  private controller: AbortController | undefined;
+  private abortReason: unknown;
+
+  constructor(ctx: Omit<ToolContext, 'signal'>) {
+    this.traceId = ctx.traceId;
+    this.toolCallId = ctx.toolCallId;
+    this.sessionId = ctx.sessionId;
+    this.actor = ctx.actor;
+    this.attempt = ctx.attempt;
+    this.clock = ctx.clock;
+    this.metadata = ctx.metadata;
+    this.output = ctx.output;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.abortReason !== undefined) this.controller.abort(this.abortReason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    this.abortReason = reason;
+    this.controller?.abort(reason);
+  }
+}
 
 class AttemptTimeout extends Error {
   override readonly name = 'AttemptTimeout';
@@ -65,25 +107,7 @@ export function runAttempt(
   if (cancellation.cancelReason) {
     return { outcome: 'cancelled', error: cancelledError(cancellation.cancelReason, 'execute') };
   }
-  let controller: AbortController | undefined;
-  let abortReason: unknown;
-  const toolCtx: ToolContext = {
-    traceId: ctx.traceId,
-    toolCallId: ctx.toolCallId,
-    sessionId: ctx.sessionId,
-    actor: ctx.actor,
-    attempt: ctx.attempt,
-    clock: ctx.clock,
-    metadata: ctx.metadata,
-    output: ctx.output,
-    get signal() {
-      if (!controller) {
-        controller = new AbortController();
-        if (abortReason !== undefined) controller.abort(abortReason);
-      }
-      return controller.signal;
-    },
-  };
+  const toolCtx = new AttemptContext(ctx);
 
   let running: unknown;
   if (fault) {
@@ -107,10 +131,7 @@ export function runAttempt(
       cancellation.onCancel(null);
       resolve(result);
     };
-    const abort = (reason: unknown) => {
-      abortReason = reason;
-      controller?.abort(reason);
-    };
+    const abort = (reason: unknown) => toolCtx.abort(reason);
     const timer = clock.setTimeout(() => {
       abort(new AttemptTimeout(`${tool.name} timed out after ${tool.timeoutMs} ms`));
       settle({
@@ -121,10 +142,13 @@ export function runAttempt(
         }),
       });
     }, tool.timeoutMs);
-    cancellation.onCancel((reason) => {
+    const onCancel = (reason: CancelReason) => {
       abort(new CallCancelled(reason));
       settle({ outcome: 'cancelled', error: cancelledError(reason, 'execute') });
-    });
+    };
+    // The tool may have had its own call cancelled while it started (synchronously).
+    if (cancellation.cancelReason) onCancel(cancellation.cancelReason);
+    else cancellation.onCancel(onCancel);
     (running as PromiseLike<unknown>).then(
       (value) => settle(settled(value)),
       (error: unknown) => settle({ outcome: 'error', error: classifyError(error) }),
