@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { type Config, loadConfig } from '../config';
 import { openDatabase } from '../db/open-database';
+import { startRetention } from '../db/retention';
 import { createSqliteToolSeries, type ToolSeries } from '../db/sqlite-tool-series';
 import { createSqliteTraceStore } from '../db/sqlite-trace-store';
 import type { TraceStore } from '../db/trace-store';
@@ -12,6 +13,8 @@ import { createRedactor } from '../executor/redact';
 import { createRegistry } from '../executor/registry';
 import type { CancelReason, TraceRecord, TraceSink } from '../executor/types';
 import { createBuiltinTools } from '../tools';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface Toolscope {
   config: Config;
@@ -66,7 +69,7 @@ function publishingSink(
  * The composition root: wires config, SQLite store, vault, built-in tools and executor.
  * 1. loads and validates the config; creates the data and workspace folders;
  * 2. opens the database (WAL, migrations applied);
- * 3. marks calls a previous process left running as interrupted;
+ * 3. marks calls a previous process left running as interrupted, and starts retention;
  * 4. builds the registry and the executor with the configured policies.
  */
 export function createToolscope(config: Config = loadConfig()): Toolscope {
@@ -76,6 +79,12 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
   const store = createSqliteTraceStore({ db, vault: createVault({ dir: config.dataDir }) });
   const series = createSqliteToolSeries(db, { beforeRead: () => store.flush() });
   const interruptedAtStart = store.markInterrupted(Date.now());
+  // Charts read minute buckets for a day and hour buckets for a week; keep a little more.
+  const retention = startRetention({
+    store,
+    retention: config.retention,
+    afterSweep: (now) => series.prune(now - 8 * DAY_MS, now - 2 * DAY_MS),
+  });
   const lifecycle = { stopping: false, closed: false };
   // The store commits finished calls a few ms late; write them before the process goes.
   process.once('exit', () => {
@@ -124,6 +133,7 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
     close() {
       if (lifecycle.closed) return;
       lifecycle.closed = true;
+      retention.stop();
       store.close();
     },
   };
