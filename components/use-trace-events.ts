@@ -2,36 +2,56 @@
 
 import { useEffect, useRef, useState } from 'react';
 import type { TraceEvent } from '@/lib/events';
+import { type ConnectionStatus, connectEventStream } from '@/lib/ui/event-stream-connection';
 
-export type LiveConnection = 'connecting' | 'live' | 'reconnecting';
+/** The stream's state and, while disconnected, when the next reconnect try is (epoch ms). */
+export type LiveConnection = ConnectionStatus;
+
+export interface TraceEventsOptions {
+  /** Default true; false closes the stream. */
+  enabled?: boolean;
+  /** Only this tool's events. */
+  tool?: string;
+  /** Only this trace's events, its `progress` events included. */
+  trace?: string;
+  /** Called after the stream came back from a drop: refetch what may have been missed. */
+  onReconnect?: () => void;
+}
 
 /**
- * Subscribes to `/api/v1/events` (server-sent events) while `enabled`; calls `onEvent` for each
- * trace change. EventSource reconnects by itself; the returned state says whether it is up.
+ * Subscribes to `/api/v1/events` (server-sent events) while `enabled` and calls `onEvent` for each
+ * trace change. Heartbeats are watched, drops are retried with backoff, and the returned state
+ * says honestly whether the stream is up (see `connectEventStream`).
+ * @example const { state, retryAt } = useTraceEvents(() => void refetch(), { trace: id, onReconnect: refetch });
  */
-export function useTraceEvents(
-  onEvent: (event: TraceEvent) => void,
-  options: { enabled?: boolean; tool?: string } = {},
-) {
-  const { enabled = true, tool } = options;
-  const [connection, setConnection] = useState<LiveConnection>('connecting');
-  const handler = useRef(onEvent);
-  handler.current = onEvent;
+export function useTraceEvents(onEvent: (event: TraceEvent) => void, options: TraceEventsOptions = {}): LiveConnection {
+  const { enabled = true, tool, trace } = options;
+  const [status, setStatus] = useState<LiveConnection>({ state: 'connecting', retryAt: null });
+  const handlers = useRef({ onEvent, onReconnect: options.onReconnect });
+  handlers.current = { onEvent, onReconnect: options.onReconnect };
 
   useEffect(() => {
     if (!enabled) return;
-    const source = new EventSource(tool ? `/api/v1/events?tool=${encodeURIComponent(tool)}` : '/api/v1/events');
-    source.onopen = () => setConnection('live');
-    source.onerror = () => setConnection('reconnecting');
-    source.addEventListener('trace', (message) => {
-      try {
-        handler.current(JSON.parse((message as MessageEvent<string>).data) as TraceEvent);
-      } catch {
-        // a malformed event is ignored; the next one refreshes anyway
-      }
+    const params = new URLSearchParams();
+    if (tool) params.set('tool', tool);
+    if (trace) params.set('trace', trace);
+    const query = params.toString();
+    setStatus({ state: 'connecting', retryAt: null });
+    const connection = connectEventStream({
+      url: query ? `/api/v1/events?${query}` : '/api/v1/events',
+      open: (url) => new EventSource(url),
+      onEvent: (event) => handlers.current.onEvent(event),
+      onStatus: setStatus,
+      onReconnect: () => handlers.current.onReconnect?.(),
     });
-    return () => source.close();
-  }, [enabled, tool]);
+    // Back online: do not sit out a long backoff.
+    const online = () => connection.retryNow();
+    window.addEventListener('online', online);
+    return () => {
+      window.removeEventListener('online', online);
+      connection.close();
+    };
+  }, [enabled, tool, trace]);
 
-  return connection;
+  return status;
 }

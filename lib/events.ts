@@ -1,8 +1,14 @@
 import type { CallStatus, TraceRecord } from './executor/types';
 
-/** What the live views hear about: a call started, changed status, or finished. */
+/** How often an event stream says it is alive; clients treat ~2.5 missed beats as a drop. */
+export const HEARTBEAT_INTERVAL_MS = 5_000;
+
+/**
+ * What the live views hear about: a call started, changed status, finished, or (for streams that
+ * follow one trace) made progress: a stage or an attempt started or ended, output arrived.
+ */
 export interface TraceEvent {
-  type: 'begin' | 'update' | 'finish';
+  type: 'begin' | 'update' | 'finish' | 'progress';
   id: string;
   tool: string;
   status: CallStatus;
@@ -10,21 +16,49 @@ export interface TraceEvent {
   at: number;
 }
 
-type Listener = (event: TraceEvent) => void;
+export interface TraceSubscriber {
+  onEvent(event: TraceEvent): void;
+  /** The bus is shutting down: end the stream. Called once, also for subscriptions made after `closeAll`. */
+  onClose?(): void;
+}
+
+export interface SubscribeOptions {
+  /**
+   * Follow one trace: its `progress` events are delivered too. Other subscribers never get
+   * progress events, so that many open list tabs are not flooded by one chatty call.
+   */
+  trace?: string;
+}
 
 export interface TraceEvents {
   publish(record: TraceRecord, type: TraceEvent['type']): void;
   /** Returns the unsubscribe function. */
-  subscribe(listener: Listener): () => void;
+  subscribe(subscriber: TraceSubscriber | TraceSubscriber['onEvent'], options?: SubscribeOptions): () => void;
   listenerCount(): number;
+  /** Ends every subscription (their `onClose` runs) and refuses new ones: the server is stopping. */
+  closeAll(): void;
+}
+
+interface Subscription extends TraceSubscriber {
+  trace?: string;
 }
 
 /** An in-process pub/sub for trace changes; the SSE endpoint is its only subscriber kind. */
 export function createTraceEvents(): TraceEvents {
-  const listeners = new Set<Listener>();
+  const subscriptions = new Set<Subscription>();
+  let closed = false;
+
+  const deliver = (subscription: Subscription, event: TraceEvent) => {
+    try {
+      subscription.onEvent(event);
+    } catch (error) {
+      console.error('[toolscope] trace event listener failed:', error);
+    }
+  };
+
   return {
     publish(record, type) {
-      if (listeners.size === 0) return;
+      if (subscriptions.size === 0) return;
       const event: TraceEvent = {
         type,
         id: record.id,
@@ -33,18 +67,35 @@ export function createTraceEvents(): TraceEvents {
         sessionId: record.sessionId,
         at: Date.now(),
       };
-      for (const listener of listeners) {
+      for (const subscription of subscriptions) {
+        if (type === 'progress' && subscription.trace !== record.id) continue;
+        deliver(subscription, event);
+      }
+    },
+    subscribe(subscriber, options = {}) {
+      const subscription: Subscription =
+        typeof subscriber === 'function'
+          ? { onEvent: subscriber, trace: options.trace }
+          : { ...subscriber, ...options };
+      if (closed) {
+        subscription.onClose?.();
+        return () => {};
+      }
+      subscriptions.add(subscription);
+      return () => subscriptions.delete(subscription);
+    },
+    listenerCount: () => subscriptions.size,
+    closeAll() {
+      closed = true;
+      const all = [...subscriptions];
+      subscriptions.clear();
+      for (const subscription of all) {
         try {
-          listener(event);
+          subscription.onClose?.();
         } catch (error) {
-          console.error('[toolscope] trace event listener failed:', error);
+          console.error('[toolscope] closing an event stream failed:', error);
         }
       }
     },
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    listenerCount: () => listeners.size,
   };
 }

@@ -1,5 +1,5 @@
 import { CircleCheck, CircleStop, CircleX, LoaderCircle, Timer } from 'lucide-react';
-import type { Attempt } from '@/lib/executor/types';
+import type { Attempt, TraceStage } from '@/lib/executor/types';
 import { formatDuration } from '@/lib/ui/format';
 
 const OUTCOME = {
@@ -10,10 +10,35 @@ const OUTCOME = {
   running: { Icon: LoaderCircle, className: 'text-blue-700 dark:text-blue-300' },
 } as const;
 
-/** Every attempt: number, tool, start offset, duration, outcome, error, retryable, backoff before the next. */
-export function AttemptsTable({ attempts }: { attempts: Attempt[] }) {
+/** Why there is no attempt to show, in words that match where the call is. */
+function emptyText(unfinished: boolean, stages: TraceStage[]): string {
+  if (!unfinished) return 'No attempt ran: the call stopped before the execute stage.';
+  const now = stages.find((s) => s.status === 'running' || s.status === 'waiting');
+  if (now?.name === 'execute') return 'The first attempt is starting…';
+  return `No attempt yet: the call is at the ${now?.name ?? 'first'} stage.`;
+}
+
+/**
+ * Every attempt: number, tool, start offset, duration, outcome, error, retryable, its time limit,
+ * backoff before the next. The attempt in progress says "running" and its elapsed time so far
+ * (the caller adds it, see `withElapsed`).
+ */
+export function AttemptsTable({
+  attempts,
+  unfinished = false,
+  stages = [],
+}: {
+  attempts: Attempt[];
+  /** The call has not ended: an empty list means "not yet", not "never". */
+  unfinished?: boolean;
+  stages?: TraceStage[];
+}) {
   if (attempts.length === 0) {
-    return <p className="text-fg-muted italic">No attempt ran: the call stopped before the execute stage.</p>;
+    return (
+      <p className="text-fg-muted italic" data-testid="attempts-empty">
+        {emptyText(unfinished, stages)}
+      </p>
+    );
   }
   const th = 'px-2 py-1 font-medium';
   return (
@@ -44,6 +69,9 @@ export function AttemptsTable({ attempts }: { attempts: Attempt[] }) {
               Retryable
             </th>
             <th scope="col" className={`${th} text-right`}>
+              Limit
+            </th>
+            <th scope="col" className={`${th} text-right`}>
               Backoff
             </th>
           </tr>
@@ -51,11 +79,13 @@ export function AttemptsTable({ attempts }: { attempts: Attempt[] }) {
         <tbody>
           {attempts.map((a) => {
             const look = OUTCOME[a.outcome];
+            const running = a.outcome === 'running';
             return (
               <tr
                 key={`${a.tool}-${a.number}-${a.startedAt}`}
-                className="border-t border-line align-top"
+                className={`border-t border-line align-top ${running ? 'bg-blue-50/60 dark:bg-blue-950/30' : ''}`}
                 data-testid="attempt-row"
+                data-outcome={a.outcome}
               >
                 <td className="px-2 py-1 tabular-nums">{a.number}</td>
                 <td className="px-2 py-1 font-mono">
@@ -63,11 +93,14 @@ export function AttemptsTable({ attempts }: { attempts: Attempt[] }) {
                   {a.fallback && <span className="ml-1 font-sans text-fg-muted">(fallback)</span>}
                   {a.fault && <span className="ml-1 font-sans text-blue-700 dark:text-blue-300">fault: {a.fault}</span>}
                 </td>
-                <td className="px-2 py-1 text-right tabular-nums">+{formatDuration(a.startedAt)}</td>
-                <td className="px-2 py-1 text-right tabular-nums">{formatDuration(a.durationMs)}</td>
+                <td className="whitespace-nowrap px-2 py-1 text-right tabular-nums">+{formatDuration(a.startedAt)}</td>
+                <td className="whitespace-nowrap px-2 py-1 text-right tabular-nums" data-testid="attempt-duration">
+                  {formatDuration(a.durationMs)}
+                  {running && ' so far'}
+                </td>
                 <td className={`px-2 py-1 ${look.className}`}>
                   <span className="inline-flex items-center gap-1">
-                    <look.Icon size={12} aria-hidden />
+                    <look.Icon size={12} className={running ? 'animate-spin' : ''} aria-hidden />
                     {a.outcome}
                   </span>
                 </td>
@@ -82,6 +115,9 @@ export function AttemptsTable({ attempts }: { attempts: Attempt[] }) {
                   )}
                 </td>
                 <td className="px-2 py-1">{a.error ? (a.error.retryable ? 'yes' : 'no') : '—'}</td>
+                <td className="whitespace-nowrap px-2 py-1 text-right tabular-nums">
+                  {a.timeoutMs === undefined ? '—' : formatDuration(a.timeoutMs)}
+                </td>
                 <td className="px-2 py-1 text-right tabular-nums">
                   {a.backoffMs === null ? '—' : formatDuration(a.backoffMs)}
                 </td>

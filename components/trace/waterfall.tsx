@@ -1,7 +1,7 @@
 'use client';
 
-import { useState } from 'react';
-import type { Attempt, StageStatus, TraceStage } from '@/lib/executor/types';
+import { useEffect, useRef, useState } from 'react';
+import type { Attempt, StageName, StageStatus, TraceStage } from '@/lib/executor/types';
 import { axisTicks, formatDuration } from '@/lib/ui/format';
 
 interface Bar {
@@ -13,6 +13,8 @@ interface Bar {
   tone: StageStatus | 'error' | 'timeout' | 'cancelled' | 'backoff';
   detail: string | null;
   indent?: boolean;
+  /** The attempt's deadline, ms from the start of the call: drawn as a limit line. */
+  limitAt?: number;
 }
 
 const TONE: Record<Bar['tone'], string> = {
@@ -27,37 +29,38 @@ const TONE: Record<Bar['tone'], string> = {
   backoff: 'bg-[repeating-linear-gradient(135deg,var(--line)_0_4px,transparent_4px_8px)] border border-line',
 };
 
-function barsOf(stages: TraceStage[], attempts: Attempt[]): Bar[] {
+/** Room each axis label needs, in pixels; narrower axes label every second (third…) tick. */
+const LABEL_PX = 52;
+/** A running attempt's limit widens the axis only when it is this close; beyond, it is pinned at the edge. */
+const LIMIT_REACH = 10;
+
+function attemptBar(attempt: Attempt, key: string): Bar {
+  const showLimit = attempt.timeoutMs !== undefined && (attempt.outcome === 'running' || attempt.outcome === 'timeout');
+  return {
+    key,
+    label: attempt.fallback ? `fallback ${attempt.tool}` : `attempt ${attempt.number}`,
+    start: attempt.startedAt,
+    duration: attempt.durationMs,
+    kind: 'attempt',
+    tone: attempt.outcome === 'ok' ? 'ok' : attempt.outcome,
+    detail: [
+      attempt.outcome,
+      attempt.timeoutMs !== undefined && `limit ${formatDuration(attempt.timeoutMs)}`,
+      attempt.error && `${attempt.error.code}: ${attempt.error.message}`,
+      attempt.fault && `fault injected: ${attempt.fault}`,
+    ]
+      .filter(Boolean)
+      .join(' — '),
+    indent: true,
+    ...(showLimit ? { limitAt: attempt.startedAt + (attempt.timeoutMs ?? 0) } : {}),
+  };
+}
+
+function barsOf(stages: TraceStage[], attempts: Attempt[], cancelledStage: StageName | null): Bar[] {
   const bars: Bar[] = [];
-  for (const stage of stages) {
-    bars.push({
-      key: `stage-${stage.name}`,
-      label: stage.name,
-      start: stage.startedAt,
-      duration: stage.durationMs,
-      kind: 'stage',
-      tone: stage.status,
-      detail: stage.detail,
-    });
-    if (stage.name !== 'execute') continue;
+  const attemptBars = () => {
     for (const attempt of attempts) {
-      const who = attempt.fallback ? `fallback ${attempt.tool}` : `attempt ${attempt.number}`;
-      bars.push({
-        key: `attempt-${attempt.tool}-${attempt.number}-${attempt.startedAt}`,
-        label: who,
-        start: attempt.startedAt,
-        duration: attempt.durationMs,
-        kind: 'attempt',
-        tone: attempt.outcome === 'ok' ? 'ok' : attempt.outcome,
-        detail: [
-          attempt.outcome,
-          attempt.error && `${attempt.error.code}: ${attempt.error.message}`,
-          attempt.fault && `fault injected: ${attempt.fault}`,
-        ]
-          .filter(Boolean)
-          .join(' — '),
-        indent: true,
-      });
+      bars.push(attemptBar(attempt, `attempt-${attempt.tool}-${attempt.number}-${attempt.startedAt}`));
       if (attempt.backoffMs !== null && attempt.backoffMs > 0) {
         bars.push({
           key: `backoff-${attempt.tool}-${attempt.number}`,
@@ -71,72 +74,102 @@ function barsOf(stages: TraceStage[], attempts: Attempt[]): Bar[] {
         });
       }
     }
+  };
+  for (const stage of stages) {
+    bars.push({
+      key: `stage-${stage.name}`,
+      label: stage.name,
+      start: stage.startedAt,
+      duration: stage.durationMs,
+      kind: 'stage',
+      tone: stage.status === 'failed' && stage.name === cancelledStage ? 'cancelled' : stage.status,
+      detail: stage.detail,
+    });
+    if (stage.name === 'execute') attemptBars();
   }
-  // A call recorded without an execute stage (rejected early) can still carry no attempts; one
-  // with attempts but no execute stage yet (running) shows them after the stages.
-  if (!stages.some((s) => s.name === 'execute')) {
-    for (const attempt of attempts) {
-      bars.push({
-        key: `attempt-${attempt.number}`,
-        label: `attempt ${attempt.number}`,
-        start: attempt.startedAt,
-        duration: attempt.durationMs,
-        kind: 'attempt',
-        tone: attempt.outcome === 'ok' ? 'ok' : attempt.outcome,
-        detail: attempt.error ? `${attempt.error.code}: ${attempt.error.message}` : attempt.outcome,
-        indent: true,
-      });
-    }
-  }
+  // Attempts recorded before their execute stage is (a snapshot between the two) still show.
+  if (!stages.some((s) => s.name === 'execute')) attemptBars();
   return bars;
+}
+
+/** The axis element's width, tracked; null until measured (server render: every label). */
+function useWidth<T extends HTMLElement>() {
+  const ref = useRef<T>(null);
+  const [width, setWidth] = useState<number | null>(null);
+  useEffect(() => {
+    const element = ref.current;
+    if (!element) return;
+    const observer = new ResizeObserver(([entry]) => setWidth(entry?.contentRect.width ?? null));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  return [ref, width] as const;
+}
+
+function durationText(bar: Bar): string {
+  return bar.tone === 'skipped' ? '—' : formatDuration(bar.duration);
 }
 
 /**
  * The call on a time axis: one bar per stage, and inside execute one bar per attempt with the
- * backoff waits between them. The axis picks round ticks for any total (µs to hours); tiny bars
- * keep a minimum width and every bar says its start offset and duration in words, on hover or
- * keyboard focus.
+ * backoff waits between them. While the call runs the bars in progress grow (the caller passes
+ * elapsed durations, see `withElapsed`) and a running attempt's timeout is drawn as a limit line.
+ * The axis picks round ticks for any total (µs to hours) and labels only as many as fit; tiny bars
+ * keep a minimum width and every bar says its start offset and duration in words, on hover or focus.
  */
 export function Waterfall({
   stages,
   attempts,
   totalMs,
+  cancelledStage = null,
 }: {
   stages: TraceStage[];
   attempts: Attempt[];
   totalMs: number | null;
+  /** The stage the call was cancelled in: drawn as cancelled, not failed. */
+  cancelledStage?: StageName | null;
 }) {
-  const bars = barsOf(stages, attempts);
-  const end = Math.max(totalMs ?? 0, ...bars.map((b) => b.start + b.duration), 0.001);
+  const bars = barsOf(stages, attempts, cancelledStage);
+  const reached = Math.max(totalMs ?? 0, ...bars.map((b) => b.start + b.duration), 0.001);
+  const nearLimits = bars.flatMap((b) =>
+    b.limitAt !== undefined && b.tone === 'running' && b.limitAt <= reached * LIMIT_REACH ? [b.limitAt] : [],
+  );
+  const end = Math.max(reached, ...nearLimits);
   const ticks = axisTicks(end);
   const scale = Math.max(ticks.at(-1)!, end);
   const [active, setActive] = useState<string | null>(null);
+  const [axisRef, axisWidth] = useWidth<HTMLDivElement>();
+  const stride = axisWidth ? Math.max(1, Math.ceil((ticks.length * LABEL_PX) / axisWidth)) : 1;
   const pct = (ms: number) => `${Math.min(100, Math.max(0, (ms / scale) * 100))}%`;
 
   return (
     <figure className="rounded border border-line p-3" data-testid="waterfall">
       <figcaption className="sr-only">Timeline of the call's stages and attempts</figcaption>
-      <div className="grid grid-cols-[8.5rem_1fr_6rem] items-center gap-x-2">
+      <div className="grid grid-cols-[5.5rem_1fr_3.75rem] items-center gap-x-2 sm:grid-cols-[8.5rem_1fr_6rem]">
         <div />
-        <div className="relative h-5 border-b border-line text-[10px] text-fg-muted" aria-hidden>
-          {ticks.map((tick) => (
-            <span
-              key={tick}
-              className="absolute bottom-0 -translate-x-1/2 whitespace-nowrap pb-0.5 tabular-nums first:translate-x-0 last:-translate-x-full"
-              style={{ left: pct(tick) }}
-            >
-              {formatDuration(tick)}
-            </span>
-          ))}
+        <div ref={axisRef} className="relative h-5 border-b border-line text-[10px] text-fg-muted" aria-hidden>
+          {ticks.map((tick, index) =>
+            index % stride === 0 ? (
+              <span
+                key={tick}
+                data-testid="waterfall-tick"
+                className={`absolute bottom-0 whitespace-nowrap pb-0.5 tabular-nums ${index === 0 ? '' : index === ticks.length - 1 ? '-translate-x-full' : '-translate-x-1/2'}`}
+                style={{ left: pct(tick) }}
+              >
+                {formatDuration(tick)}
+              </span>
+            ) : null,
+          )}
         </div>
         <div />
         {bars.map((bar) => {
-          const info = `${bar.label}: starts at +${formatDuration(bar.start)}, lasts ${formatDuration(bar.duration)}${bar.kind === 'stage' ? `, ${bar.tone}` : ''}${bar.detail ? ` — ${bar.detail}` : ''}`;
+          const info = `${bar.label}: starts at +${formatDuration(bar.start)}, ${bar.tone === 'running' ? 'running for' : 'lasts'} ${formatDuration(bar.duration)}${bar.kind === 'stage' ? `, ${bar.tone}` : ''}${bar.detail ? ` — ${bar.detail}` : ''}`;
           const open = active === bar.key;
+          const limitInside = bar.limitAt !== undefined && bar.limitAt <= scale;
           return (
-            <div key={bar.key} className="contents" data-testid={`waterfall-${bar.kind}`}>
+            <div key={bar.key} className="contents" data-testid={`waterfall-${bar.kind}`} data-tone={bar.tone}>
               <div
-                className={`truncate py-0.5 text-xs ${bar.indent ? 'pl-4 text-fg-muted' : 'font-medium'}`}
+                className={`truncate py-0.5 text-xs ${bar.indent ? 'pl-2 text-fg-muted sm:pl-4' : 'font-medium'}`}
                 title={bar.label}
               >
                 {bar.label}
@@ -161,21 +194,36 @@ export function Waterfall({
                   style={{ left: pct(bar.start), width: pct(bar.duration) }}
                   data-testid="waterfall-bar"
                 />
+                {bar.limitAt !== undefined && (
+                  <span
+                    className={`absolute inset-y-0 w-0 border-l-2 border-dashed border-red-500 dark:border-red-400 ${limitInside ? '' : 'right-0'}`}
+                    style={limitInside ? { left: pct(bar.limitAt) } : undefined}
+                    title={`time limit: ${formatDuration(bar.limitAt - bar.start)} after the attempt started${limitInside ? '' : ' (beyond the axis)'}`}
+                    data-testid="waterfall-limit"
+                  />
+                )}
                 {open && (
                   <div
                     role="tooltip"
-                    className="pointer-events-none absolute top-5 z-20 w-max max-w-md rounded border border-line bg-bg px-2 py-1 text-xs shadow-lg"
-                    style={{ left: `min(${pct(bar.start)}, calc(100% - 16rem))` }}
+                    className="pointer-events-none absolute top-5 z-20 w-max max-w-[min(28rem,80vw)] rounded border border-line bg-bg px-2 py-1 text-xs shadow-lg"
+                    style={{ left: `min(${pct(bar.start)}, calc(100% - 12rem))` }}
                   >
                     <div className="font-medium">{bar.label}</div>
                     <div className="tabular-nums text-fg-muted">
-                      start +{formatDuration(bar.start)} · duration {formatDuration(bar.duration)}
+                      start +{formatDuration(bar.start)} · duration {durationText(bar)}
                     </div>
                     {bar.detail && <div className="mt-0.5 whitespace-pre-wrap break-words">{bar.detail}</div>}
                   </div>
                 )}
               </div>
-              <div className="text-right text-xs tabular-nums text-fg-muted">{formatDuration(bar.duration)}</div>
+              <div className="text-right text-xs tabular-nums text-fg-muted">
+                {durationText(bar)}
+                {bar.limitAt !== undefined && bar.tone === 'running' && (
+                  <div className="text-[10px] text-red-700 dark:text-red-300">
+                    limit {formatDuration(bar.limitAt - bar.start)}
+                  </div>
+                )}
+              </div>
             </div>
           );
         })}

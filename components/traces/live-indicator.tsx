@@ -1,25 +1,40 @@
 'use client';
 
 import { Pause, Play } from 'lucide-react';
+import { useEffect, useState } from 'react';
 import type { LiveConnection } from '../use-trace-events';
 
+/** Seconds until `at`, re-rendered every second while `at` is set. */
+function useCountdown(at: number | null): number | null {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (at === null) return;
+    setNow(Date.now());
+    const timer = setInterval(() => setNow(Date.now()), 1_000);
+    return () => clearInterval(timer);
+  }, [at]);
+  return at === null ? null : Math.max(0, Math.ceil((at - now) / 1_000));
+}
+
 /**
- * Says whether the list is following new calls: a pulsing dot and "Live", "Paused — N new" or
- * "Reconnecting"; the button pauses and resumes (also the `p` key).
+ * Says whether the view is following new calls: a pulsing dot and "Live", "Paused — N new",
+ * "Connecting…" or "Disconnected — reconnecting in N s". The optional button pauses and resumes
+ * (also the `p` key on the list).
  */
 export function LiveIndicator({
   connection,
-  paused,
-  pending,
+  paused = false,
+  pending = 0,
   disabledReason,
   onToggle,
 }: {
   connection: LiveConnection;
-  paused: boolean;
-  pending: number;
+  paused?: boolean;
+  pending?: number;
   disabledReason?: string;
-  onToggle: () => void;
+  onToggle?: () => void;
 }) {
+  const seconds = useCountdown(paused ? null : connection.retryAt);
   if (disabledReason) {
     return (
       <span className="text-xs text-fg-muted" data-testid="live-indicator" data-state="off">
@@ -27,8 +42,15 @@ export function LiveIndicator({
       </span>
     );
   }
-  const state = paused ? 'paused' : connection;
-  const dot = state === 'live' ? 'bg-emerald-500 animate-pulse' : state === 'paused' ? 'bg-amber-500' : 'bg-zinc-400';
+  const state = paused ? 'paused' : connection.state;
+  const dot =
+    state === 'live'
+      ? 'bg-emerald-500 animate-pulse'
+      : state === 'paused'
+        ? 'bg-amber-500'
+        : state === 'disconnected'
+          ? 'bg-red-500'
+          : 'bg-zinc-400';
   const text =
     state === 'live'
       ? 'Live'
@@ -36,24 +58,34 @@ export function LiveIndicator({
         ? `Paused${pending > 0 ? ` — ${pending} new` : ''}`
         : state === 'connecting'
           ? 'Connecting…'
-          : 'Reconnecting (polling)';
+          : `Disconnected — reconnecting${seconds ? ` in ${seconds} s` : '…'}`;
   return (
     <div className="flex items-center gap-2" data-testid="live-indicator" data-state={state}>
-      <span className="flex items-center gap-1.5 text-xs" aria-live="polite">
+      <span
+        className={`flex items-center gap-1.5 text-xs ${state === 'disconnected' ? 'font-medium text-red-700 dark:text-red-300' : ''}`}
+        role="status"
+        title={
+          state === 'disconnected'
+            ? 'The event stream to the server dropped; updates resume when it is back.'
+            : undefined
+        }
+      >
         <span className={`inline-block size-2 rounded-full ${dot}`} aria-hidden />
         {text}
       </span>
-      <button
-        type="button"
-        onClick={onToggle}
-        aria-pressed={paused}
-        data-testid="live-toggle"
-        title={paused ? 'Resume live updates (p)' : 'Pause live updates (p)'}
-        className="inline-flex items-center gap-1 rounded border border-line px-1.5 py-0.5 text-xs hover:bg-muted"
-      >
-        {paused ? <Play size={12} aria-hidden /> : <Pause size={12} aria-hidden />}
-        {paused ? 'Resume' : 'Pause'}
-      </button>
+      {onToggle && (
+        <button
+          type="button"
+          onClick={onToggle}
+          aria-pressed={paused}
+          data-testid="live-toggle"
+          title={paused ? 'Resume live updates (p)' : 'Pause live updates (p)'}
+          className="inline-flex items-center gap-1 rounded border border-line px-1.5 py-0.5 text-xs hover:bg-muted"
+        >
+          {paused ? <Play size={12} aria-hidden /> : <Pause size={12} aria-hidden />}
+          {paused ? 'Resume' : 'Pause'}
+        </button>
+      )}
     </div>
   );
 }

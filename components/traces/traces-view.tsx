@@ -26,16 +26,6 @@ const REFETCH_THROTTLE_MS = 250;
 const th = 'px-2 py-1.5 font-medium';
 
 /**
- * The stream's state from the live hook, which returns either the state itself or (newer) an
- * object `{ state, retryAt }`.
- */
-function stateOf(connection: unknown): string {
-  if (typeof connection === 'string') return connection;
-  const state = (connection as { state?: unknown } | null)?.state;
-  return typeof state === 'string' ? state : 'connecting';
-}
-
-/**
  * The traces list: filters, a dense table, live updates and keyboard navigation.
  * 1. The server renders the first page; TanStack Query holds it as initial data.
  * 2. On the first page, each trace event (SSE) refetches it (throttled), so new calls appear and
@@ -116,27 +106,27 @@ export function TracesView({
   const refetch = query.refetch;
   const pausedRef = useRef(paused);
   pausedRef.current = paused;
-  // `onReconnect` (catch up after a dropped stream) is part of the live hook's newer options;
-  // passed through a variable so an older hook simply ignores it.
-  const liveOptions = {
-    enabled: liveEnabled,
-    onReconnect: () => {
-      if (!pausedRef.current) void refetch();
+  const connection = useTraceEvents(
+    (event) => {
+      if (pausedRef.current) {
+        if (event.type === 'begin') setPending((p) => new Set(p).add(event.id));
+        return;
+      }
+      if (throttle.current) return;
+      throttle.current = setTimeout(() => {
+        throttle.current = null;
+        void refetch();
+      }, REFETCH_THROTTLE_MS);
     },
-  };
-  const connection = useTraceEvents((event) => {
-    if (pausedRef.current) {
-      if (event.type === 'begin') setPending((p) => new Set(p).add(event.id));
-      return;
-    }
-    if (throttle.current) return;
-    throttle.current = setTimeout(() => {
-      throttle.current = null;
-      void refetch();
-    }, REFETCH_THROTTLE_MS);
-  }, liveOptions);
-  const connectionState = stateOf(connection);
-  useEffect(() => setConnected(connectionState === 'live'), [connectionState]);
+    {
+      enabled: liveEnabled,
+      // after a dropped stream, catch up with what was missed (unless paused: resume refetches)
+      onReconnect: () => {
+        if (!pausedRef.current) void refetch();
+      },
+    },
+  );
+  useEffect(() => setConnected(connection.state === 'live'), [connection.state]);
   useEffect(
     () => () => {
       if (throttle.current) clearTimeout(throttle.current);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isInvalidCursorError } from '../db/trace-store';
 import { inputJsonSchema, toAnthropicTool, toOpenAITool } from '../executor/json-schema';
 import { modelMessageContent } from '../executor/model-message';
+import type { TraceRecord } from '../executor/types';
 import type { Toolscope } from '../server/create-toolscope';
 import { apiError, handle, readJsonBody } from './http';
 import { resultJson, summaryJson, traceJson } from './serialize';
@@ -61,12 +62,60 @@ export function postToolCalls(request: Request, ts: Toolscope): Promise<Response
   });
 }
 
-/** `GET /api/v1/traces/:id`: the whole redacted trace. */
+/** The trace as the API sends it, with the server's clock so that clients can compute elapsed time. */
+function traceResponse(trace: TraceRecord): Response {
+  return Response.json(
+    { ...traceJson(trace), server_time: new Date().toISOString() },
+    { headers: { 'cache-control': 'no-store' } },
+  );
+}
+
+/** A running call's live snapshot from the executor, else the recorded trace; null when unknown. */
+function findTrace(id: string, ts: Toolscope): TraceRecord | null {
+  if (id.length > 256) return null;
+  return ts.executor.inFlight(id) ?? ts.store.get(id);
+}
+
+const notFound = (id: string) => apiError(404, 'NOT_FOUND', `No trace with id "${id.slice(0, 256)}".`);
+
+/**
+ * `GET /api/v1/traces/:id`: the whole redacted trace plus `server_time`. A call still running is
+ * answered from the executor's live snapshot (the stage and attempt in progress, output so far).
+ */
 export function getTrace(id: string, ts: Toolscope): Promise<Response> {
   return handle(() => {
-    const trace = id.length <= 256 ? ts.store.get(id) : null;
-    if (!trace) return apiError(404, 'NOT_FOUND', `No trace with id "${id.slice(0, 256)}".`);
-    return Response.json(traceJson(trace));
+    const trace = findTrace(id, ts);
+    return trace ? traceResponse(trace) : notFound(id);
+  });
+}
+
+const cancelBody = z
+  .object({
+    by: z.string().trim().min(1).max(64).optional(),
+    reason: z.string().trim().min(1).max(1000).optional(),
+  })
+  .strict();
+
+/**
+ * `POST /api/v1/traces/:id/cancel` with an optional body `{ "by"?, "reason"? }` (`by` defaults
+ * to `api`): aborts a running call through its AbortSignal and answers once the call has been
+ * recorded as cancelled, with the trace. 404 for an unknown id, 409 NOT_RUNNING when it already
+ * ended.
+ */
+export function cancelTrace(request: Request, id: string, ts: Toolscope): Promise<Response> {
+  return handle(async () => {
+    const parsed = cancelBody.safeParse(await readJsonBody(request, 16 * 1024, { emptyAs: {} }));
+    if (!parsed.success) return apiError(400, 'INVALID_REQUEST', zodMessage(parsed.error));
+    const known = findTrace(id, ts);
+    if (!known) return notFound(id);
+    const pending = ts.executor.cancel(id, { by: parsed.data.by ?? 'api', reason: parsed.data.reason });
+    if (!pending) {
+      return apiError(409, 'NOT_RUNNING', `The call ${id} is not running: it ended ${known.status}.`);
+    }
+    await pending;
+    const trace = ts.store.get(id);
+    if (!trace) return apiError(500, 'INTERNAL_ERROR', `The cancelled call ${id} was not recorded.`);
+    return traceResponse(trace);
   });
 }
 

@@ -16,9 +16,13 @@ export class RequestError extends Error {
 
 /**
  * Reads a JSON body without ever holding more than `maxBytes` of it: a declared or actual size
- * over the limit is a 413, bad JSON a 400.
+ * over the limit is a 413, bad JSON a 400, an empty body a 400 unless `emptyAs` says what it means.
  */
-export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+export async function readJsonBody(
+  request: Request,
+  maxBytes: number,
+  options: { emptyAs?: unknown } = {},
+): Promise<unknown> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);
   const chunks: Uint8Array[] = [];
@@ -37,7 +41,10 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     }
   }
   const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') throw new RequestError(400, 'INVALID_JSON', 'The request body is empty; send a JSON object.');
+  if (text.trim() === '') {
+    if ('emptyAs' in options) return options.emptyAs;
+    throw new RequestError(400, 'INVALID_JSON', 'The request body is empty; send a JSON object.');
+  }
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -41,7 +41,8 @@ export function resultJson(result: ToolResult) {
   };
 }
 
-function stageJson(stage: TraceStage) {
+/** A stage; `running` is the stage in progress (its `duration_ms` stays 0 until it ends). */
+export function stageJson(stage: TraceStage) {
   return {
     name: stage.name,
     status: stage.status,
@@ -51,7 +52,8 @@ function stageJson(stage: TraceStage) {
   };
 }
 
-function attemptJson(attempt: Attempt) {
+/** An attempt; `running` is the one in progress, `timeout_ms` its deadline (null when not recorded). */
+export function attemptJson(attempt: Attempt) {
   return {
     number: attempt.number,
     tool: attempt.tool,
@@ -59,6 +61,7 @@ function attemptJson(attempt: Attempt) {
     started_at: attempt.startedAt,
     duration_ms: attempt.durationMs,
     outcome: attempt.outcome,
+    timeout_ms: attempt.timeoutMs ?? null,
     error: errorJson(attempt.error),
     backoff_ms: attempt.backoffMs,
     fault: attempt.fault,
@@ -77,7 +80,10 @@ function flagsJson(flags: TraceRecord['flags']) {
   };
 }
 
-/** The whole trace, redacted; the sealed raw arguments never leave. */
+/**
+ * The whole trace, redacted; the sealed raw arguments never leave. Also the live snapshot of a
+ * running call (running stage and attempt, output so far).
+ */
 export function traceJson(trace: TraceRecord) {
   return {
     id: trace.id,
@@ -100,6 +106,13 @@ export function traceJson(trace: TraceRecord) {
     stderr: trace.stderr,
     exit_code: trace.exitCode,
     model_message: trace.modelMessage,
+    model_truncation: trace.modelTruncation
+      ? {
+          head_chars: trace.modelTruncation.headChars,
+          tail_chars: trace.modelTruncation.tailChars,
+          total_chars: trace.modelTruncation.totalChars,
+        }
+      : null,
     flags: flagsJson(trace.flags),
     metadata: trace.metadata,
     created_at: iso(trace.createdAt),

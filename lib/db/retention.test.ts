@@ -182,3 +182,23 @@ describe('startRetention', () => {
     retention.stop();
   });
 });
+
+describe('afterSweep', () => {
+  it('runs after every sweep, whether it deleted calls or not, with the clock time', async () => {
+    const swept: number[] = [];
+    const retention = startRetention({
+      store,
+      retention: { maxAgeDays: 30, maxCalls: null },
+      clock,
+      afterSweep: (now) => swept.push(now),
+      log: () => {},
+    });
+    await retention.sweep();
+    expect(swept).toEqual([clock.epochMs()]);
+    recordAged(2, 40);
+    await retention.sweep();
+    expect(swept).toHaveLength(2);
+    expect(total()).toBe(0);
+    retention.stop();
+  });
+});

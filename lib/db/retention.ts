@@ -30,6 +30,8 @@ export interface RetentionOptions {
   chunkSize?: number;
   /** Called after each sweep that deleted calls. */
   onDeleted?: (sweep: RetentionSweep) => void;
+  /** Called after every sweep, deleted or not: for data kept beside the calls (chart aggregates). */
+  afterSweep?: (now: number) => void;
   /** Where to say what was deleted and what failed. Default: the console. */
   log?: (message: string) => void;
   /** Lets calls run between chunks. Default: the next turn of the event loop (`setImmediate`). */
@@ -54,7 +56,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  *    are recorded in between, never blocked behind a large backlog.
  * 3. Calls still running or awaiting approval are never deleted (the store refuses them).
  * 4. It logs what it deleted; a failed sweep is logged and the next one tries again.
- * With both bounds null it schedules nothing.
+ * With both bounds null it schedules nothing (and `afterSweep` never runs).
  * @example const retention = startRetention({ store, retention: config.retention }); // on close: retention.stop()
  */
 export function startRetention({
@@ -65,6 +67,7 @@ export function startRetention({
   intervalMs = 60 * 60 * 1000,
   chunkSize = 500,
   onDeleted,
+  afterSweep,
   log = (message) => console.info(message),
   yieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve)),
 }: RetentionOptions): Retention {
@@ -94,6 +97,7 @@ export function startRetention({
       log(`[toolscope] retention deleted ${summarize(sweep, retention)}`);
       onDeleted?.(sweep);
     }
+    afterSweep?.(clock.epochMs());
     return sweep;
   }
 

@@ -1,5 +1,6 @@
 import { blob, index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { CallStatus, SideEffect } from '../executor/types';
+import { LATENCY_BIN_COLUMNS } from './latency-bins';
 
 /** A 0/1 column: SQLite has no booleans, and better-sqlite3 cannot bind them. */
 const flag = (name: string) => integer(name).$type<0 | 1>().notNull().default(0);
@@ -83,3 +84,38 @@ export const toolCounts = sqliteTable('tool_counts', {
 export type ToolCallRow = typeof toolCalls.$inferSelect;
 /** A `tool_calls` row as written (`seq` assigned by SQLite). */
 export type NewToolCallRow = typeof toolCalls.$inferInsert;
+
+/** The columns of one series table: counts of calls finished in one time bucket of one tool. */
+function seriesTable(name: string) {
+  const bins = Object.fromEntries(
+    LATENCY_BIN_COLUMNS.map((column) => [column, integer(column).notNull().default(0)] as const),
+  );
+  return sqliteTable(
+    name,
+    {
+      tool: text('tool').notNull(),
+      /** Epoch milliseconds of the bucket's start (a multiple of its size). */
+      bucket: integer('bucket').notNull(),
+      calls: integer('calls').notNull().default(0),
+      failures: integer('failures').notNull().default(0),
+      /** Calls per latency bin (see LATENCY_BIN_UPPER_MS); p50/p95 are estimated from them. */
+      ...bins,
+    },
+    (table) => [
+      // Named, not a PRIMARY KEY, so that the per-tool read can pin it with INDEXED BY.
+      uniqueIndex(`${name}_tool_bucket_idx`).on(table.tool, table.bucket),
+      index(`${name}_bucket_idx`).on(table.bucket),
+    ],
+  );
+}
+
+/**
+ * Calls, failures and a latency histogram per tool and minute, kept by triggers on `tool_calls`
+ * (see the migration `tool_series`): a call counts in the minute it finished, once it has
+ * `finished_at`, and stops counting when deleted. The charts of the last hour and day read
+ * these, never the calls themselves.
+ */
+export const toolSeriesMinutes = seriesTable('tool_series_minutes');
+
+/** The same per tool and hour, for the week chart (168 rows per tool instead of 10,080). */
+export const toolSeriesHours = seriesTable('tool_series_hours');

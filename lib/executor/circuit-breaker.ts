@@ -7,6 +7,8 @@ export interface CircuitBreaker {
   tryAcquire(now: number): boolean;
   onSuccess(): void;
   onFailure(now: number): void;
+  /** The call ended neither way (it was cancelled): counts nothing, frees a half-open trial slot. */
+  release(): void;
   state(now: number): CircuitState;
   /** Milliseconds until a trial call is allowed (0 unless open). */
   retryInMs(now: number): number;
@@ -43,6 +45,9 @@ export function createCircuitBreaker(policy: CircuitBreakerPolicy): CircuitBreak
     onFailure(now) {
       failures += 1;
       if (trialInFlight || failures >= policy.failureThreshold) openedAt = now;
+      trialInFlight = false;
+    },
+    release() {
       trialInFlight = false;
     },
     retryInMs(now) {

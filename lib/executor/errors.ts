@@ -63,6 +63,12 @@ export const ERROR_CODES = {
     kind: 'internal',
     hint: 'The call did not run to completion; call again if still needed.',
   },
+  /** The output passed a limit Toolscope enforces (the details name the limit and its value). */
+  OUTPUT_LIMIT: {
+    retryable: false,
+    kind: 'limit',
+    hint: 'The same call will hit the same limit: narrow the command (filter, head, a smaller range) or read the output in pages.',
+  },
   /** The trace store could not record the call, so it was not run. */
   TRACE_UNAVAILABLE: {
     retryable: true,

@@ -1,4 +1,4 @@
-import type { ExecutionContext, ToolCall, ToolResult } from './types';
+import type { CancelReason, ExecutionContext, ToolCall, ToolResult } from './types';
 
 export interface BatchOptions {
   /** Calls running at once (default 4). */
@@ -11,7 +11,8 @@ export interface BatchOptions {
  * Runs calls with at most `maxConcurrency` at once; results in input order, one failure never
  * loses another's result. A pool of workers pulls the next call (a semaphore, not fixed chunks),
  * so a slow call never holds a slot idle. Under fail-fast, calls not yet started when one fails
- * run with an aborted signal: they are recorded as CANCELLED.
+ * run with a signal aborted by `fail_fast`: they are recorded as CANCELLED, naming the call that
+ * failed (its trace id, tool call id and tool) so the UI can link to it.
  */
 export async function executeBatch(
   execute: (call: ToolCall, ctx: ExecutionContext) => Promise<ToolResult>,
@@ -21,22 +22,28 @@ export async function executeBatch(
 ): Promise<ToolResult[]> {
   const limit = Math.max(1, Math.floor(batch.maxConcurrency ?? 4));
   const results = new Array<ToolResult>(calls.length);
-  const cancelled = new AbortController();
-  cancelled.abort(new Error('fail-fast: an earlier call in the batch failed'));
+  let cancelled: AbortSignal | null = null;
   let next = 0;
-  let failed = false;
   const worker = async () => {
     while (next < calls.length) {
       const index = next++;
       const call = calls[index] as ToolCall;
-      const skip = batch.failFast && failed;
       const result = await execute(call, {
         ...ctx,
         traceId: undefined,
-        signal: skip ? cancelled.signal : ctx.signal,
+        signal: batch.failFast && cancelled ? cancelled : ctx.signal,
       });
       results[index] = result;
-      if (!result.success) failed = true;
+      if (!result.success && batch.failFast && !cancelled) {
+        const reason: CancelReason = {
+          by: 'fail_fast',
+          reason: 'another call in the same batch failed',
+          details: { failedTraceId: result.traceId, failedToolCallId: result.toolCallId, failedTool: result.tool },
+        };
+        const controller = new AbortController();
+        controller.abort(reason);
+        cancelled = controller.signal;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, calls.length) }, worker));

@@ -62,6 +62,14 @@ const argumentsArb = fc.oneof(
   fc.dictionary(fc.string(), fc.jsonValue()),
 );
 
+const cancelArb = fc.option(
+  fc.oneof(
+    fc.record({ by: fc.string({ minLength: 1 }), reason: fc.option(fc.string(), { nil: undefined }) }),
+    fc.anything(),
+  ),
+  { nil: undefined, freq: 4 },
+);
+
 describe('the ToolResult contract (property)', () => {
   it('holds for arbitrary calls, and every call records a trace with all six stages', async () => {
     const store = createMemoryTraceStore();
@@ -70,8 +78,11 @@ describe('the ToolResult contract (property)', () => {
       fc.asyncProperty(
         fc.oneof(fc.constantFrom('add', 'echo', 'chaos', 'writer'), fc.string()),
         argumentsArb,
-        async (name, args) => {
-          const result = await executor.execute({ name, arguments: args });
+        cancelArb,
+        async (name, args, cancel) => {
+          // Sometimes the caller has already given up (its signal aborted with any reason at all).
+          const signal = cancel === undefined ? undefined : AbortSignal.abort(cancel);
+          const result = await executor.execute({ name, arguments: args }, { signal });
           expect(result.success).toBe(result.error === undefined);
           expect(result.latencyMs).toBeGreaterThanOrEqual(0);
           expect(result.metadata.traceId).toBe(result.traceId);
@@ -80,12 +91,22 @@ describe('the ToolResult contract (property)', () => {
             expect(typeof result.error.message).toBe('string');
             expect(typeof result.error.retryable).toBe('boolean');
           }
+          expect(result.status === 'cancelled').toBe(result.error?.code === 'CANCELLED');
+          if (signal) expect(result.status).toBe('cancelled');
           const trace = store.get(result.traceId);
           expect(trace).not.toBeNull();
           expect(trace?.stages.map((s) => s.name)).toEqual([...STAGE_NAMES]);
           expect(trace?.status).toBe(result.status);
-          expect(['succeeded', 'failed', 'denied']).toContain(trace?.status);
+          expect(['succeeded', 'failed', 'denied', 'cancelled']).toContain(trace?.status);
           expect(typeof trace?.modelMessage).toBe('string');
+          // A finished call shows nothing as still running or waiting.
+          expect(trace?.stages.every((s) => s.status !== 'running' && s.status !== 'waiting')).toBe(true);
+          expect(trace?.attempts.every((a) => a.outcome !== 'running')).toBe(true);
+          // An error names the stage that failed, never one that was skipped.
+          if (result.error?.stage) {
+            expect(trace?.stages.find((s) => s.name === result.error?.stage)?.status).toBe('failed');
+          }
+          expect(executor.inFlightIds()).toEqual([]);
         },
       ),
       { numRuns: 400 },

@@ -404,14 +404,20 @@ describe('normalize', () => {
     expect(result.metadata.parseFailed).toBe(true);
   });
 
-  it('fails on a non-zero exit with stderr in the error', async () => {
-    const { executor, store } = setup([shell({ stdout: '', stderr: 'no such file', exitCode: 2 })]);
+  it('fails a non-zero exit at the execute stage, as a failed attempt whose output is kept', async () => {
+    const { executor, store } = setup([shell({ stdout: 'partial\n', stderr: 'no such file', exitCode: 2 })]);
     const result = await executor.execute({ name: 'proc', arguments: {} });
-    expect(result.error).toMatchObject({ code: 'NON_ZERO_EXIT', stage: 'normalize', retryable: false });
-    expect(result.error?.message).toContain('no such file');
+    expect(result.error).toMatchObject({ code: 'NON_ZERO_EXIT', stage: 'execute', retryable: false });
+    expect(result.error?.message).toBe('The command exited with code 2: no such file');
+    expect(result.metadata).toMatchObject({ exitCode: 2, stderr: 'no such file' });
     const trace = store.get(result.traceId);
     expect(trace?.exitCode).toBe(2);
-    expect(stageMap(trace?.stages ?? []).normalize).toBe('failed');
+    expect(trace?.stdout).toBe('partial\n');
+    expect(trace?.stderr).toBe('no such file');
+    expect(trace?.attempts.map((a) => [a.outcome, a.error?.code])).toEqual([['error', 'NON_ZERO_EXIT']]);
+    expect(stageMap(trace?.stages ?? [])).toMatchObject({ execute: 'failed', normalize: 'ok' });
+    expect(trace?.stages.find((s) => s.name === 'normalize')?.detail).toMatch(/kept the failed attempt's output/);
+    expect(trace?.status).toBe('failed');
   });
 
   it('rejects output that breaks the declared output schema, keeping it in the trace', async () => {

@@ -1,7 +1,8 @@
 import { errorData } from './errors';
 import { isProcessOutput } from './process-output';
 import type { Redactor } from './redact';
-import type { AnyTool, ToolErrorData } from './types';
+import { truncateMiddle } from './truncate';
+import type { AnyTool, ModelTruncation, ToolErrorData } from './types';
 import { validateInput } from './validate-input';
 
 export interface OutputLimits {
@@ -18,23 +19,16 @@ export interface Normalized {
   output: unknown;
   /** What the model receives: the output, or its head and tail with a marker. */
   modelOutput: unknown;
+  /** `modelOutput` as the text of the model's message (a string as is, anything else as JSON). */
+  modelText: string;
   stdout: string | null;
   stderr: string | null;
   exitCode: number | null;
   truncated: boolean;
+  /** Set when the model received only the head and tail of the output. */
+  modelTruncation: ModelTruncation | null;
   parseFailed: boolean;
   error: ToolErrorData | null;
-}
-
-/** Keeps the head and the tail of a long text, with a marker saying how much was cut. */
-export function truncateMiddle(text: string, max: number): { text: string; truncated: boolean } {
-  if (text.length <= max) return { text, truncated: false };
-  const keep = Math.max(0, max - 64);
-  const head = Math.ceil(keep * 0.7);
-  const tail = keep - head;
-  const cut = text.length - head - tail;
-  const marker = `\n…[truncated ${cut} of ${text.length} characters]…\n`;
-  return { text: text.slice(0, head) + marker + (tail > 0 ? text.slice(-tail) : ''), truncated: true };
 }
 
 function capText(text: string, maxBytes: number): string {
@@ -53,10 +47,11 @@ function serialize(value: unknown): string | null {
 
 /**
  * Stage 5: turns whatever the tool returned into the one result shape.
- * 1. Process-like results: exit code decides success, stderr goes to the error or to metadata,
- *    stdout is parsed as JSON when it is JSON (`parseFailed` otherwise).
+ * 1. Process-like results: stdout is parsed as JSON when it is JSON (`parseFailed` otherwise);
+ *    stderr and the exit code are kept. (The execute stage already decided whether it failed.)
  * 2. Secrets found in the arguments (and secret-shaped values) are scrubbed from everything.
- * 3. The output schema, when declared, must accept the output (INVALID_OUTPUT otherwise).
+ * 3. The output schema, when declared, must accept the output (INVALID_OUTPUT otherwise); not
+ *    checked for the output of a failed attempt, which is only kept for the trace.
  * 4. Large output is cut head-and-tail for the model; the trace keeps it up to a cap.
  */
 export function normalizeOutput(
@@ -65,6 +60,7 @@ export function normalizeOutput(
   redactor: Redactor,
   secrets: readonly string[],
   limits: OutputLimits,
+  failedAttempt = false,
 ): Normalized {
   let output: unknown = raw === undefined ? null : raw;
   let stdout: string | null = null;
@@ -74,8 +70,8 @@ export function normalizeOutput(
   let error: ToolErrorData | null = null;
 
   if (isProcessOutput(raw)) {
-    stdout = capText(redactor.scrubText(raw.stdout, secrets), limits.maxTraceBytes);
-    stderr = capText(redactor.scrubText(raw.stderr, secrets), limits.maxTraceBytes);
+    stdout = capText(redactor.scrubText(String(raw.stdout ?? ''), secrets), limits.maxTraceBytes);
+    stderr = capText(redactor.scrubText(String(raw.stderr ?? ''), secrets), limits.maxTraceBytes);
     exitCode = raw.exitCode;
     const trimmed = stdout.trim();
     try {
@@ -84,34 +80,20 @@ export function normalizeOutput(
       output = stdout;
       parseFailed = true;
     }
-    if (raw.exitCode !== 0) {
-      const tail = truncateMiddle(stderr.trim(), 2_000).text;
-      error = errorData(
-        'NON_ZERO_EXIT',
-        `The command exited with code ${raw.exitCode}${raw.signal ? ` (${raw.signal})` : ''}${tail ? `: ${tail}` : '.'}`,
-        {
-          kind: 'business',
-          retryable: false,
-          hint: 'Read the error output above and change the command or its arguments.',
-          details: { exitCode: raw.exitCode, ...(raw.signal ? { signal: raw.signal } : {}) },
-          stage: 'normalize',
-        },
-      );
-    }
   } else {
     output = redactor.scrubValue(output, secrets);
   }
 
   let text = serialize(output);
   if (text === null) {
-    error ??= errorData('INVALID_OUTPUT', `${tool.name} returned a value that is not JSON-serializable.`, {
+    error = errorData('INVALID_OUTPUT', `${tool.name} returned a value that is not JSON-serializable.`, {
       stage: 'normalize',
     });
     output = String(output);
     text = output as string;
   }
 
-  if (!error && tool.outputSchema) {
+  if (!error && !failedAttempt && tool.outputSchema) {
     const checked = validateInput(tool.name, tool.outputSchema, output);
     if (!checked.ok) {
       const issues = (checked.error.details?.issues ?? []) as { path: string; message: string }[];
@@ -132,10 +114,18 @@ export function normalizeOutput(
     truncated = true;
   }
   let modelOutput = output;
-  const forModel = truncateMiddle(text, tool.maxModelOutputChars ?? limits.maxModelOutputChars);
-  if (forModel.truncated) {
+  let modelTruncation: ModelTruncation | null = null;
+  const maxModel = tool.maxModelOutputChars ?? limits.maxModelOutputChars;
+  const forModel = text.length > maxModel ? truncateMiddle(text, maxModel) : null;
+  if (forModel) {
     modelOutput = forModel.text;
     truncated = true;
+    modelTruncation = {
+      headChars: forModel.headChars,
+      tailChars: forModel.tailChars,
+      totalChars: forModel.totalChars,
+    };
   }
-  return { output, modelOutput, stdout, stderr, exitCode, truncated, parseFailed, error };
+  const modelText = typeof modelOutput === 'string' ? modelOutput : text;
+  return { output, modelOutput, modelText, stdout, stderr, exitCode, truncated, modelTruncation, parseFailed, error };
 }

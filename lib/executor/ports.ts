@@ -26,14 +26,23 @@ export interface Approver {
 
 /**
  * The approver used until manual approval exists: every `ask` becomes a denial that says
- * approval is required, so side-effectful calls never run unapproved.
+ * approval is required, so side-effectful calls never run unapproved. The message names the
+ * config file in use (`configFile`), or says none is and where one would be read.
  */
-export const denyUntilApproved: Approver = {
-  request: async (request) => ({
-    approved: false,
-    reason: `Approval is required to run "${request.tool}" (side effect: ${request.sideEffect}), and no approver is connected. Change its policy to "allow" in toolscope.config.json to run it without approval.`,
-  }),
-};
+export function createDenyingApprover(configFile: string | null): Approver {
+  const where = configFile
+    ? `in ${configFile}`
+    : 'in a config file (none is in use: create toolscope.config.json in the working directory or the data folder, or set TOOLSCOPE_CONFIG)';
+  return {
+    request: async (request) => ({
+      approved: false,
+      reason: `Approval is required to run "${request.tool}" (side effect: ${request.sideEffect}), and no approver is connected. Change its policy to "allow" ${where} to run it without approval.`,
+    }),
+  };
+}
+
+/** The denying approver when no config file is known (tests, scripts). */
+export const denyUntilApproved: Approver = createDenyingApprover(null);
 
 /** A fault injected into one attempt, so retries and timeouts behave as in real life. */
 export type Fault =

@@ -1,20 +1,81 @@
+import { CallCancelled, type Cancellable, cancelledError } from './call-cancellation';
 import { type Clock, sleep } from './clock';
 import { classifyError, errorData, ToolError } from './errors';
 import type { Fault } from './ports';
-import type { AnyTool, AttemptOutcome, ToolContext, ToolErrorData } from './types';
+import { processFailure } from './process-failure';
+import { isProcessOutput } from './process-output';
+import type { AnyTool, CancelReason, ToolContext, ToolErrorData } from './types';
 
 export type AttemptResult =
   | { outcome: 'ok'; value: unknown }
-  | { outcome: Exclude<AttemptOutcome, 'ok'>; error: ToolErrorData; cancelled: boolean };
+  /** `value`: what a failed process returned (stdout, stderr, exit code), kept for the trace. */
+  | { outcome: 'error'; error: ToolErrorData; value?: unknown }
+  | { outcome: 'timeout'; error: ToolErrorData }
+  | { outcome: 'cancelled'; error: ToolErrorData };
+
+/**
+ * What the tool receives. `signal` is a getter on the prototype, so the AbortController is
+ * created only when a tool reads it (most fast tools never do) and creating the context costs
+ * no closure: read `ctx.signal`, do not spread the context.
+ */
+class AttemptContext implements ToolContext {
+  readonly traceId: string;
+  readonly toolCallId: string;
+  readonly sessionId: string | null;
+  readonly actor: string;
+  readonly attempt: number;
+  readonly clock: Clock;
+  readonly metadata: Record<string, unknown>;
+  readonly output: ToolContext['output'];
+  private controller: AbortController | undefined;
+  private abortReason: unknown;
+
+  constructor(ctx: Omit<ToolContext, 'signal'>) {
+    this.traceId = ctx.traceId;
+    this.toolCallId = ctx.toolCallId;
+    this.sessionId = ctx.sessionId;
+    this.actor = ctx.actor;
+    this.attempt = ctx.attempt;
+    this.clock = ctx.clock;
+    this.metadata = ctx.metadata;
+    this.output = ctx.output;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.abortReason !== undefined) this.controller.abort(this.abortReason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    this.abortReason = reason;
+    this.controller?.abort(reason);
+  }
+}
 
 class AttemptTimeout extends Error {
   override readonly name = 'AttemptTimeout';
 }
 
-/** Runs the fault (if any), then the tool. Async so synchronous throws become rejections. */
-async function invoke(tool: AnyTool, input: unknown, ctx: ToolContext, clock: Clock, fault: Fault | null) {
-  if (fault?.type === 'latency') await sleep(clock, fault.ms, ctx.signal);
-  if (fault?.type === 'error') {
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** What the tool returned, as an attempt result: a failed process is a failed attempt. */
+function settled(value: unknown): AttemptResult {
+  if (isProcessOutput(value)) {
+    const failure = processFailure(value);
+    if (failure) return { outcome: 'error', error: failure, value };
+  }
+  return { outcome: 'ok', value };
+}
+
+/** Runs the fault, then the tool. Async so synchronous throws become rejections. */
+async function invokeWithFault(tool: AnyTool, input: unknown, ctx: ToolContext, clock: Clock, fault: Fault) {
+  if (fault.type === 'latency') await sleep(clock, fault.ms, ctx.signal);
+  if (fault.type === 'error') {
     throw new ToolError({
       code: fault.code ?? 'INJECTED_FAULT',
       message: fault.message ?? 'Injected fault',
@@ -22,53 +83,56 @@ async function invoke(tool: AnyTool, input: unknown, ctx: ToolContext, clock: Cl
       retryable: fault.retryable ?? true,
     });
   }
-  if (fault?.type === 'timeout') await new Promise(() => {}); // hangs until the deadline aborts it
-  if (fault?.type === 'garbage') return fault.output;
+  if (fault.type === 'timeout') await new Promise(() => {}); // hangs until the deadline aborts it
+  if (fault.type === 'garbage') return fault.output;
   return tool.execute(input, ctx);
 }
 
 /**
  * Runs one attempt under its own deadline.
- * 1. The tool gets an AbortSignal that fires at the deadline or when the caller cancels. It is
+ * 1. The tool gets an AbortSignal that fires at the deadline or when the call is cancelled. It is
  *    created on first read: most fast tools never look at it, and signals are not free.
- * 2. At the deadline the attempt ends, even if the tool ignores the signal.
- * 3. The timer and the caller-signal listener are always removed; a late settlement is ignored.
+ * 2. A tool that answers synchronously is done, and so is the attempt: no timer is armed
+ *    (nothing could have interrupted it) and no promise is made.
+ * 3. At the deadline, or on cancellation, the attempt ends even if the tool ignores the signal.
+ * 4. The timer and the cancel hook are always removed; a late settlement is ignored.
  */
 export function runAttempt(
   tool: AnyTool,
   input: unknown,
   ctx: Omit<ToolContext, 'signal'>,
-  options: { clock: Clock; parentSignal: AbortSignal | undefined; fault: Fault | null },
-): Promise<AttemptResult> {
-  const { clock, parentSignal, fault } = options;
-  return new Promise<AttemptResult>((resolve) => {
-    let controller: AbortController | undefined;
-    let abortReason: unknown;
-    let settled = false;
-    let timer: unknown;
+  options: { clock: Clock; cancellation: Cancellable; fault: Fault | null },
+): AttemptResult | Promise<AttemptResult> {
+  const { clock, cancellation, fault } = options;
+  if (cancellation.cancelReason) {
+    return { outcome: 'cancelled', error: cancelledError(cancellation.cancelReason, 'execute') };
+  }
+  const toolCtx = new AttemptContext(ctx);
 
+  let running: unknown;
+  if (fault) {
+    running = invokeWithFault(tool, input, toolCtx, clock, fault);
+  } else {
+    try {
+      running = tool.execute(input, toolCtx);
+    } catch (error) {
+      return { outcome: 'error', error: classifyError(error) };
+    }
+    // Synchronous answers settle synchronously: the hot path of fast tools allocates no promise.
+    if (!isThenable(running)) return settled(running);
+  }
+
+  return new Promise<AttemptResult>((resolve) => {
+    let done = false;
     const settle = (result: AttemptResult) => {
-      if (settled) return;
-      settled = true;
+      if (done) return;
+      done = true;
       clock.clearTimeout(timer);
-      parentSignal?.removeEventListener('abort', onParentAbort);
+      cancellation.onCancel(null);
       resolve(result);
     };
-    const abort = (reason: unknown) => {
-      abortReason = reason;
-      controller?.abort(reason);
-    };
-    const onParentAbort = () => {
-      abort(parentSignal?.reason);
-      settle(cancelled());
-    };
-
-    if (parentSignal?.aborted) {
-      settle(cancelled());
-      return;
-    }
-    parentSignal?.addEventListener('abort', onParentAbort, { once: true });
-    timer = clock.setTimeout(() => {
+    const abort = (reason: unknown) => toolCtx.abort(reason);
+    const timer = clock.setTimeout(() => {
       abort(new AttemptTimeout(`${tool.name} timed out after ${tool.timeoutMs} ms`));
       settle({
         outcome: 'timeout',
@@ -76,31 +140,18 @@ export function runAttempt(
           details: { timeoutMs: tool.timeoutMs },
           stage: 'execute',
         }),
-        cancelled: false,
       });
     }, tool.timeoutMs);
-
-    const toolCtx: ToolContext = {
-      ...ctx,
-      get signal() {
-        if (!controller) {
-          controller = new AbortController();
-          if (abortReason !== undefined) controller.abort(abortReason);
-        }
-        return controller.signal;
-      },
+    const onCancel = (reason: CancelReason) => {
+      abort(new CallCancelled(reason));
+      settle({ outcome: 'cancelled', error: cancelledError(reason, 'execute') });
     };
-    invoke(tool, input, toolCtx, clock, fault).then(
-      (value) => settle({ outcome: 'ok', value }),
-      (error: unknown) => settle({ outcome: 'error', error: classifyError(error), cancelled: false }),
+    // The tool may have had its own call cancelled while it started (synchronously).
+    if (cancellation.cancelReason) onCancel(cancellation.cancelReason);
+    else cancellation.onCancel(onCancel);
+    (running as PromiseLike<unknown>).then(
+      (value) => settle(settled(value)),
+      (error: unknown) => settle({ outcome: 'error', error: classifyError(error) }),
     );
   });
-}
-
-function cancelled(): AttemptResult {
-  return {
-    outcome: 'error',
-    error: errorData('CANCELLED', 'The call was cancelled before the tool finished.', { stage: 'execute' }),
-    cancelled: true,
-  };
 }

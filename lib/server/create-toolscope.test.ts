@@ -81,8 +81,45 @@ describe('the HTTP tool and Toolscope itself', () => {
       name: 'http_request',
       arguments: { url: 'http://127.0.0.1:3456/api/v1/traces' },
     });
-    expect(result.error?.code).toBe('HOST_NOT_ALLOWED');
+    // Refused by the tool's own check at the permission stage, before anything is sent.
+    expect(result.error).toMatchObject({ code: 'PERMISSION_DENIED', stage: 'permission' });
+    expect(result.error?.details).toMatchObject({ check: 'http allowlist' });
     expect(result.error?.message).toContain("Toolscope's own API");
+    ts.close();
+  });
+});
+
+describe('live events', () => {
+  it('publishes a running call’s progress to the stream following it only, and its output live', async () => {
+    const dir = dataDir();
+    fs.writeFileSync(
+      path.join(dir, 'toolscope.config.json'),
+      JSON.stringify({ policies: { run_shell: 'allow' }, shell: { allow: ['sh'] } }),
+    );
+    const ts = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: 'data' }, dir));
+    const following: string[] = [];
+    const everyone: string[] = [];
+    ts.events.subscribe((event) => everyone.push(event.type));
+    const call = ts.executor.execute({
+      name: 'run_shell',
+      arguments: { command: ['sh', '-c', 'echo one; sleep 0.3; echo two'] },
+    });
+    for (let i = 0; i < 100 && ts.executor.inFlightIds().length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const [id] = ts.executor.inFlightIds();
+    ts.events.subscribe((event) => following.push(event.type), { trace: id });
+    let live = ts.executor.inFlight(id ?? '');
+    for (let i = 0; i < 100 && !live?.stdout?.includes('one'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      live = ts.executor.inFlight(id ?? '');
+    }
+    expect(live?.stdout).toContain('one');
+    await call;
+    expect(following).toContain('progress');
+    expect(following.at(-1)).toBe('finish');
+    expect(everyone).not.toContain('progress');
+    expect(everyone).toEqual(expect.arrayContaining(['begin', 'finish']));
     ts.close();
   });
 });

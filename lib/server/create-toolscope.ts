@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import { type Config, loadConfig } from '../config';
 import { openDatabase } from '../db/open-database';
+import { startRetention } from '../db/retention';
+import { createSqliteToolSeries, type ToolSeries } from '../db/sqlite-tool-series';
 import { createSqliteTraceStore } from '../db/sqlite-trace-store';
 import type { TraceStore } from '../db/trace-store';
 import { createVault } from '../db/vault';
@@ -9,34 +11,56 @@ import { createExecutor, type Executor } from '../executor/executor';
 import { defaultPolicy, type PolicyResolver } from '../executor/ports';
 import { createRedactor } from '../executor/redact';
 import { createRegistry } from '../executor/registry';
-import type { TraceSink } from '../executor/types';
+import type { CancelReason, TraceRecord, TraceSink } from '../executor/types';
 import { createBuiltinTools } from '../tools';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface Toolscope {
   config: Config;
   store: TraceStore;
+  /** Per-tool calls, failures and latency over time, for the charts. */
+  series: ToolSeries;
   executor: Executor;
   events: TraceEvents;
   policyOf: PolicyResolver;
   /** How many calls were marked interrupted at start. */
   interruptedAtStart: number;
+  /**
+   * Stops taking calls (new ones are refused before they run), ends the event streams and
+   * cancels the calls in flight, resolving once they are recorded. See `stopToolscope`.
+   */
+  stop(reason: CancelReason): Promise<void>;
   close(): void;
 }
 
-/** A sink that records through the store and tells live views. */
-function publishingSink(store: TraceStore, events: TraceEvents): TraceSink {
+/**
+ * A sink that records through the store and tells live views (progress only to views following
+ * that call). Once Toolscope is stopping it refuses to begin new calls, so nothing starts that
+ * could not be recorded; once the store is closed, late writes are dropped instead of throwing.
+ */
+function publishingSink(
+  store: TraceStore,
+  events: TraceEvents,
+  lifecycle: { stopping: boolean; closed: boolean },
+): TraceSink {
+  const write = (record: TraceRecord, type: 'begin' | 'update' | 'finish', save: (r: TraceRecord) => void) => {
+    if (lifecycle.closed) {
+      console.error(`[toolscope] trace ${record.id} (${type}) arrived after the store was closed; not recorded`);
+      return;
+    }
+    save(record);
+    events.publish(record, type);
+  };
   return {
     begin(record) {
-      store.begin(record);
-      events.publish(record, 'begin');
+      if (lifecycle.stopping) throw new Error('Toolscope is shutting down');
+      write(record, 'begin', (r) => store.begin(r));
     },
-    update(record) {
-      store.update(record);
-      events.publish(record, 'update');
-    },
-    finish(record) {
-      store.finish(record);
-      events.publish(record, 'finish');
+    update: (record) => write(record, 'update', (r) => store.update(r)),
+    finish: (record) => write(record, 'finish', (r) => store.finish(r)),
+    progress(record) {
+      if (!lifecycle.closed) events.publish(record, 'progress');
     },
   };
 }
@@ -45,7 +69,7 @@ function publishingSink(store: TraceStore, events: TraceEvents): TraceSink {
  * The composition root: wires config, SQLite store, vault, built-in tools and executor.
  * 1. loads and validates the config; creates the data and workspace folders;
  * 2. opens the database (WAL, migrations applied);
- * 3. marks calls a previous process left running as interrupted;
+ * 3. marks calls a previous process left running as interrupted, and starts retention;
  * 4. builds the registry and the executor with the configured policies.
  */
 export function createToolscope(config: Config = loadConfig()): Toolscope {
@@ -53,9 +77,18 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
   fs.mkdirSync(config.workspace, { recursive: true });
   const db = openDatabase(config.dbPath);
   const store = createSqliteTraceStore({ db, vault: createVault({ dir: config.dataDir }) });
+  const series = createSqliteToolSeries(db, { beforeRead: () => store.flush() });
   const interruptedAtStart = store.markInterrupted(Date.now());
+  // Charts read minute buckets for a day and hour buckets for a week; keep a little more.
+  const retention = startRetention({
+    store,
+    retention: config.retention,
+    afterSweep: (now) => series.prune(now - 8 * DAY_MS, now - 2 * DAY_MS),
+  });
+  const lifecycle = { stopping: false, closed: false };
   // The store commits finished calls a few ms late; write them before the process goes.
   process.once('exit', () => {
+    if (lifecycle.closed) return;
     try {
       store.flush();
     } catch (error) {
@@ -78,18 +111,30 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
   const policyOf: PolicyResolver = (tool, sideEffect) => config.policies[tool] ?? defaultPolicy(tool, sideEffect);
   const executor = createExecutor({
     registry,
-    sink: publishingSink(store, events),
+    sink: publishingSink(store, events, lifecycle),
     policy: policyOf,
+    configFile: config.configPath,
     redactor: createRedactor(config.redactKeys),
     limits: { maxModelOutputChars: config.limits.maxModelOutputChars, maxTraceBytes: config.limits.maxTraceBytes },
   });
   return {
     config,
     store,
+    series,
     executor,
     events,
     policyOf,
     interruptedAtStart,
-    close: () => store.close(),
+    async stop(reason) {
+      lifecycle.stopping = true;
+      events.closeAll();
+      await executor.cancelAll(reason);
+    },
+    close() {
+      if (lifecycle.closed) return;
+      lifecycle.closed = true;
+      retention.stop();
+      store.close();
+    },
   };
 }

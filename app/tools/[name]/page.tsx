@@ -2,41 +2,71 @@ import { ArrowLeft } from 'lucide-react';
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { LiveRefresh } from '@/components/live-refresh';
-import { StatusBadge } from '@/components/status';
-import { Timestamp } from '@/components/timestamp';
 import { Playground } from '@/components/tools/playground';
 import { CircuitLabel, PolicyBadge, SideEffectLabel } from '@/components/tools/policy-badge';
 import { SchemaTabs } from '@/components/tools/schema-tabs';
+import { ToolActivity } from '@/components/tools/tool-activity';
+import { ToolRuns } from '@/components/tools/tool-runs';
+import { DEFAULT_RANGE, isKnownTool, parseRange, toolStatsJson } from '@/lib/api/stats';
 import { inputJsonSchema, toAnthropicTool, toOpenAITool } from '@/lib/executor/json-schema';
 import { getToolscope } from '@/lib/server/toolscope';
-import { formatDuration, formatPercent } from '@/lib/ui/format';
+import { formatDuration } from '@/lib/ui/format';
 import type { JsonSchema } from '@/lib/ui/json-schema';
 import { describePolicy, describeRetry, policyNote } from '@/lib/ui/tool-info';
 import { runTool } from './actions';
 
 export const dynamic = 'force-dynamic';
 
-type Props = { params: Promise<{ name: string }> };
+type Props = {
+  params: Promise<{ name: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: decodeURIComponent((await params).name) };
 }
 
-/** One tool: its settings and stats, its definition as models get it, a playground and its last runs. */
-export default async function ToolPage({ params }: Props) {
+/**
+ * One tool: its settings, its activity over a range (charts, live), its definition as models
+ * get it, a playground and its last runs (live). A tool that is not registered but was seen in
+ * recorded calls (an agent asked for it) gets its activity and runs; any other name is a 404.
+ */
+export default async function ToolPage({ params, searchParams }: Props) {
   const name = decodeURIComponent((await params).name);
-  const { executor, store, policyOf } = getToolscope();
+  const asked = (await searchParams).range;
+  const range = parseRange(typeof asked === 'string' ? asked : undefined) ?? DEFAULT_RANGE;
+  const ts = getToolscope();
+  const { executor, store, policyOf } = ts;
+  if (!isKnownTool(ts, name)) notFound();
+  const now = Date.now();
+  const activity = (
+    <ToolActivity key={range} tool={name} initialStats={toolStatsJson(ts, name, range, now)} renderedAt={now} />
+  );
+  const runs = <ToolRuns tool={name} initialRuns={store.list({ tool: name, limit: 10 }).items} renderedAt={now} />;
   const tool = executor.registry.get(name);
-  if (!tool) notFound();
+  if (!tool) {
+    return (
+      <div className="flex flex-col gap-5" data-testid="tool-page" data-tool={name} data-registered="false">
+        <header className="flex flex-col gap-1">
+          <Link href="/tools" className="inline-flex w-fit items-center gap-1 text-xs text-fg-muted hover:text-fg">
+            <ArrowLeft size={12} aria-hidden /> Tools
+          </Link>
+          <h1 className="font-mono text-lg font-semibold">{name}</h1>
+          <p className="max-w-3xl text-fg-muted">
+            Not registered: agents asked for this tool and the calls were recorded (as <code>UNKNOWN_TOOL</code>), but
+            Toolscope has no tool of this name to run.
+          </p>
+        </header>
+        {activity}
+        {runs}
+      </div>
+    );
+  }
   const policy = describePolicy(policyOf, tool);
-  const stats = store.toolStats().find((s) => s.tool === name);
-  const runs = store.list({ tool: name, limit: 10 }).items;
   const dt = 'text-fg-muted';
 
   return (
     <div className="flex flex-col gap-5" data-testid="tool-page" data-tool={name}>
-      <LiveRefresh tool={name} intervalMs={1000} />
       <header className="flex flex-col gap-1">
         <Link href="/tools" className="inline-flex w-fit items-center gap-1 text-xs text-fg-muted hover:text-fg">
           <ArrowLeft size={12} aria-hidden /> Tools
@@ -70,18 +100,6 @@ export default async function ToolPage({ params }: Props) {
               <CircuitLabel state={executor.circuitState(tool.name)} enabled={tool.circuitBreaker !== false} />
             </dd>
           </div>
-          <div>
-            <dt className={dt}>Calls · errors</dt>
-            <dd className="tabular-nums">
-              {stats ? `${stats.calls.toLocaleString('en-US')} · ${formatPercent(stats.failures, stats.calls)}` : '0'}
-            </dd>
-          </div>
-          <div>
-            <dt className={dt}>p50 · p95</dt>
-            <dd className="tabular-nums">
-              {formatDuration(stats?.p50LatencyMs)} · {formatDuration(stats?.p95LatencyMs)}
-            </dd>
-          </div>
           {tool.sensitivePaths.length > 0 && (
             <div className="col-span-full">
               <dt className={dt}>Sensitive arguments (always redacted)</dt>
@@ -103,6 +121,8 @@ export default async function ToolPage({ params }: Props) {
         </dl>
       </header>
 
+      {activity}
+
       <div className="grid gap-5 xl:grid-cols-2">
         <section aria-labelledby="playground-heading" className="flex min-w-0 flex-col gap-1.5">
           <h2 id="playground-heading" className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">
@@ -123,65 +143,7 @@ export default async function ToolPage({ params }: Props) {
         </section>
       </div>
 
-      <section aria-labelledby="runs-heading" className="flex flex-col gap-1.5">
-        <h2 id="runs-heading" className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">
-          Last runs{' '}
-          <Link
-            href={`/?tool=${encodeURIComponent(tool.name)}`}
-            className="normal-case tracking-normal text-accent hover:underline"
-          >
-            all calls →
-          </Link>
-        </h2>
-        {runs.length === 0 ? (
-          <p className="text-fg-muted">No calls yet. Run it from the playground above, or send one through the API.</p>
-        ) : (
-          <div className="overflow-x-auto rounded border border-line">
-            <table className="w-full border-collapse text-left text-xs" data-testid="tool-runs">
-              <caption className="sr-only">The last calls to {tool.name}</caption>
-              <thead className="bg-subtle text-[11px] uppercase tracking-wide text-fg-muted">
-                <tr>
-                  <th scope="col" className="px-2 py-1 font-medium">
-                    Time
-                  </th>
-                  <th scope="col" className="px-2 py-1 font-medium">
-                    Status
-                  </th>
-                  <th scope="col" className="px-2 py-1 text-right font-medium">
-                    Latency
-                  </th>
-                  <th scope="col" className="px-2 py-1 font-medium">
-                    Actor
-                  </th>
-                  <th scope="col" className="px-2 py-1 font-medium">
-                    Tool call id
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {runs.map((run) => (
-                  <tr key={run.id} className="border-t border-line" data-testid="tool-run" data-trace-id={run.id}>
-                    <td className="px-2 py-1">
-                      <Link href={`/traces/${run.id}`} className="text-accent hover:underline">
-                        <Timestamp ms={run.createdAt} />
-                      </Link>
-                    </td>
-                    <td className="px-2 py-1">
-                      <span className="inline-flex items-center gap-1.5">
-                        <StatusBadge status={run.status} />
-                        {run.errorCode && <code className="font-mono text-[11px] text-fg-muted">{run.errorCode}</code>}
-                      </span>
-                    </td>
-                    <td className="px-2 py-1 text-right tabular-nums">{formatDuration(run.latencyMs)}</td>
-                    <td className="px-2 py-1">{run.actor}</td>
-                    <td className="px-2 py-1 font-mono text-fg-muted">{run.toolCallId}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </section>
+      {runs}
     </div>
   );
 }

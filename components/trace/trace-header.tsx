@@ -1,0 +1,166 @@
+import { ArrowLeft, ChevronLeft, ChevronRight, Download } from 'lucide-react';
+import Link from 'next/link';
+import type { ReactNode } from 'react';
+import { formatDuration } from '@/lib/ui/format';
+import { isUnfinished } from '@/lib/ui/live-trace';
+import type { TraceView } from '@/lib/ui/trace-from-json';
+import { StatusBadge } from '../status';
+import { Timestamp } from '../timestamp';
+import { TraceFlags } from '../traces/trace-flags';
+import { TraceCopyButtons } from './trace-copy-buttons';
+
+/** The calls recorded just before and after this one (ids), for `[` and `]`. */
+export interface Neighbours {
+  newer: string | null;
+  older: string | null;
+}
+
+function NeighbourLink({ id, rel, children }: { id: string | null; rel: 'newer' | 'older'; children: ReactNode }) {
+  const className = 'inline-flex items-center gap-0.5 rounded border border-line px-1.5 py-0.5 text-xs';
+  const key = rel === 'newer' ? '[' : ']';
+  if (!id) {
+    return (
+      <span className={`${className} text-fg-muted opacity-50`} title={`No ${rel} call`}>
+        {children}
+      </span>
+    );
+  }
+  return (
+    <Link
+      href={`/traces/${encodeURIComponent(id)}`}
+      className={`${className} text-fg-muted hover:bg-muted hover:text-fg`}
+      title={`Open the ${rel} call (${key})`}
+      data-testid={`trace-${rel}`}
+      aria-keyshortcuts={key}
+    >
+      {children}
+    </Link>
+  );
+}
+
+/**
+ * The trace header: the tool (a link to its page only when the tool is registered), status, error
+ * code, flags, actions, and the call's ids and times. `latencyMs` of a running call is its elapsed
+ * time so far.
+ */
+export function TraceHeader({
+  trace,
+  toolKnown,
+  neighbours,
+  live,
+}: {
+  trace: TraceView;
+  toolKnown: boolean;
+  neighbours: Neighbours;
+  /** The live indicator and the cancel button, while the call runs. */
+  live?: ReactNode;
+}) {
+  const unfinished = isUnfinished(trace.status);
+  return (
+    <header className="flex flex-col gap-2">
+      <div className="flex items-center gap-2">
+        <Link href="/" className="inline-flex w-fit items-center gap-1 text-xs text-fg-muted hover:text-fg">
+          <ArrowLeft size={12} aria-hidden /> Traces
+        </Link>
+        <nav className="ml-auto flex gap-1" aria-label="Neighbouring calls">
+          <NeighbourLink id={neighbours.newer} rel="newer">
+            <ChevronLeft size={12} aria-hidden /> Newer
+          </NeighbourLink>
+          <NeighbourLink id={neighbours.older} rel="older">
+            Older <ChevronRight size={12} aria-hidden />
+          </NeighbourLink>
+        </nav>
+      </div>
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
+        <h1 className="font-mono text-lg font-semibold" data-testid="trace-tool">
+          {toolKnown ? (
+            <Link href={`/tools/${encodeURIComponent(trace.tool)}`} className="hover:underline">
+              {trace.tool}
+            </Link>
+          ) : (
+            <span title="This tool is not registered in this Toolscope">{trace.tool}</span>
+          )}
+        </h1>
+        {!toolKnown && <span className="text-xs text-fg-muted">(unknown tool)</span>}
+        <StatusBadge status={trace.status} testId="trace-status" />
+        {trace.error && (
+          <code
+            className={`font-mono text-xs ${trace.status === 'cancelled' ? 'text-fg-muted' : 'text-red-700 dark:text-red-300'}`}
+            data-testid="trace-error-code"
+          >
+            {trace.error.code}
+          </code>
+        )}
+        <TraceFlags flags={trace.flags} />
+        {live}
+        <div className="ml-auto flex flex-wrap items-center gap-1.5">
+          <TraceCopyButtons
+            traceId={trace.id}
+            call={{
+              toolCallId: trace.toolCallId,
+              tool: trace.tool,
+              arguments: trace.arguments,
+              sessionId: trace.sessionId,
+            }}
+          />
+          <a
+            href={`/traces/${encodeURIComponent(trace.id)}/export`}
+            download={`trace-${trace.id}.json`}
+            className="inline-flex items-center gap-1 rounded border border-line px-1.5 py-0.5 text-xs text-fg-muted hover:bg-muted hover:text-fg"
+            data-testid="export-trace"
+          >
+            <Download size={12} aria-hidden /> Export JSON
+          </a>
+        </div>
+      </div>
+      <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-xs sm:grid-cols-4 lg:grid-cols-7">
+        <div className="min-w-0">
+          <dt className="text-fg-muted">Tool call id</dt>
+          <dd className="truncate font-mono" title={trace.toolCallId}>
+            {trace.toolCallId}
+          </dd>
+        </div>
+        <div className="min-w-0">
+          <dt className="text-fg-muted">Trace id</dt>
+          <dd className="truncate font-mono" title={trace.id}>
+            {trace.id}
+          </dd>
+        </div>
+        <div className="min-w-0">
+          <dt className="text-fg-muted">Session</dt>
+          <dd className="truncate font-mono">
+            {trace.sessionId ? (
+              <Link href={`/?session=${encodeURIComponent(trace.sessionId)}`} className="text-accent hover:underline">
+                {trace.sessionId}
+              </Link>
+            ) : (
+              '—'
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt className="text-fg-muted">Actor · side effect</dt>
+          <dd>
+            {trace.actor} · {trace.sideEffect ?? '—'}
+          </dd>
+        </div>
+        <div>
+          <dt className="text-fg-muted">Created</dt>
+          <dd>
+            <Timestamp ms={trace.createdAt} full />
+          </dd>
+        </div>
+        <div>
+          <dt className="text-fg-muted">Finished</dt>
+          <dd>{trace.finishedAt === null ? 'not yet' : <Timestamp ms={trace.finishedAt} full />}</dd>
+        </div>
+        <div>
+          <dt className="text-fg-muted">{unfinished ? 'Elapsed so far' : 'Total latency'}</dt>
+          <dd className="font-semibold tabular-nums" data-testid="trace-latency">
+            {formatDuration(trace.latencyMs)}
+          </dd>
+        </div>
+      </dl>
+    </header>
+  );
+}

@@ -1,0 +1,98 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** Default shell programs plus `sh`, so e2e tests can run a program that prints and then waits. */
+const E2E_CONFIG = {
+  policies: { run_shell: 'allow' },
+  shell: { allow: ['echo', 'ls', 'cat', 'pwd', 'date', 'wc', 'head', 'tail', 'grep', 'sh'] },
+};
+
+/** Writes the e2e config file into the data folder and returns its path. */
+export function writeE2EConfig(dataDir: string): string {
+  const file = path.join(dataDir, 'toolscope.config.json');
+  fs.writeFileSync(file, JSON.stringify(E2E_CONFIG, null, 2));
+  return file;
+}
+
+export interface AppServer {
+  pid: number;
+  child: ChildProcess;
+  /** SIGTERM to the process group, SIGKILL after `graceMs`; resolves when it is gone. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+async function waitForServer(url: string, child: ChildProcess, logFile: string, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new Error(`The app exited with code ${child.exitCode}:\n${fs.readFileSync(logFile, 'utf8').slice(-4000)}`);
+    }
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(
+    `The app did not answer ${url} within ${timeoutMs} ms:\n${fs.readFileSync(logFile, 'utf8').slice(-4000)}`,
+  );
+}
+
+/**
+ * Starts the built app (`npm start`'s script) on `port` with the data folder `dataDir` (and the
+ * e2e config in it), appending its output to `server.log` there; resolves once it answers.
+ */
+export async function startAppServer({
+  port,
+  dataDir,
+  timeoutMs = 180_000,
+}: {
+  port: number | string;
+  dataDir: string;
+  timeoutMs?: number;
+}): Promise<AppServer> {
+  const logFile = path.join(dataDir, 'server.log');
+  const log = fs.openSync(logFile, 'a');
+  const child = spawn(process.execPath, ['scripts/start.mjs'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      TOOLSCOPE_DATA_DIR: dataDir,
+      TOOLSCOPE_CONFIG: writeE2EConfig(dataDir),
+    },
+    stdio: ['ignore', log, log],
+    detached: true,
+  });
+  fs.closeSync(log);
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('Could not start the app');
+  const stop = async (graceMs = 4_000) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    try {
+      process.kill(-pid, 'SIGTERM');
+    } catch {
+      return;
+    }
+    const timer = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), graceMs));
+    if ((await Promise.race([gone, timer])) === 'late') {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      await gone;
+    }
+  };
+  try {
+    await waitForServer(`http://127.0.0.1:${port}/api/v1/tools`, child, logFile, timeoutMs);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { pid, child, stop };
+}

@@ -1,0 +1,79 @@
+import { HEARTBEAT_INTERVAL_MS, type TraceEvent, type TraceEvents } from '../events';
+
+export interface EventStreamOptions {
+  /** Only this tool's events. */
+  tool?: string | null;
+  /** Follow one trace: its events only, `progress` included. */
+  trace?: string | null;
+  heartbeatMs?: number;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * A server-sent event stream of trace changes: `event: trace` with one JSON `data:` line each, and
+ * `event: ping` at once and every `heartbeatMs`, so clients can tell a quiet stream from a dead
+ * one. The stream ends when the client goes away or the bus closes (server shutdown).
+ * @example return eventStreamResponse(request.signal, ts.events, { trace: id });
+ */
+export function eventStreamResponse(signal: AbortSignal, events: TraceEvents, options: EventStreamOptions = {}) {
+  const { tool, trace } = options;
+  const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
+  let cleanup = () => {};
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      let open = true;
+      let unsubscribe = () => {};
+      const send = (text: string) => {
+        if (!open) return;
+        try {
+          controller.enqueue(encoder.encode(text));
+        } catch {
+          cleanup();
+        }
+      };
+      const ping = () =>
+        send(`event: ping\ndata: ${JSON.stringify({ at: Date.now(), heartbeat_ms: heartbeatMs })}\n\n`);
+      const heartbeat = setInterval(ping, heartbeatMs);
+      cleanup = () => {
+        if (!open) return;
+        open = false;
+        clearInterval(heartbeat);
+        unsubscribe();
+        signal.removeEventListener('abort', cleanup);
+        try {
+          controller.close();
+        } catch {
+          // already closed by the client
+        }
+      };
+      // The browser's own reconnect is a fallback; clients that manage reconnection close first.
+      send('retry: 2000\n\n');
+      ping();
+      unsubscribe = events.subscribe(
+        {
+          onEvent(event: TraceEvent) {
+            if (tool && event.tool !== tool) return;
+            if (trace && event.id !== trace) return;
+            send(`event: trace\ndata: ${JSON.stringify(event)}\n\n`);
+          },
+          onClose: () => cleanup(),
+        },
+        { trace: trace ?? undefined },
+      );
+      if (signal.aborted) cleanup();
+      else signal.addEventListener('abort', cleanup, { once: true });
+    },
+    cancel() {
+      cleanup();
+    },
+  });
+  return new Response(stream, {
+    headers: {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    },
+  });
+}

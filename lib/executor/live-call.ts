@@ -1,0 +1,144 @@
+import { type CancelHook, type Cancellable, cancelReasonOf } from './call-cancellation';
+import type { Clock } from './clock';
+import { createLiveOutput, type LiveOutput } from './live-output';
+import { createProgressThrottle, type ProgressThrottle } from './progress-throttle';
+import type { Redactor } from './redact';
+import type { CancelReason, OutputReporter, ToolResult, TraceRecord, TraceSink } from './types';
+
+/**
+ * One call while it runs: its record, its cancellation, what its current attempt printed, and
+ * its throttled progress. The executor keeps these in its in-flight map; `inFlight()` and
+ * `sink.progress` see scrubbed snapshots of them, never the live objects.
+ */
+export class LiveCall implements Cancellable {
+  cancelReason: CancelReason | null = null;
+  /** Secret values of this call's arguments: scrubbed from everything shown or stored. */
+  secrets: readonly string[] = [];
+  /** Set once normalize has put the final stdout and stderr in the record. */
+  outputFinal = false;
+  /** Set once the sink's `begin` has recorded the call. */
+  begun = false;
+  private signal: AbortSignal | null = null;
+  private onAbort: (() => void) | null = null;
+  private hook: CancelHook | null = null;
+  private waiters: ((result: ToolResult) => void)[] | null = null;
+  private output: LiveOutput | null = null;
+  private attempt = 0;
+  private ended = false;
+  private readonly throttle: ProgressThrottle | null;
+
+  constructor(
+    readonly record: TraceRecord,
+    private readonly redactor: Redactor,
+    private readonly maxOutputChars: number,
+    clock: Clock,
+    sink: TraceSink,
+  ) {
+    const progress = sink.progress;
+    this.throttle = progress ? createProgressThrottle(clock, () => this.publish(sink, progress)) : null;
+  }
+
+  onCancel(hook: CancelHook | null): void {
+    this.hook = hook;
+  }
+
+  /** Cancels the call when the caller's signal aborts (its reason says who, when it is a CancelReason). */
+  link(signal: AbortSignal): void {
+    this.signal = signal;
+    this.onAbort = () => this.cancel(cancelReasonOf(signal.reason));
+    signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /** Cancels the call; the first reason wins. Interrupts whatever the call is waiting on. */
+  cancel(reason: CancelReason): void {
+    if (this.cancelReason || this.ended) return;
+    this.cancelReason = reason;
+    const hook = this.hook;
+    this.hook = null;
+    hook?.(reason);
+  }
+
+  /** Resolves with the call's result once it is recorded. */
+  result(): Promise<ToolResult> {
+    return new Promise((resolve) => {
+      this.waiters ??= [];
+      this.waiters.push(resolve);
+    });
+  }
+
+  /** The record changed: publish progress (throttled). */
+  changed(): void {
+    this.throttle?.changed();
+  }
+
+  /** The sink just published the record (begin, update): progress waits its turn. */
+  published(): void {
+    this.throttle?.published();
+  }
+
+  /** Starts attempt `n`: its output starts empty; returns where its tool reports output. */
+  startAttempt(n: number): OutputReporter {
+    this.attempt = n;
+    this.output?.reset();
+    return {
+      write: (stream, text) => {
+        if (this.ended || this.attempt !== n) return; // a late write from an abandoned attempt
+        this.output ??= createLiveOutput(this.maxOutputChars);
+        this.output.write(stream, text);
+        this.changed();
+      },
+    };
+  }
+
+  /**
+   * The call is over: stops progress, and keeps what the last attempt printed (scrubbed) when
+   * normalize did not run (a timeout, a cancellation, a thrown error).
+   */
+  end(): void {
+    this.ended = true;
+    this.hook = null;
+    if (this.signal && this.onAbort) this.signal.removeEventListener('abort', this.onAbort);
+    this.throttle?.stop();
+    if (!this.outputFinal && this.output?.written) {
+      this.record.stdout = this.scrub(this.output.text('stdout'));
+      this.record.stderr = this.scrub(this.output.text('stderr'));
+    }
+  }
+
+  /** Hands the recorded result to whoever waits on it (cancel callers). */
+  settle(result: ToolResult): void {
+    const waiters = this.waiters;
+    this.waiters = null;
+    if (waiters) for (const resolve of waiters) resolve(result);
+  }
+
+  /** A consistent, scrubbed copy of the record as it is now: the live output included. */
+  snapshot(): TraceRecord {
+    const r = this.record;
+    const copy: TraceRecord = {
+      ...r,
+      stages: r.stages.map((s) => ({ ...s })),
+      attempts: r.attempts.map((a) => ({ ...a })),
+      flags: { ...r.flags },
+      metadata: { ...r.metadata },
+    };
+    if (!this.outputFinal && !this.ended && this.output?.written) {
+      copy.stdout = this.scrub(this.output.text('stdout'));
+      copy.stderr = this.scrub(this.output.text('stderr'));
+    }
+    return copy;
+  }
+
+  /** Live views are best-effort: a listener that throws must not fail the call (or a tool's write). */
+  private publish(sink: TraceSink, progress: NonNullable<TraceSink['progress']>): void {
+    try {
+      progress.call(sink, this.snapshot());
+    } catch (error) {
+      console.error(`[toolscope] progress listener failed for ${this.record.id}:`, error);
+    }
+  }
+
+  private scrub(text: string | null): string | null {
+    return text === null ? null : this.redactor.scrubText(text, this.secrets);
+  }
+}

@@ -1,0 +1,224 @@
+import { computeBackoff } from './backoff';
+import { cancelledError } from './call-cancellation';
+import { type CircuitBreaker, type CircuitState, createCircuitBreaker } from './circuit-breaker';
+import type { Clock } from './clock';
+import { errorData } from './errors';
+import type { LiveCall } from './live-call';
+import type { FaultSource } from './ports';
+import { type AttemptResult, runAttempt } from './run-attempt';
+import { roundMs } from './stage-recorder';
+import type { AnyTool, Attempt, CancelReason, ToolErrorData } from './types';
+
+/** One tool's outcome after its attempts: a failure may carry what a failed process returned. */
+export type ToolOutcome = { ok: true; value: unknown } | { ok: false; error: ToolErrorData; value?: unknown };
+
+export interface AttemptRunner {
+  /**
+   * Runs one tool's attempts for a call, with backoff between retryable failures, behind the
+   * tool's circuit breaker. Synchronous when the tool answers synchronously the first time.
+   */
+  run(tool: AnyTool, input: unknown, live: LiveCall, t0: number, fallback: boolean): ToolOutcome | Promise<ToolOutcome>;
+  circuitState(tool: string): CircuitState;
+}
+
+/** Breakers count failures that say the tool is unwell, not calls it answered with a "no". */
+function isHealthFailure(error: ToolErrorData): boolean {
+  return error.kind === 'temporary' || error.kind === 'timeout';
+}
+
+/**
+ * The attempts of the execute stage. Each attempt is in the record while it runs (`running`,
+ * with its timeout) and replaced by its final entry when it ends; a cancellation interrupts the
+ * running attempt or the backoff wait, and the breaker counts it as neither success nor failure.
+ */
+export function createAttemptRunner(deps: {
+  clock: Clock;
+  random: () => number;
+  faults: FaultSource | undefined;
+}): AttemptRunner {
+  const { clock, random } = deps;
+  const breakers = new Map<string, CircuitBreaker>();
+
+  function breakerFor(tool: AnyTool): CircuitBreaker | null {
+    if (!tool.circuitBreaker) return null;
+    let breaker = breakers.get(tool.name);
+    if (!breaker) {
+      breaker = createCircuitBreaker(tool.circuitBreaker);
+      breakers.set(tool.name, breaker);
+    }
+    return breaker;
+  }
+
+  /** Waits out a backoff; resolves with the cancel reason when the call is cancelled meanwhile. */
+  function waitBackoff(live: LiveCall, ms: number): Promise<CancelReason | null> {
+    if (live.cancelReason) return Promise.resolve(live.cancelReason);
+    if (ms <= 0) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const timer = clock.setTimeout(() => {
+        live.onCancel(null);
+        resolve(null);
+      }, ms);
+      live.onCancel((reason) => {
+        clock.clearTimeout(timer);
+        resolve(reason);
+      });
+    });
+  }
+
+  /** Starts attempt `n` of `tool`: records it as running, then runs it. */
+  function startAttempt(tool: AnyTool, input: unknown, live: LiveCall, t0: number, fallback: boolean, n: number) {
+    const record = live.record;
+    const fault =
+      deps.faults?.faultFor({ traceId: record.id, tool: tool.name, sessionId: record.sessionId, attempt: n }) ?? null;
+    const started = clock.now();
+    const index = record.attempts.length;
+    const attempt: Attempt = {
+      // Numbered across the call, fallbacks included; the tool sees its own count in ctx.attempt.
+      number: index + 1,
+      tool: tool.name,
+      fallback,
+      startedAt: roundMs(started - t0),
+      durationMs: 0,
+      outcome: 'running',
+      timeoutMs: tool.timeoutMs,
+      error: null,
+      backoffMs: null,
+      fault: fault ? fault.type : null,
+    };
+    record.attempts.push(attempt);
+    if (fault) record.flags.faulted = true;
+    const output = live.startAttempt(attempt.number);
+    live.changed();
+    const result = runAttempt(
+      tool,
+      input,
+      {
+        traceId: record.id,
+        toolCallId: record.toolCallId,
+        sessionId: record.sessionId,
+        actor: record.actor,
+        attempt: n,
+        clock,
+        metadata: record.metadata,
+        output,
+      },
+      { clock, cancellation: live, fault },
+    );
+    return { attempt, index, started, result };
+  }
+
+  /** Ends an attempt: its final entry replaces the running one. Returns the backoff before the next, or null. */
+  function endAttempt(
+    tool: AnyTool,
+    live: LiveCall,
+    step: { attempt: Attempt; index: number; started: number },
+    result: AttemptResult,
+    n: number,
+  ): number | null {
+    const retry =
+      result.outcome !== 'ok' &&
+      result.outcome !== 'cancelled' &&
+      result.error.retryable &&
+      n < tool.retry.maxAttempts &&
+      !live.cancelReason;
+    const backoffMs = retry ? computeBackoff(tool.retry, n, random()) : null;
+    // Replaced, not mutated: a snapshot taken while it ran keeps its `running` entry.
+    const { attempt } = step;
+    live.record.attempts[step.index] = {
+      number: attempt.number,
+      tool: attempt.tool,
+      fallback: attempt.fallback,
+      startedAt: attempt.startedAt,
+      durationMs: roundMs(clock.now() - step.started),
+      outcome: result.outcome,
+      timeoutMs: attempt.timeoutMs,
+      error: result.outcome === 'ok' ? null : result.error,
+      backoffMs,
+      fault: attempt.fault,
+    };
+    if (backoffMs !== null) live.record.flags.retried = true;
+    live.changed();
+    return backoffMs;
+  }
+
+  /** The last attempt's result as the tool's outcome; the breaker learns from it (a cancellation teaches nothing). */
+  function concludeAttempts(breaker: CircuitBreaker | null, last: AttemptResult): ToolOutcome {
+    if (breaker) {
+      if (last.outcome === 'cancelled') breaker.release();
+      else if (last.outcome !== 'ok' && isHealthFailure(last.error)) breaker.onFailure(clock.now());
+      else breaker.onSuccess();
+    }
+    if (last.outcome === 'ok') return { ok: true, value: last.value };
+    const failed: ToolOutcome = { ok: false, error: last.error };
+    if (last.outcome === 'error' && last.value !== undefined) failed.value = last.value;
+    return failed;
+  }
+
+  /**
+   * A tool that answers synchronously on its first attempt gets its outcome synchronously (no
+   * promise on the hot path); anything that waits continues in `continueAttempts`.
+   */
+  function runAttempts(
+    tool: AnyTool,
+    input: unknown,
+    live: LiveCall,
+    t0: number,
+    fallback: boolean,
+  ): ToolOutcome | Promise<ToolOutcome> {
+    const breaker = breakerFor(tool);
+    if (breaker && !breaker.tryAcquire(clock.now())) {
+      const retryIn = Math.ceil(breaker.retryInMs(clock.now()));
+      return {
+        ok: false,
+        error: errorData(
+          'CIRCUIT_OPEN',
+          `${tool.name} failed too many times in a row; it is not being called for ${retryIn} ms.`,
+          { details: { tool: tool.name, retryInMs: retryIn }, stage: 'execute' },
+        ),
+      };
+    }
+    if (live.cancelReason) {
+      return concludeAttempts(breaker, { outcome: 'cancelled', error: cancelledError(live.cancelReason, 'execute') });
+    }
+    const step = startAttempt(tool, input, live, t0, fallback, 1);
+    if (step.result instanceof Promise) {
+      return step.result.then((result) => continueAttempts(tool, input, live, t0, fallback, breaker, step, result));
+    }
+    return continueAttempts(tool, input, live, t0, fallback, breaker, step, step.result);
+  }
+
+  /** Ends attempt `step` with `result`, then waits out backoffs and runs the next attempts. */
+  function continueAttempts(
+    tool: AnyTool,
+    input: unknown,
+    live: LiveCall,
+    t0: number,
+    fallback: boolean,
+    breaker: CircuitBreaker | null,
+    step: { attempt: Attempt; index: number; started: number },
+    result: AttemptResult,
+  ): ToolOutcome | Promise<ToolOutcome> {
+    const backoffMs = endAttempt(tool, live, step, result, 1);
+    if (backoffMs === null) return concludeAttempts(breaker, result);
+    return (async () => {
+      let last = result;
+      let wait: number | null = backoffMs;
+      for (let n = 2; wait !== null; n++) {
+        const cancelled = await waitBackoff(live, wait);
+        if (cancelled) {
+          last = { outcome: 'cancelled', error: cancelledError(cancelled, 'execute') };
+          break;
+        }
+        const next = startAttempt(tool, input, live, t0, fallback, n);
+        last = await next.result;
+        wait = endAttempt(tool, live, next, last, n);
+      }
+      return concludeAttempts(breaker, last);
+    })();
+  }
+
+  return {
+    run: runAttempts,
+    circuitState: (name) => breakers.get(name)?.state(clock.now()) ?? 'closed',
+  };
+}

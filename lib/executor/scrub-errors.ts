@@ -1,0 +1,28 @@
+import type { Redactor } from './redact';
+import type { ToolErrorData, TraceRecord } from './types';
+
+/** An error with the call's secrets (and secret-shaped values) scrubbed from its text and details. */
+export function scrubError(error: ToolErrorData, redactor: Redactor, secrets: readonly string[]): ToolErrorData {
+  const scrubbed: ToolErrorData = { ...error, message: redactor.scrubText(error.message, secrets) };
+  if (error.hint) scrubbed.hint = redactor.scrubText(error.hint, secrets);
+  if (error.details) scrubbed.details = redactor.scrubValue(error.details, secrets);
+  return scrubbed;
+}
+
+/**
+ * Scrubs the error paths of a record before it is stored: each attempt's error and the detail
+ * of each failed stage (they quote error messages, which may quote the arguments).
+ */
+export function scrubRecordErrors(record: TraceRecord, redactor: Redactor, secrets: readonly string[]): void {
+  const { attempts, stages } = record;
+  for (let i = 0; i < attempts.length; i++) {
+    const attempt = attempts[i];
+    if (attempt?.error) attempts[i] = { ...attempt, error: scrubError(attempt.error, redactor, secrets) };
+  }
+  for (let i = 0; i < stages.length; i++) {
+    const stage = stages[i];
+    if (stage?.status === 'failed' && stage.detail) {
+      stages[i] = { ...stage, detail: redactor.scrubText(stage.detail, secrets) };
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import { rawArgumentsOf } from './parse-arguments';
+import type { ExecutionContext, ToolCall, TraceRecord } from './types';
+
+/** The record of a call as it starts: running, nothing decided yet. */
+export function createTraceRecord(
+  call: ToolCall,
+  ctx: ExecutionContext,
+  traceId: string,
+  createdAt: number,
+): TraceRecord {
+  const record: TraceRecord = {
+    id: traceId,
+    toolCallId: call.id || `call_${traceId.replace(/-/g, '').slice(0, 24)}`,
+    sessionId: ctx.sessionId ?? null,
+    actor: ctx.actor ?? 'api',
+    tool: typeof call.name === 'string' ? call.name : String(call.name),
+    status: 'running',
+    sideEffect: null,
+    arguments: null,
+    rawArguments: rawArgumentsOf(call.arguments),
+    createdAt,
+    finishedAt: null,
+    latencyMs: null,
+    stages: [],
+    attempts: [],
+    output: null,
+    stdout: null,
+    stderr: null,
+    exitCode: null,
+    error: null,
+    modelMessage: null,
+    modelTruncation: null,
+    flags: { retried: false, fellBack: false, truncated: false, faulted: false, replayed: false },
+    metadata: ctx.metadata ?? {},
+  };
+  if (ctx.metadata?.replayOf) record.flags.replayed = true;
+  return record;
+}

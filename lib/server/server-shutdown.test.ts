@@ -1,0 +1,132 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The real server, stopped with SIGTERM while a browser-like event stream and a running call are
+ * open: it must exit within 5 s and leave no call `running`. Needs a current build (`node
+ * scripts/build.mjs`); without one it is skipped, as building here would take minutes.
+ */
+const root = path.resolve(__dirname, '../..');
+const buildState = (await import(path.join(root, 'scripts/build-state.mjs'))) as { isBuildCurrent(): boolean };
+const built = fs.existsSync(path.join(root, '.next', 'BUILD_ID')) && buildState.isBuildCurrent();
+if (!built) {
+  console.warn(
+    '[server-shutdown.test] skipped: .next is missing or older than the sources; run `node scripts/build.mjs` first',
+  );
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+
+describe.skipIf(!built)('the server on SIGTERM', () => {
+  let dir: string;
+  let child: ChildProcess;
+  let base: string;
+  let log = '';
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-sigterm-'));
+    const config = path.join(dir, 'toolscope.config.json');
+    fs.writeFileSync(config, JSON.stringify({ policies: { run_shell: 'allow' }, shell: { allow: ['sh'] } }));
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    child = spawn(process.execPath, ['scripts/start.mjs'], {
+      cwd: root,
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', TOOLSCOPE_DATA_DIR: dir, TOOLSCOPE_CONFIG: config },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    child.stdout?.on('data', (chunk) => (log += chunk));
+    child.stderr?.on('data', (chunk) => (log += chunk));
+    for (let i = 0; i < 240; i++) {
+      if (child.exitCode !== null) throw new Error(`the server exited:\n${log}`);
+      const ok = await fetch(`${base}/api/v1/tools`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) return;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    throw new Error(`the server did not start:\n${log}`);
+  }, 90_000);
+
+  afterAll(() => {
+    if (child?.pid && child.exitCode === null && child.signalCode === null) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('exits within 5 s with an event stream and a running call open, the call recorded as cancelled', async () => {
+    const stream = await fetch(`${base}/api/v1/events`);
+    const reader = stream.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toContain('event: ping');
+
+    const agent = fetch(`${base}/api/v1/tool-calls`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        tool_calls: [
+          {
+            id: 'call_hang',
+            type: 'function',
+            function: { name: 'run_shell', arguments: JSON.stringify({ command: ['sh', '-c', 'echo up; sleep 60'] }) },
+          },
+        ],
+      }),
+    }).then((r) => r.json() as Promise<{ results: { status: string; error: { code: string } }[] }>);
+    let running = 0;
+    for (let i = 0; i < 100 && running === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const page = (await (await fetch(`${base}/api/v1/traces?status=running`)).json()) as { items: unknown[] };
+      running = page.items.length;
+    }
+    expect(running).toBe(1);
+
+    const started = Date.now();
+    process.kill(child.pid!, 'SIGTERM');
+    const code = await Promise.race([exited(child), new Promise<'late'>((r) => setTimeout(() => r('late'), 5_000))]);
+    const took = Date.now() - started;
+    expect(code, `exit within 5 s (log:\n${log})`).not.toBe('late');
+    expect(took).toBeLessThan(5_000);
+    expect(code).toBe(0);
+
+    // The stream was ended by the server, not left hanging.
+    let ended = false;
+    for (let i = 0; i < 10 && !ended; i++) ended = (await reader.read().catch(() => ({ done: true }))).done === true;
+    expect(ended).toBe(true);
+
+    // The agent waiting on the call got its answer before the process went.
+    const answer = await agent;
+    expect(answer.results[0]).toMatchObject({ status: 'cancelled', error: { code: 'CANCELLED' } });
+
+    const db = new Database(path.join(dir, 'toolscope.db'), { readonly: true });
+    const rows = db.prepare('select status from tool_calls').all() as { status: string }[];
+    db.close();
+    expect(rows).toEqual([{ status: 'cancelled' }]);
+  }, 30_000);
+});

@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type ConnectionStatus,
+  type ConnectionTimers,
+  connectEventStream,
+  type EventSourceLike,
+  RECONNECT_MAX_MS,
+  reconnectDelay,
+} from './event-stream-connection';
+
+/** Timers driven by the test: `advance(ms)` runs what falls due, in order. */
+function manualTimers(): ConnectionTimers & { advance(ms: number): void; pending(): number } {
+  let now = 1_000_000;
+  let nextId = 1;
+  const queue = new Map<number, { at: number; callback: () => void }>();
+  return {
+    now: () => now,
+    setTimeout(callback, ms) {
+      const id = nextId++;
+      queue.set(id, { at: now + ms, callback });
+      return id;
+    },
+    clearTimeout(handle) {
+      queue.delete(handle as number);
+    },
+    advance(ms) {
+      const until = now + ms;
+      for (;;) {
+        const due = [...queue.entries()].filter(([, t]) => t.at <= until).sort((a, b) => a[1].at - b[1].at)[0];
+        if (!due) break;
+        queue.delete(due[0]);
+        now = due[1].at;
+        due[1].callback();
+      }
+      now = until;
+    },
+    pending: () => queue.size,
+  };
+}
+
+class FakeSource implements EventSourceLike {
+  onopen: ((event: Event) => void) | null = null;
+  onerror: ((event: Event) => void) | null = null;
+  closed = false;
+  listeners = new Map<string, ((event: MessageEvent<string>) => void)[]>();
+  constructor(readonly url: string) {}
+  addEventListener(type: string, listener: (event: MessageEvent<string>) => void) {
+    this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
+  }
+  close() {
+    this.closed = true;
+  }
+  open() {
+    this.onopen?.(new Event('open'));
+  }
+  emit(type: string, data: string) {
+    for (const listener of this.listeners.get(type) ?? []) listener({ data } as MessageEvent<string>);
+  }
+  fail() {
+    this.onerror?.(new Event('error'));
+  }
+}
+
+function setup(random = () => 0.5) {
+  const timers = manualTimers();
+  const sources: FakeSource[] = [];
+  const statuses: ConnectionStatus[] = [];
+  const events: unknown[] = [];
+  let reconnects = 0;
+  const connection = connectEventStream({
+    url: '/api/v1/events?trace=t1',
+    open: (url) => {
+      const source = new FakeSource(url);
+      sources.push(source);
+      return source;
+    },
+    onEvent: (event) => events.push(event),
+    onStatus: (status) => statuses.push(status),
+    onReconnect: () => {
+      reconnects += 1;
+    },
+    heartbeatMs: 1_000,
+    timers,
+    random,
+  });
+  const last = () => sources[sources.length - 1]!;
+  return { timers, sources, statuses, events, connection, last, reconnects: () => reconnects };
+}
+
+describe('reconnectDelay', () => {
+  it('doubles from 1 s up to 30 s, jittered between half and all of it', () => {
+    expect(reconnectDelay(1, 0)).toBe(500);
+    expect(reconnectDelay(1, 0.999_999)).toBe(1_000);
+    expect(reconnectDelay(2, 1)).toBe(2_000);
+    expect(reconnectDelay(3, 1)).toBe(4_000);
+    expect(reconnectDelay(10, 1)).toBe(RECONNECT_MAX_MS);
+    expect(reconnectDelay(50, 0)).toBe(RECONNECT_MAX_MS / 2);
+  });
+});
+
+describe('connectEventStream', () => {
+  it('is connecting, then live when the stream opens, and hands over trace events', () => {
+    const t = setup();
+    expect(t.connection.status()).toEqual({ state: 'connecting', retryAt: null });
+    t.last().open();
+    expect(t.connection.status().state).toBe('live');
+    t.last().emit('trace', JSON.stringify({ type: 'progress', id: 't1' }));
+    t.last().emit('trace', 'not json');
+    expect(t.events).toEqual([{ type: 'progress', id: 't1' }]);
+    expect(t.sources[0]!.url).toBe('/api/v1/events?trace=t1');
+  });
+
+  it('stays live while pings arrive and drops after 2.5 heartbeats of silence', () => {
+    const t = setup();
+    t.last().open();
+    for (let i = 0; i < 10; i++) {
+      t.timers.advance(2_000);
+      t.last().emit('ping', '{}');
+    }
+    expect(t.connection.status().state).toBe('live');
+    expect(t.sources).toHaveLength(1);
+    t.timers.advance(2_499);
+    expect(t.connection.status().state).toBe('live');
+    t.timers.advance(1);
+    expect(t.connection.status()).toEqual({ state: 'disconnected', retryAt: t.timers.now() + 750 });
+    expect(t.sources[0]!.closed).toBe(true);
+  });
+
+  it('treats an error as a drop, closes the source and reconnects with growing delays', () => {
+    const t = setup(() => 1);
+    t.last().open();
+    const opened = t.timers.now();
+    t.last().fail();
+    expect(t.sources[0]!.closed).toBe(true);
+    expect(t.connection.status()).toEqual({ state: 'disconnected', retryAt: opened + 1_000 });
+    t.timers.advance(999);
+    expect(t.sources).toHaveLength(1);
+    t.timers.advance(1);
+    expect(t.sources).toHaveLength(2);
+    // Trying now: still disconnected, no retry scheduled until this try fails.
+    expect(t.connection.status()).toEqual({ state: 'disconnected', retryAt: null });
+    t.last().fail();
+    expect(t.connection.status().retryAt).toBe(t.timers.now() + 2_000);
+    t.timers.advance(2_000);
+    t.last().fail();
+    expect(t.connection.status().retryAt).toBe(t.timers.now() + 4_000);
+    t.timers.advance(4_000);
+    // A try that never opens (a hung server) is a drop too, after the same silence.
+    t.timers.advance(2_500);
+    expect(t.sources).toHaveLength(4);
+    expect(t.connection.status().retryAt).toBe(t.timers.now() + 8_000);
+    expect(t.reconnects()).toBe(0);
+  });
+
+  it('calls onReconnect once a reconnect opens, and starts the backoff over', () => {
+    const t = setup(() => 1);
+    t.last().open();
+    t.last().fail();
+    t.timers.advance(1_000);
+    t.last().fail();
+    t.timers.advance(2_000);
+    t.last().open();
+    expect(t.connection.status()).toEqual({ state: 'live', retryAt: null });
+    expect(t.reconnects()).toBe(1);
+    t.last().fail();
+    expect(t.connection.status().retryAt).toBe(t.timers.now() + 1_000);
+  });
+
+  it('ignores a replaced source and stops everything on close', () => {
+    const t = setup();
+    t.last().open();
+    const first = t.last();
+    first.fail();
+    t.timers.advance(1_000);
+    first.emit('trace', JSON.stringify({ id: 'late' }));
+    first.fail();
+    expect(t.events).toEqual([]);
+    expect(t.sources).toHaveLength(2);
+    t.connection.close();
+    expect(t.last().closed).toBe(true);
+    expect(t.timers.pending()).toBe(0);
+  });
+
+  it('retryNow skips the wait', () => {
+    const t = setup();
+    t.last().fail();
+    expect(t.connection.status().state).toBe('disconnected');
+    t.connection.retryNow();
+    expect(t.sources).toHaveLength(2);
+    t.last().open();
+    expect(t.reconnects()).toBe(1);
+  });
+});

@@ -1,0 +1,161 @@
+import { HEARTBEAT_INTERVAL_MS, type TraceEvent } from '../events';
+
+/** `connecting` before the first open; `disconnected` from a drop until a reconnect succeeds. */
+export type ConnectionState = 'connecting' | 'live' | 'disconnected';
+
+export interface ConnectionStatus {
+  state: ConnectionState;
+  /** Epoch ms of the next reconnect try while one is scheduled, else null (trying now, or live). */
+  retryAt: number | null;
+}
+
+/** The part of the browser's EventSource this module uses; tests hand in a fake. */
+export interface EventSourceLike {
+  onopen: ((event: Event) => void) | null;
+  onerror: ((event: Event) => void) | null;
+  addEventListener(type: string, listener: (event: MessageEvent<string>) => void): void;
+  close(): void;
+}
+
+/** Timers and time, injected so that tests drive them (TanStack Query's TimeoutProvider idea). */
+export interface ConnectionTimers {
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export interface EventStreamOptions {
+  url: string;
+  open(url: string): EventSourceLike;
+  onEvent(event: TraceEvent): void;
+  onStatus(status: ConnectionStatus): void;
+  /** A connection opened after an earlier one was lost or failed: catch up on what was missed. */
+  onReconnect?(): void;
+  heartbeatMs?: number;
+  timers?: ConnectionTimers;
+  /** [0, 1), for jitter. */
+  random?: () => number;
+}
+
+export const RECONNECT_BASE_MS = 1_000;
+export const RECONNECT_MAX_MS = 30_000;
+/** Silence (no event, no ping) longer than this many heartbeats counts as a dropped stream. */
+export const MISSED_HEARTBEATS = 2.5;
+
+/**
+ * The wait before reconnect try `attempt` (1-based): 1 s, 2 s, 4 s… capped at 30 s, then
+ * "equal jitter" (between half and all of it) so that many tabs do not reconnect in lockstep.
+ */
+export function reconnectDelay(attempt: number, random: number): number {
+  const capped = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** Math.max(0, attempt - 1));
+  return Math.round(capped / 2 + (capped / 2) * random);
+}
+
+const realTimers: ConnectionTimers = {
+  now: () => Date.now(),
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+/**
+ * Keeps an event stream open, and says honestly whether it is.
+ * 1. Opens the stream; `open` makes it `live`.
+ * 2. Every message (trace events and the server's pings) re-arms a watchdog; silence for
+ *    MISSED_HEARTBEATS heartbeats, or an error, is a drop: the stream is closed (the browser's own
+ *    silent retry is not used) and the state is `disconnected` with the time of the next try.
+ * 3. Tries again after `reconnectDelay`, growing with each failed try; a try that opens resets it
+ *    and calls `onReconnect`.
+ * Returns `close()` (stops everything) and `retryNow()` (skips the wait).
+ */
+export function connectEventStream(options: EventStreamOptions) {
+  const timers = options.timers ?? realTimers;
+  const random = options.random ?? Math.random;
+  const silenceMs = (options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS) * MISSED_HEARTBEATS;
+  let source: EventSourceLike | null = null;
+  let watchdog: unknown = null;
+  let retry: unknown = null;
+  let failures = 0;
+  let lostOne = false;
+  let closed = false;
+  let status: ConnectionStatus = { state: 'connecting', retryAt: null };
+
+  const setStatus = (next: ConnectionStatus) => {
+    if (next.state === status.state && next.retryAt === status.retryAt) return;
+    status = next;
+    options.onStatus(status);
+  };
+  const clearWatchdog = () => {
+    if (watchdog !== null) timers.clearTimeout(watchdog);
+    watchdog = null;
+  };
+  const armWatchdog = () => {
+    clearWatchdog();
+    watchdog = timers.setTimeout(drop, silenceMs);
+  };
+
+  function drop() {
+    if (closed) return;
+    clearWatchdog();
+    source?.close();
+    source = null;
+    lostOne = true;
+    failures += 1;
+    const delay = reconnectDelay(failures, random());
+    setStatus({ state: 'disconnected', retryAt: timers.now() + delay });
+    retry = timers.setTimeout(connect, delay);
+  }
+
+  function connect() {
+    if (closed) return;
+    retry = null;
+    if (status.retryAt !== null) setStatus({ ...status, retryAt: null });
+    const current = options.open(options.url);
+    source = current;
+    const alive = () => {
+      if (source === current) armWatchdog();
+    };
+    current.onopen = () => {
+      if (source !== current) return;
+      alive();
+      failures = 0;
+      setStatus({ state: 'live', retryAt: null });
+      if (lostOne) {
+        lostOne = false;
+        options.onReconnect?.();
+      }
+    };
+    current.onerror = () => {
+      if (source === current) drop();
+    };
+    current.addEventListener('ping', alive);
+    current.addEventListener('trace', (message) => {
+      if (source !== current) return;
+      alive();
+      let event: TraceEvent;
+      try {
+        event = JSON.parse(message.data) as TraceEvent;
+      } catch {
+        return; // a malformed event is ignored; the next one refreshes anyway
+      }
+      options.onEvent(event);
+    });
+    armWatchdog();
+  }
+
+  connect();
+  return {
+    status: () => status,
+    retryNow() {
+      if (closed || retry === null) return;
+      timers.clearTimeout(retry);
+      connect();
+    },
+    close() {
+      closed = true;
+      clearWatchdog();
+      if (retry !== null) timers.clearTimeout(retry);
+      source?.close();
+      source = null;
+    },
+  };
+}

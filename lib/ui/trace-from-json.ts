@@ -1,0 +1,77 @@
+import type { attemptJson, errorJson, stageJson, traceJson } from '../api/serialize';
+import type { Attempt, ToolErrorData, TraceRecord, TraceStage } from '../executor/types';
+
+/** `GET /api/v1/traces/:id` as the API sends it: the trace, and the server's clock when it answered. */
+export type TraceJson = ReturnType<typeof traceJson> & { server_time: string };
+
+/** A trace as the browser holds it: everything but the sealed raw arguments, which never leave. */
+export type TraceView = Omit<TraceRecord, 'rawArguments'>;
+
+const epoch = (iso: string | null) => (iso === null ? null : Date.parse(iso));
+
+function errorFromJson(error: ReturnType<typeof errorJson>): ToolErrorData | null {
+  if (!error) return null;
+  return { ...error, stage: error.stage } as ToolErrorData;
+}
+
+function stageFromJson(stage: ReturnType<typeof stageJson>): TraceStage {
+  return {
+    name: stage.name,
+    status: stage.status,
+    startedAt: stage.started_at,
+    durationMs: stage.duration_ms,
+    detail: stage.detail,
+  };
+}
+
+function attemptFromJson(attempt: ReturnType<typeof attemptJson>): Attempt {
+  return {
+    number: attempt.number,
+    tool: attempt.tool,
+    fallback: attempt.fallback,
+    startedAt: attempt.started_at,
+    durationMs: attempt.duration_ms,
+    outcome: attempt.outcome,
+    ...(attempt.timeout_ms === null ? {} : { timeoutMs: attempt.timeout_ms }),
+    error: errorFromJson(attempt.error),
+    backoffMs: attempt.backoff_ms,
+    fault: attempt.fault,
+  };
+}
+
+/** Turns the API's trace back into the executor's shape, which the trace view renders. */
+export function traceFromJson(json: ReturnType<typeof traceJson>): TraceView {
+  const truncation = json.model_truncation;
+  return {
+    id: json.id,
+    toolCallId: json.tool_call_id,
+    sessionId: json.session_id,
+    actor: json.actor,
+    tool: json.tool,
+    status: json.status,
+    sideEffect: json.side_effect,
+    arguments: json.arguments,
+    createdAt: epoch(json.created_at) ?? 0,
+    finishedAt: epoch(json.finished_at),
+    latencyMs: json.result.latency_ms,
+    stages: json.stages.map(stageFromJson),
+    attempts: json.attempts.map(attemptFromJson),
+    output: json.result.output,
+    stdout: json.stdout,
+    stderr: json.stderr,
+    exitCode: json.exit_code,
+    error: errorFromJson(json.result.error),
+    modelMessage: json.model_message,
+    modelTruncation: truncation
+      ? { headChars: truncation.head_chars, tailChars: truncation.tail_chars, totalChars: truncation.total_chars }
+      : null,
+    flags: {
+      retried: json.flags.retried,
+      fellBack: json.flags.fell_back,
+      truncated: json.flags.truncated,
+      faulted: json.flags.faulted,
+      replayed: json.flags.replayed,
+    },
+    metadata: json.metadata,
+  };
+}
