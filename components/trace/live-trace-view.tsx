@@ -199,6 +199,7 @@ export function LiveTraceView({
                 stderr: trace.stderr,
                 exitCode: trace.exitCode,
                 modelMessage: trace.modelMessage,
+                modelTruncation: trace.modelTruncation,
                 finished: true,
                 failed: trace.error !== null,
               }}
