@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { postToolCall, unique } from './pages/api';
 import { ShortcutsDialog } from './pages/shortcuts-dialog';
@@ -215,4 +217,25 @@ test('times render identically on the server and in the browser, in the zone the
   await expect(page.getByTestId('time-zone-label')).toHaveText('UTC');
   await page.reload();
   await expect(page.getByTestId('time-zone-label')).toHaveText('UTC');
+});
+
+test('what the model saw says how much of a cut output the model got', async ({ page, request }) => {
+  const dataDir = process.env.E2E_DATA_DIR;
+  test.skip(!dataDir, 'needs the data folder of the e2e server');
+  const file = `cut-${unique('f')}.txt`;
+  fs.mkdirSync(path.join(dataDir!, 'workspace'), { recursive: true });
+  fs.writeFileSync(path.join(dataDir!, 'workspace', file), `${'y'.repeat(99)}\n`.repeat(2_000));
+  const { traceId, status } = await postToolCall(request, {
+    id: unique('call_cut'),
+    name: 'read_file',
+    arguments: { path: file, limit: 2_000 },
+  });
+  test.skip(status !== 'succeeded', `read_file did not succeed (${status})`);
+  const trace = new TracePage(page);
+  await trace.goto(traceId);
+  await expect(page.getByTestId('result-tab-output')).toContainText('KiB');
+  const model = await trace.openTab('model');
+  await expect(model.getByTestId('model-truncation')).toContainText(
+    /The model got the first [\d.]+k and the last [\d.]+k characters of [\d.]+k/,
+  );
 });
