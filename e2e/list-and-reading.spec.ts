@@ -239,3 +239,33 @@ test('what the model saw says how much of a cut output the model got', async ({ 
     /The model got the first [\d.]+k and the last [\d.]+k characters of [\d.]+k/,
   );
 });
+
+test('a running call is cancelled from its row menu and the row turns cancelled', async ({ page, request }) => {
+  test.setTimeout(45_000);
+  const session = unique('sess-row-cancel');
+  const agent = request.post('/api/v1/tool-calls', {
+    timeout: 40_000,
+    data: {
+      session_id: session,
+      tool_calls: [
+        {
+          id: unique('call_sleep'),
+          type: 'function',
+          function: { name: 'run_shell', arguments: JSON.stringify({ command: ['sh', '-c', 'sleep 30'] }) },
+        },
+      ],
+    },
+  });
+  const traces = new TracesPage(page);
+  await traces.goto(`?session=${session}`);
+  await traces.waitUntilLive();
+  const row = traces.rows.first();
+  await expect(row).toHaveAttribute('data-status', 'running');
+  const traceId = (await row.getAttribute('data-trace-id'))!;
+  const menu = await traces.openRowMenu(traceId);
+  await menu.getByTestId('row-menu-cancel').click();
+  await expect(traces.notice).toContainText('Cancel requested');
+  await expect(traces.row(traceId)).toHaveAttribute('data-status', 'cancelled');
+  const body = await (await agent).json();
+  expect(body.results[0]).toMatchObject({ status: 'cancelled' });
+});
