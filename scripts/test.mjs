@@ -1,4 +1,5 @@
-// `npm test`: type-check, lint, unit and integration tests, build, then e2e tests in Chromium.
+// `npm test`: type-check, lint, build, unit and integration tests (some drive the built server),
+// then e2e tests in Chromium.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { buildIfNeeded } from './build.mjs';
@@ -33,13 +34,14 @@ fs.mkdirSync(REPORTS, { recursive: true });
 const bin = (name) => (fs.existsSync(`node_modules/.bin/${name}`) ? `node_modules/.bin/${name}` : name);
 run('type-check', bin('tsc'), ['--noEmit', '-p', '.']);
 run('lint', bin('biome'), ['check', '.']);
+buildIfNeeded();
+process.env.TOOLSCOPE_REQUIRE_BUILD = '1';
 run('unit and integration tests', bin('vitest'), [
   'run',
   '--reporter=default',
   '--reporter=json',
   `--outputFile.json=${REPORTS}/vitest.json`,
 ]);
-buildIfNeeded();
 run('e2e tests', bin('playwright'), ['test']);
 const { passed, failed, skipped } = summary();
 console.log(`\ntoolscope: ${passed} passed, ${failed} failed, ${skipped} skipped`);
