@@ -4,7 +4,13 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: { alias: { '@': fileURLToPath(new URL('.', import.meta.url)) } },
   test: {
-    include: ['lib/**/*.test.ts', 'app/**/*.test.ts', 'components/**/*.test.ts', 'scripts/**/*.test.ts'],
+    include: [
+      'lib/**/*.test.ts',
+      'bench/**/*.test.ts',
+      'app/**/*.test.ts',
+      'components/**/*.test.ts',
+      'scripts/**/*.test.ts',
+    ],
     environment: 'node',
     pool: 'forks',
     testTimeout: 20_000,

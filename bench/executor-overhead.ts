@@ -1,9 +1,8 @@
 /**
  * Per-call overhead of the executor for a no-op tool, with the in-memory store and with the
- * SQLite store (WAL, a temp file): p50 and p99 over CALLS sequential calls after a warm-up.
- * Run: npm run bench  (CALLS=200000 npm run bench for more). The script bundles this file with
- * esbuild first, as the app's own build compiles it: tsx would add a name-keeping wrapper to
- * every function and measure that too.
+ * SQLite store (WAL, a temp file): p50 and p99 over `calls` sequential calls after a warm-up,
+ * the median of `runs` such runs. `npm run bench` bundles this with esbuild first, as the app's
+ * own build compiles it: tsx would add a name-keeping wrapper to every function and measure that too.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,9 +16,14 @@ import { createVault } from '../lib/db/vault';
 import { defineTool } from '../lib/executor/define-tool';
 import { createExecutor } from '../lib/executor/executor';
 import { createRegistry } from '../lib/executor/registry';
+import { median, percentile } from './percentile';
 
-const CALLS = Number(process.env.CALLS || 100_000);
-const WARMUP = Math.min(10_000, Math.floor(CALLS / 10));
+export interface OverheadFigures {
+  p50Us: number;
+  p99Us: number;
+  calls: number;
+  runs: number;
+}
 
 const noop = defineTool({
   name: 'noop',
@@ -29,40 +33,65 @@ const noop = defineTool({
   execute: () => ({ ok: true }),
 });
 
-async function measure(label: string, store: TraceStore) {
+async function measureOnce(store: TraceStore, calls: number) {
   const executor = createExecutor({ registry: createRegistry([noop]), sink: store });
   const call = { id: 'call_bench', name: 'noop', arguments: '{"n":1}' };
-  for (let i = 0; i < WARMUP; i++) await executor.execute(call);
-  const samples = new Float64Array(CALLS);
-  for (let i = 0; i < CALLS; i++) {
+  const warmup = Math.min(10_000, Math.floor(calls / 10));
+  for (let i = 0; i < warmup; i++) await executor.execute(call);
+  const samples = new Float64Array(calls);
+  for (let i = 0; i < calls; i++) {
     const start = process.hrtime.bigint();
     const result = await executor.execute(call);
     samples[i] = Number(process.hrtime.bigint() - start) / 1000;
     if (!result.success) throw new Error(`bench call failed: ${result.error?.message}`);
   }
   samples.sort();
-  const at = (p: number) => samples[Math.min(CALLS - 1, Math.floor(p * CALLS))] ?? Number.NaN;
-  console.log(
-    `${label.padEnd(22)} p50 ${at(0.5).toFixed(1).padStart(6)} µs   p99 ${at(0.99).toFixed(1).padStart(7)} µs   (${CALLS} calls)`,
-  );
+  return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99) };
 }
 
-async function main() {
-  console.log(`executor overhead per call, no-op tool, node ${process.version}`);
-  // Bounded, as a long-running in-memory store would be: the bench measures the executor, not a growing heap.
-  await measure('in-memory store', createMemoryTraceStore({ capacity: 10_000 }));
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-bench-'));
-  try {
-    const db = openDatabase(path.join(dir, 'bench.db'));
-    const store = createSqliteTraceStore({ db, vault: createVault({ dir }) });
-    await measure('SQLite store (WAL)', store);
-    store.close();
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+async function measure(openStore: () => { store: TraceStore; close(): void }, calls: number, runs: number) {
+  const figures: { p50: number; p99: number }[] = [];
+  for (let i = 0; i < runs; i++) {
+    const { store, close } = openStore();
+    try {
+      figures.push(await measureOnce(store, calls));
+    } finally {
+      close();
+    }
   }
+  return {
+    p50Us: median(figures.map((f) => f.p50)),
+    p99Us: median(figures.map((f) => f.p99)),
+    calls,
+    runs,
+  };
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+/** Measures both stores, each run on a fresh store (the SQLite one in a temp folder, removed after). */
+export async function measureExecutorOverhead(calls: number, runs: number) {
+  // Bounded, as a long-running in-memory store would be: the bench measures the executor, not a growing heap.
+  const inMemory = await measure(
+    () => ({ store: createMemoryTraceStore({ capacity: 10_000 }), close() {} }),
+    calls,
+    runs,
+  );
+  const sqlite = await measure(
+    () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-bench-'));
+      const store = createSqliteTraceStore({
+        db: openDatabase(path.join(dir, 'bench.db')),
+        vault: createVault({ dir }),
+      });
+      return {
+        store,
+        close() {
+          store.close();
+          fs.rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+    calls,
+    runs,
+  );
+  return { inMemory, sqlite };
+}

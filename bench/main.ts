@@ -1,0 +1,175 @@
+/**
+ * `npm run bench`: every figure of issues #7 and #12 this bench measures, side by side in one run,
+ * printed as one table (progress goes to stderr) and written to `bench/results/<date>.json`.
+ * 1. Executor overhead per call, in-memory and SQLite store (in this process, before any server).
+ * 2. Build the app if needed (`node scripts/build.mjs`).
+ * 3. A bare node:http server (child process) under the load: the ceiling.
+ * 4. The app, started as `npm start` starts it (own port, fresh data folder), under the same load
+ *    on POST /api/v1/tool-calls, then on a 404 route, then again with SSE subscribers open (their
+ *    own child process), each counting the finish events it received.
+ * 5. Stop the app by its pid, count the stored calls read-only against the answered ones.
+ * The load generator always runs in a child process of its own, never beside a server.
+ * Settings: BENCH_CONNECTIONS=50 BENCH_SECONDS=5 BENCH_RUNS=3 BENCH_WARMUP_SECONDS=3
+ * BENCH_SUBSCRIBERS=200 BENCH_EXECUTOR_CALLS=100000 BENCH_EXECUTOR_RUNS=3.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { countStoredCalls, startApp } from './app-server';
+import { forkScript, nextMessage } from './child';
+import { measureExecutorOverhead } from './executor-overhead';
+import type { LoadOptions, LoadReport } from './load-generator';
+import { type BenchResult, checkTargets, formatTable, resultFileName, summarizeLoad } from './results';
+import type { SubscriberCounts } from './sse-subscribers';
+
+const setting = (name: string, fallback: number) => Number(process.env[name] || fallback);
+const settings = {
+  connections: setting('BENCH_CONNECTIONS', 50),
+  warmupSeconds: setting('BENCH_WARMUP_SECONDS', 3),
+  seconds: setting('BENCH_SECONDS', 5),
+  runs: setting('BENCH_RUNS', 3),
+  subscribers: setting('BENCH_SUBSCRIBERS', 200),
+  executorCalls: setting('BENCH_EXECUTOR_CALLS', 100_000),
+  executorRuns: setting('BENCH_EXECUTOR_RUNS', 3),
+  body: JSON.stringify({
+    tool_calls: [{ id: 'c', type: 'function', function: { name: 'calculator', arguments: '{"expression":"2+2"}' } }],
+  }),
+};
+const NOT_FOUND_PATH = '/bench-not-found';
+const root = process.cwd();
+const progress = (text: string) => console.error(`[bench] ${text}`);
+
+async function load(options: Omit<LoadOptions, 'connections' | 'warmupSeconds' | 'seconds' | 'runs'>) {
+  const { connections, warmupSeconds, seconds, runs } = settings;
+  const child = forkScript('./load-generator.mjs', { ...options, connections, warmupSeconds, seconds, runs });
+  const timeoutMs = (warmupSeconds + seconds * runs) * 1000 + 60_000;
+  const { report } = await nextMessage<{ report: LoadReport }>(child, 'report', timeoutMs);
+  return summarizeLoad(report);
+}
+
+const postCalls = (origin: string) =>
+  ({
+    url: `${origin}/api/v1/tool-calls`,
+    method: 'POST',
+    body: settings.body,
+    expectStatus: 200,
+    expectBody: '"success":true',
+  }) as const;
+
+async function measureBare() {
+  const server = forkScript('./bare-server.mjs', {});
+  try {
+    const { port } = await nextMessage<{ port: number }>(server, 'listening', 10_000);
+    return await load({ ...postCalls(`http://127.0.0.1:${port}`), expectBody: '"ok":true' });
+  } finally {
+    server.kill('SIGTERM');
+  }
+}
+
+/** Asks the subscribers for their counts until every one has `expected` or the counts stop moving. */
+async function settledCounts(subscribers: ReturnType<typeof forkScript>, expected: number) {
+  let last = '';
+  for (let i = 0; i < 40; i++) {
+    subscribers.send({ type: 'report' });
+    const { counts } = await nextMessage<{ counts: SubscriberCounts }>(subscribers, 'counts', 10_000);
+    const key = counts.finishes.join(',');
+    if (Math.min(...counts.finishes) >= expected || key === last) return counts;
+    last = key;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error('the subscribers never settled');
+}
+
+async function measureApp() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-bench-app-'));
+  const logFile = path.join(root, 'bench', 'tmp', 'app.log');
+  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  fs.writeFileSync(logFile, '');
+  progress(`starting the app (scripts/start.mjs, data in ${dataDir}, log in bench/tmp/app.log)`);
+  const app = await startApp({ root, dataDir, logFile });
+  try {
+    progress(`app pid ${app.pid} at ${app.origin}: POST /api/v1/tool-calls`);
+    const calls = await load(postCalls(app.origin));
+    progress(`GET ${NOT_FOUND_PATH}`);
+    const notFound = await load({ url: `${app.origin}${NOT_FOUND_PATH}`, method: 'GET', expectStatus: 404 });
+    progress(`${settings.subscribers} subscribers on /api/v1/events, then POST /api/v1/tool-calls again`);
+    const subscribers = forkScript('./sse-subscribers.mjs', {
+      url: `${app.origin}/api/v1/events`,
+      count: settings.subscribers,
+    });
+    let withSubscribers: Awaited<ReturnType<typeof load>>;
+    let counts: SubscriberCounts;
+    try {
+      await nextMessage(subscribers, 'ready', 60_000);
+      withSubscribers = await load(postCalls(app.origin));
+      counts = await settledCounts(subscribers, withSubscribers.answered);
+    } finally {
+      subscribers.disconnect();
+    }
+    progress(`stopping the app (SIGTERM to pid ${app.pid})`);
+    const stopped = await app.stop();
+    if (stopped.killed) progress('the app did not stop within 20 s and was killed');
+    const stored = countStoredCalls(dataDir);
+    return {
+      app: calls,
+      appNotFound: { ...notFound, path: NOT_FOUND_PATH },
+      appWithSubscribers: {
+        ...withSubscribers,
+        subscribers: {
+          count: settings.subscribers,
+          expected: withSubscribers.answered,
+          min: Math.min(...counts.finishes),
+          max: Math.max(...counts.finishes),
+          failed: counts.failed,
+          ...(counts.firstError === undefined ? {} : { firstError: counts.firstError }),
+        },
+      },
+      persisted: { answered: calls.answered + withSubscribers.answered, ...stored },
+    };
+  } finally {
+    await app.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  const date = new Date().toISOString();
+  const loadBefore = os.loadavg();
+  progress(`executor overhead: ${settings.executorRuns} × ${settings.executorCalls} calls per store`);
+  const executor = await measureExecutorOverhead(settings.executorCalls, settings.executorRuns);
+  progress('building the app if needed (node scripts/build.mjs)');
+  const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: ['ignore', 2, 2] });
+  if (build.status !== 0) throw new Error('the build failed');
+  progress('bare node:http server');
+  const bare = await measureBare();
+  const { persisted, ...app } = await measureApp();
+  const cpus = os.cpus();
+  const partial: Omit<BenchResult, 'targets'> = {
+    version: 1,
+    date,
+    machine: {
+      cores: cpus.length,
+      cpu: cpus[0]?.model.trim() ?? 'unknown',
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+      loadBefore,
+      loadAfter: os.loadavg(),
+    },
+    settings,
+    executor,
+    http: { bare, ...app, persisted },
+  };
+  const result: BenchResult = { ...partial, targets: checkTargets(partial) };
+  console.log(formatTable(result));
+  const dir = path.join(root, 'bench', 'results');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, resultFileName(date));
+  fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  console.log(`\nwritten to ${path.relative(root, file)}`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

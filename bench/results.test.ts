@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import type { RunFigures } from './load-generator';
+import { type BenchResult, checkTargets, formatTable, resultFileName, summarizeLoad } from './results';
+
+const run = (rps: number, p50Ms: number, p99Ms: number, errors = 0): RunFigures => ({
+  seconds: 5,
+  ok: rps * 5,
+  errors,
+  rps,
+  p50Ms,
+  p99Ms,
+});
+
+function result(app: { rps: number; p99Ms: number }, persisted = { answered: 100, rows: 100, succeeded: 100 }) {
+  const http = (rps: number, p99Ms: number) => ({ rps, p50Ms: p99Ms / 2, p99Ms, errors: 0, answered: 50, runs: [] });
+  const partial: Omit<BenchResult, 'targets'> = {
+    version: 1,
+    date: '2026-11-30T01:02:03.456Z',
+    machine: { cores: 2, cpu: 'cpu', node: 'v20.20.2', platform: 'linux', loadBefore: [1, 1, 1], loadAfter: [2, 2, 2] },
+    settings: {
+      connections: 50,
+      warmupSeconds: 3,
+      seconds: 5,
+      runs: 3,
+      subscribers: 200,
+      executorCalls: 1000,
+      executorRuns: 3,
+      body: '{}',
+    },
+    executor: {
+      inMemory: { p50Us: 7.7, p99Us: 70, calls: 1000, runs: 3 },
+      sqlite: { p50Us: 10, p99Us: 90, calls: 1000, runs: 3 },
+    },
+    http: {
+      bare: http(32_000, 3),
+      app: http(app.rps, app.p99Ms),
+      appWithSubscribers: {
+        ...http(app.rps, app.p99Ms),
+        subscribers: { count: 200, expected: 50, min: 50, max: 50, failed: 0 },
+      },
+      appNotFound: { ...http(660, 150), path: '/bench-not-found' },
+      persisted,
+    },
+  };
+  return { ...partial, targets: checkTargets(partial) };
+}
+
+describe('summarizeLoad', () => {
+  it('takes the median of each figure over the runs and sums the errors, warm-up included', () => {
+    const figures = summarizeLoad({
+      warmup: run(100, 1, 2, 1),
+      runs: [run(300, 3, 30), run(100, 1, 10, 2), run(200, 2, 20)],
+      answered: 3000,
+    });
+    expect(figures).toMatchObject({ rps: 200, p50Ms: 2, p99Ms: 20, errors: 3, answered: 3000 });
+  });
+});
+
+describe('checkTargets', () => {
+  it("reports today's app as missing the speed targets, with its figures", () => {
+    const targets = checkTargets(result({ rps: 440, p99Ms: 200 }));
+    const byName = Object.fromEntries(targets.map((target) => [target.name, target]));
+    expect(byName['app calls/s (#7)']).toMatchObject({ met: false, value: '440', target: '≥ 5,000' });
+    expect(byName['app p99 (#7)']).toMatchObject({ met: false, value: '200.0 ms' });
+    expect(byName['app / bare node:http (#7)']).toMatchObject({ met: false, value: '1.4%' });
+    expect(byName['every answered call persisted (#7)']?.met).toBe(true);
+    expect(byName['each subscriber received every event (#7)']?.met).toBe(true);
+  });
+
+  it('meets them at the targets', () => {
+    const targets = checkTargets(result({ rps: 5_000, p99Ms: 19.9 }));
+    expect(targets.filter((target) => !target.met).map((target) => target.name)).toEqual([
+      'executor p50, in-memory store (#12)',
+    ]);
+  });
+
+  it('misses persistence when fewer calls are stored than were answered', () => {
+    const targets = checkTargets(result({ rps: 5_000, p99Ms: 10 }, { answered: 100, rows: 100, succeeded: 98 }));
+    expect(targets.find((target) => target.name.startsWith('every answered'))?.met).toBe(false);
+  });
+});
+
+describe('the result', () => {
+  it('is plain JSON that survives a round trip', () => {
+    const value = result({ rps: 440, p99Ms: 200 });
+    expect(JSON.parse(JSON.stringify(value))).toEqual(value);
+  });
+
+  it('prints one table with every row and the machine line', () => {
+    const table = formatTable(result({ rps: 440, p99Ms: 200 }));
+    expect(table).toContain('2 cores');
+    expect(table).toContain('node v20.20.2');
+    for (const label of ['executor, in-memory', 'executor, SQLite', 'bare node:http', 'app: POST', 'SSE subscribers']) {
+      expect(table).toContain(label);
+    }
+    expect(table).toContain('GET /bench-not-found (404)');
+    expect(table).toMatch(/MISSED\s+app calls\/s \(#7\)\s+≥ 5,000\s+440/);
+  });
+
+  it('is written under a file name without colons', () => {
+    expect(resultFileName('2026-11-30T01:02:03.456Z')).toBe('2026-11-30T01-02-03Z.json');
+  });
+});

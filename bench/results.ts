@@ -1,0 +1,169 @@
+import type { OverheadFigures } from './executor-overhead';
+import type { LoadReport, RunFigures } from './load-generator';
+import { median } from './percentile';
+
+/** One HTTP measurement: the median of its runs' figures, errors summed over the runs. */
+export interface HttpFigures {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  /** Good answers over the warm-up and every run. */
+  answered: number;
+  runs: RunFigures[];
+  firstError?: string;
+}
+
+export interface TargetCheck {
+  name: string;
+  target: string;
+  value: string;
+  met: boolean;
+}
+
+/** What `npm run bench` writes to `bench/results/<date>.json`; the table on stdout shows the same. */
+export interface BenchResult {
+  version: 1;
+  date: string;
+  machine: { cores: number; cpu: string; node: string; platform: string; loadBefore: number[]; loadAfter: number[] };
+  settings: {
+    connections: number;
+    warmupSeconds: number;
+    seconds: number;
+    runs: number;
+    subscribers: number;
+    executorCalls: number;
+    executorRuns: number;
+    body: string;
+  };
+  executor: { inMemory: OverheadFigures; sqlite: OverheadFigures };
+  http: {
+    bare: HttpFigures;
+    app: HttpFigures;
+    appWithSubscribers: HttpFigures & {
+      subscribers: { count: number; expected: number; min: number; max: number; failed: number; firstError?: string };
+    };
+    appNotFound: HttpFigures & { path: string };
+    /** Calls answered 200 by the app (both loads) against the rows in its SQLite file after it stopped. */
+    persisted: { answered: number; rows: number; succeeded: number };
+  };
+  targets: TargetCheck[];
+}
+
+/** The medians of a load's runs. */
+export function summarizeLoad(report: LoadReport): HttpFigures {
+  return {
+    rps: median(report.runs.map((run) => run.rps)),
+    p50Ms: median(report.runs.map((run) => run.p50Ms)),
+    p99Ms: median(report.runs.map((run) => run.p99Ms)),
+    errors: report.runs.reduce((sum, run) => sum + run.errors, report.warmup.errors),
+    answered: report.answered,
+    runs: report.runs,
+    ...(report.firstError === undefined ? {} : { firstError: report.firstError }),
+  };
+}
+
+const count = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
+const ms = (n: number) => (Number.isFinite(n) ? `${n < 10 ? n.toFixed(2) : n.toFixed(1)} ms` : '–');
+const us = (n: number) => (Number.isFinite(n) ? `${n.toFixed(1)} µs` : '–');
+const pct = (n: number) => (Number.isFinite(n) ? `${(n * 100).toFixed(1)}%` : '–');
+
+/** The targets of issues #7 and #12 that this bench measures, each with the figure it got. */
+export function checkTargets(result: Omit<BenchResult, 'targets'>): TargetCheck[] {
+  const { app, bare, appWithSubscribers: sse, persisted } = result.http;
+  const ratio = app.rps / bare.rps;
+  const everyEvent = sse.subscribers.failed === 0 && sse.subscribers.min >= sse.subscribers.expected;
+  return [
+    {
+      name: 'executor p50, in-memory store (#12)',
+      target: '≤ 5 µs',
+      value: us(result.executor.inMemory.p50Us),
+      met: result.executor.inMemory.p50Us <= 5,
+    },
+    { name: 'app calls/s (#7)', target: '≥ 5,000', value: count(app.rps), met: app.rps >= 5000 },
+    { name: 'app p99 (#7)', target: '< 20 ms', value: ms(app.p99Ms), met: app.p99Ms < 20 },
+    { name: 'app / bare node:http (#7)', target: '≥ 15%', value: pct(ratio), met: ratio >= 0.15 },
+    {
+      name: 'every answered call persisted (#7)',
+      target: `${count(persisted.answered)} succeeded rows`,
+      value: `${count(persisted.succeeded)} succeeded of ${count(persisted.rows)} rows`,
+      met: persisted.answered > 0 && persisted.succeeded >= persisted.answered,
+    },
+    {
+      name: `calls/s with ${sse.subscribers.count} subscribers (#7)`,
+      target: '≥ 5,000',
+      value: count(sse.rps),
+      met: sse.rps >= 5000,
+    },
+    {
+      name: `p99 with ${sse.subscribers.count} subscribers (#7)`,
+      target: '< 20 ms',
+      value: ms(sse.p99Ms),
+      met: sse.p99Ms < 20,
+    },
+    {
+      name: 'each subscriber received every event (#7)',
+      target: `${count(sse.subscribers.expected)} finish events each`,
+      value: `min ${count(sse.subscribers.min)}, max ${count(sse.subscribers.max)}, ${sse.subscribers.failed} streams failed`,
+      met: everyEvent,
+    },
+    {
+      name: 'no errors under load',
+      target: '0',
+      value: String(app.errors + sse.errors + bare.errors + result.http.appNotFound.errors),
+      met: app.errors + sse.errors + bare.errors + result.http.appNotFound.errors === 0,
+    },
+  ];
+}
+
+/** The one table `npm run bench` prints. */
+export function formatTable(result: BenchResult): string {
+  const { machine, settings, executor, http } = result;
+  const row = (label: string, rate: string, p50: string, p99: string, errors: string, note = '') =>
+    `${label.padEnd(46)}${rate.padStart(9)}${p50.padStart(11)}${p99.padStart(11)}${errors.padStart(8)}   ${note}`.trimEnd();
+  const httpRow = (label: string, figures: HttpFigures, note = '') =>
+    row(label, count(figures.rps), ms(figures.p50Ms), ms(figures.p99Ms), String(figures.errors), note);
+  const sub = http.appWithSubscribers.subscribers;
+  const load = (values: number[]) => values.map((v) => v.toFixed(2)).join(' ');
+  const lines = [
+    `Toolscope bench · ${result.date} · ${machine.cores} cores (${machine.cpu}) · node ${machine.node} · ${machine.platform}`,
+    `load average ${load(machine.loadBefore)} before, ${load(machine.loadAfter)} after`,
+    `HTTP: ${settings.connections} keep-alive clients in a separate process, one calculator call per request; ` +
+      `median of ${settings.runs} runs × ${settings.seconds} s after a ${settings.warmupSeconds} s warm-up`,
+    '',
+    row('', 'calls/s', 'p50', 'p99', 'errors'),
+    row(
+      'executor, in-memory store (no-op tool)',
+      '',
+      us(executor.inMemory.p50Us),
+      us(executor.inMemory.p99Us),
+      '',
+      `median of ${executor.inMemory.runs} × ${executor.inMemory.calls.toLocaleString('en-US')} sequential calls`,
+    ),
+    row('executor, SQLite store (WAL)', '', us(executor.sqlite.p50Us), us(executor.sqlite.p99Us), ''),
+    httpRow('bare node:http: POST, JSON.parse, small JSON', http.bare, 'the ceiling'),
+    httpRow(
+      'app: POST /api/v1/tool-calls',
+      http.app,
+      `${pct(http.app.rps / http.bare.rps)} of bare; persisted ${count(http.persisted.succeeded)} succeeded / ${count(http.persisted.answered)} answered`,
+    ),
+    httpRow(
+      `app: the same, ${sub.count} SSE subscribers open`,
+      http.appWithSubscribers,
+      `finish events per subscriber min ${count(sub.min)} max ${count(sub.max)} / ${count(sub.expected)} answered`,
+    ),
+    httpRow(`app: GET ${http.appNotFound.path} (404)`, http.appNotFound, 'what the framework costs'),
+    '',
+    'targets',
+    ...result.targets.map(
+      (target) =>
+        `  ${target.met ? 'met   ' : 'MISSED'}  ${target.name.padEnd(44)} ${target.target.padEnd(24)} ${target.value}`,
+    ),
+  ];
+  return lines.join('\n');
+}
+
+/** `bench/results/<date>.json`, with a date that is a valid file name everywhere. */
+export function resultFileName(date: string): string {
+  return `${date.replace(/\.\d+Z$/, 'Z').replace(/:/g, '-')}.json`;
+}

@@ -1,0 +1,77 @@
+/**
+ * `count` clients holding `GET /api/v1/events` open, each on its own socket, counting the
+ * `finish` events it receives. Run as a child process: it says `ready` over IPC once every
+ * stream has answered 200 and sent its first bytes, answers `report` with each subscriber's
+ * count, and exits when the parent disconnects.
+ */
+import http from 'node:http';
+import { isMain } from './child';
+
+export interface SubscriberOptions {
+  url: string;
+  count: number;
+}
+
+export interface SubscriberCounts {
+  finishes: number[];
+  /** Streams that failed to open, errored or ended before the report. */
+  failed: number;
+  firstError?: string;
+}
+
+const FINISH = '"type":"finish"';
+
+/** Counts occurrences of `needle` across chunks, including one split between two chunks. */
+export function createOccurrenceCounter(needle: string) {
+  let tail = '';
+  let count = 0;
+  return {
+    push(chunk: string) {
+      const text = tail + chunk;
+      for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) count++;
+      tail = text.slice(Math.max(0, text.length - (needle.length - 1)));
+    },
+    get count() {
+      return count;
+    },
+  };
+}
+
+function subscribe({ url, count }: SubscriberOptions) {
+  const counters = Array.from({ length: count }, () => createOccurrenceCounter(FINISH));
+  const counts: SubscriberCounts = { finishes: [], failed: 0 };
+  const fail = (why: string) => {
+    counts.failed++;
+    counts.firstError ??= why;
+  };
+  let opened = 0;
+  const requests = counters.map((counter) => {
+    let started = false;
+    const request = http.get(url, { agent: false, headers: { accept: 'text/event-stream' } }, (response) => {
+      if (response.statusCode !== 200) return fail(`status ${response.statusCode}`);
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        counter.push(chunk);
+        if (!started) {
+          started = true;
+          if (++opened === count) process.send?.({ type: 'ready' });
+        }
+      });
+      response.on('end', () => fail('stream ended'));
+      response.on('error', (error) => fail(error.message));
+    });
+    request.on('error', (error) => fail(error.message));
+    return request;
+  });
+  process.on('message', (message: { type?: string }) => {
+    if (message.type !== 'report') return;
+    process.send?.({ type: 'counts', counts: { ...counts, finishes: counters.map((counter) => counter.count) } });
+  });
+  process.on('disconnect', () => {
+    for (const request of requests) request.destroy();
+    process.exit(0);
+  });
+}
+
+if (isMain(import.meta.url) && process.send && process.argv[2])
+  subscribe(JSON.parse(process.argv[2]) as SubscriberOptions);
