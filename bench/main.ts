@@ -20,6 +20,7 @@ import { countStoredCalls, startApp } from './app-server';
 import { forkScript, nextMessage } from './child';
 import { measureExecutorOverhead } from './executor-overhead';
 import type { LoadOptions, LoadReport } from './load-generator';
+import { meterCpu } from './process-cpu';
 import { type BenchResult, checkTargets, formatTable, resultFileName, summarizeLoad } from './results';
 import type { SubscriberCounts } from './sse-subscribers';
 
@@ -40,12 +41,18 @@ const NOT_FOUND_PATH = '/bench-not-found';
 const root = process.cwd();
 const progress = (text: string) => console.error(`[bench] ${text}`);
 
-async function load(options: Omit<LoadOptions, 'connections' | 'warmupSeconds' | 'seconds' | 'runs'>) {
+/** Runs the load generator in a child process against `serverPid`'s server, metering both one's CPU. */
+async function load(
+  serverPid: number,
+  options: Omit<LoadOptions, 'connections' | 'warmupSeconds' | 'seconds' | 'runs'>,
+) {
   const { connections, warmupSeconds, seconds, runs } = settings;
+  const server = meterCpu(serverPid);
   const child = forkScript('./load-generator.mjs', { ...options, connections, warmupSeconds, seconds, runs });
+  const client = meterCpu(child.pid ?? -1);
   const timeoutMs = (warmupSeconds + seconds * runs) * 1000 + 60_000;
   const { report } = await nextMessage<{ report: LoadReport }>(child, 'report', timeoutMs);
-  return summarizeLoad(report);
+  return summarizeLoad(report, { server: server.stop(), client: client.stop() });
 }
 
 const postCalls = (origin: string) =>
@@ -61,7 +68,7 @@ async function measureBare() {
   const server = forkScript('./bare-server.mjs', {});
   try {
     const { port } = await nextMessage<{ port: number }>(server, 'listening', 10_000);
-    return await load({ ...postCalls(`http://127.0.0.1:${port}`), expectBody: '"ok":true' });
+    return await load(server.pid ?? -1, { ...postCalls(`http://127.0.0.1:${port}`), expectBody: '"ok":true' });
   } finally {
     server.kill('SIGTERM');
   }
@@ -90,9 +97,9 @@ async function measureApp() {
   const app = await startApp({ root, dataDir, logFile });
   try {
     progress(`app pid ${app.pid} at ${app.origin}: POST /api/v1/tool-calls`);
-    const calls = await load(postCalls(app.origin));
+    const calls = await load(app.pid, postCalls(app.origin));
     progress(`GET ${NOT_FOUND_PATH}`);
-    const notFound = await load({ url: `${app.origin}${NOT_FOUND_PATH}`, method: 'GET', expectStatus: 404 });
+    const notFound = await load(app.pid, { url: `${app.origin}${NOT_FOUND_PATH}`, method: 'GET', expectStatus: 404 });
     progress(`${settings.subscribers} subscribers on /api/v1/events, then POST /api/v1/tool-calls again`);
     const subscribers = forkScript('./sse-subscribers.mjs', {
       url: `${app.origin}/api/v1/events`,
@@ -100,9 +107,12 @@ async function measureApp() {
     });
     let withSubscribers: Awaited<ReturnType<typeof load>>;
     let counts: SubscriberCounts;
+    let subscribersCpuPercent: number | null;
     try {
       await nextMessage(subscribers, 'ready', 60_000);
-      withSubscribers = await load(postCalls(app.origin));
+      const subscribersCpu = meterCpu(subscribers.pid ?? -1);
+      withSubscribers = await load(app.pid, postCalls(app.origin));
+      subscribersCpuPercent = subscribersCpu.stop();
       counts = await settledCounts(subscribers, withSubscribers.answered);
     } finally {
       subscribers.disconnect();
@@ -122,6 +132,7 @@ async function measureApp() {
           min: Math.min(...counts.finishes),
           max: Math.max(...counts.finishes),
           failed: counts.failed,
+          cpuPercent: subscribersCpuPercent,
           ...(counts.firstError === undefined ? {} : { firstError: counts.firstError }),
         },
       },

@@ -12,7 +12,16 @@ const run = (rps: number, p50Ms: number, p99Ms: number, errors = 0): RunFigures 
 });
 
 function result(app: { rps: number; p99Ms: number }, persisted = { answered: 100, rows: 100, succeeded: 100 }) {
-  const http = (rps: number, p99Ms: number) => ({ rps, p50Ms: p99Ms / 2, p99Ms, errors: 0, answered: 50, runs: [] });
+  const http = (rps: number, p99Ms: number) => ({
+    rps,
+    p50Ms: p99Ms / 2,
+    p99Ms,
+    errors: 0,
+    answered: 50,
+    runs: [],
+    serverCpuPercent: 99,
+    clientCpuPercent: 40,
+  });
   const partial: Omit<BenchResult, 'targets'> = {
     version: 1,
     date: '2026-11-30T01:02:03.456Z',
@@ -36,7 +45,7 @@ function result(app: { rps: number; p99Ms: number }, persisted = { answered: 100
       app: http(app.rps, app.p99Ms),
       appWithSubscribers: {
         ...http(app.rps, app.p99Ms),
-        subscribers: { count: 200, expected: 50, min: 50, max: 50, failed: 0 },
+        subscribers: { count: 200, expected: 50, min: 50, max: 50, failed: 0, cpuPercent: 20 },
       },
       appNotFound: { ...http(660, 150), path: '/bench-not-found' },
       persisted,

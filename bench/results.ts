@@ -11,6 +11,9 @@ export interface HttpFigures {
   /** Good answers over the warm-up and every run. */
   answered: number;
   runs: RunFigures[];
+  /** Share of one core the server's process tree and the load generator used over the load (warm-up included). */
+  serverCpuPercent: number | null;
+  clientCpuPercent: number | null;
   firstError?: string;
 }
 
@@ -41,7 +44,15 @@ export interface BenchResult {
     bare: HttpFigures;
     app: HttpFigures;
     appWithSubscribers: HttpFigures & {
-      subscribers: { count: number; expected: number; min: number; max: number; failed: number; firstError?: string };
+      subscribers: {
+        count: number;
+        expected: number;
+        min: number;
+        max: number;
+        failed: number;
+        cpuPercent: number | null;
+        firstError?: string;
+      };
     };
     appNotFound: HttpFigures & { path: string };
     /** Calls answered 200 by the app (both loads) against the rows in its SQLite file after it stopped. */
@@ -51,7 +62,10 @@ export interface BenchResult {
 }
 
 /** The medians of a load's runs. */
-export function summarizeLoad(report: LoadReport): HttpFigures {
+export function summarizeLoad(
+  report: LoadReport,
+  cpu: { server: number | null; client: number | null } = { server: null, client: null },
+): HttpFigures {
   return {
     rps: median(report.runs.map((run) => run.rps)),
     p50Ms: median(report.runs.map((run) => run.p50Ms)),
@@ -59,6 +73,8 @@ export function summarizeLoad(report: LoadReport): HttpFigures {
     errors: report.runs.reduce((sum, run) => sum + run.errors, report.warmup.errors),
     answered: report.answered,
     runs: report.runs,
+    serverCpuPercent: cpu.server,
+    clientCpuPercent: cpu.client,
     ...(report.firstError === undefined ? {} : { firstError: report.firstError }),
   };
 }
@@ -119,24 +135,35 @@ export function checkTargets(result: Omit<BenchResult, 'targets'>): TargetCheck[
 /** The one table `npm run bench` prints. */
 export function formatTable(result: BenchResult): string {
   const { machine, settings, executor, http } = result;
-  const row = (label: string, rate: string, p50: string, p99: string, errors: string, note = '') =>
-    `${label.padEnd(46)}${rate.padStart(9)}${p50.padStart(11)}${p99.padStart(11)}${errors.padStart(8)}   ${note}`.trimEnd();
+  const row = (label: string, rate: string, p50: string, p99: string, errors: string, cpu = '', note = '') =>
+    `${label.padEnd(46)}${rate.padStart(9)}${p50.padStart(11)}${p99.padStart(11)}${errors.padStart(8)}${cpu.padStart(14)}   ${note}`.trimEnd();
+  const cpu = (n: number | null) => (n === null ? '–' : `${Math.round(n)}%`);
   const httpRow = (label: string, figures: HttpFigures, note = '') =>
-    row(label, count(figures.rps), ms(figures.p50Ms), ms(figures.p99Ms), String(figures.errors), note);
+    row(
+      label,
+      count(figures.rps),
+      ms(figures.p50Ms),
+      ms(figures.p99Ms),
+      String(figures.errors),
+      `${cpu(figures.serverCpuPercent)} / ${cpu(figures.clientCpuPercent)}`,
+      note,
+    );
   const sub = http.appWithSubscribers.subscribers;
   const load = (values: number[]) => values.map((v) => v.toFixed(2)).join(' ');
   const lines = [
     `Toolscope bench · ${result.date} · ${machine.cores} cores (${machine.cpu}) · node ${machine.node} · ${machine.platform}`,
     `load average ${load(machine.loadBefore)} before, ${load(machine.loadAfter)} after`,
     `HTTP: ${settings.connections} keep-alive clients in a separate process, one calculator call per request; ` +
-      `median of ${settings.runs} runs × ${settings.seconds} s after a ${settings.warmupSeconds} s warm-up`,
+      `median of ${settings.runs} runs × ${settings.seconds} s after a ${settings.warmupSeconds} s warm-up; ` +
+      'CPU: % of one core used by the server and by the load generator',
     '',
-    row('', 'calls/s', 'p50', 'p99', 'errors'),
+    row('', 'calls/s', 'p50', 'p99', 'errors', 'CPU srv/load'),
     row(
       'executor, in-memory store (no-op tool)',
       '',
       us(executor.inMemory.p50Us),
       us(executor.inMemory.p99Us),
+      '',
       '',
       `median of ${executor.inMemory.runs} × ${executor.inMemory.calls.toLocaleString('en-US')} sequential calls`,
     ),
@@ -150,9 +177,13 @@ export function formatTable(result: BenchResult): string {
     httpRow(
       `app: the same, ${sub.count} SSE subscribers open`,
       http.appWithSubscribers,
-      `finish events per subscriber min ${count(sub.min)} max ${count(sub.max)} / ${count(sub.expected)} answered`,
+      `finish events per subscriber min ${count(sub.min)} max ${count(sub.max)} / ${count(sub.expected)} answered; subscribers' CPU ${cpu(sub.cpuPercent)}`,
     ),
-    httpRow(`app: GET ${http.appNotFound.path} (404)`, http.appNotFound, 'what the framework costs'),
+    httpRow(
+      `app: GET ${http.appNotFound.path} (404)`,
+      http.appNotFound,
+      "Next's not-found page: what the framework costs",
+    ),
     '',
     'targets',
     ...result.targets.map(
