@@ -20,7 +20,7 @@ import { countStoredCalls, startApp } from './app-server';
 import { forkScript, nextMessage } from './child';
 import { measureExecutorOverhead } from './executor-overhead';
 import type { LoadOptions, LoadReport } from './load-generator';
-import { meterCpu } from './process-cpu';
+import { meterCpu, processTreeRssBytes } from './process-usage';
 import { type BenchResult, checkTargets, formatTable, resultFileName, summarizeLoad } from './results';
 import type { SubscriberCounts } from './sse-subscribers';
 
@@ -96,6 +96,7 @@ async function measureApp() {
   progress(`starting the app (scripts/start.mjs, data in ${dataDir}, log in bench/tmp/app.log)`);
   const app = await startApp({ root, dataDir, logFile });
   try {
+    const rssAtRest = processTreeRssBytes(app.pid);
     progress(`app pid ${app.pid} at ${app.origin}: POST /api/v1/tool-calls`);
     const calls = await load(app.pid, postCalls(app.origin));
     progress(`GET ${NOT_FOUND_PATH}`);
@@ -117,6 +118,7 @@ async function measureApp() {
     } finally {
       subscribers.disconnect();
     }
+    const rssAfterLoad = processTreeRssBytes(app.pid);
     progress(`stopping the app (SIGTERM to pid ${app.pid})`);
     const stopped = await app.stop();
     if (stopped.killed) progress('the app did not stop within 20 s and was killed');
@@ -137,6 +139,7 @@ async function measureApp() {
         },
       },
       persisted: { answered: calls.answered + withSubscribers.answered, ...stored },
+      appRss: { atRestBytes: rssAtRest, afterLoadBytes: rssAfterLoad },
     };
   } finally {
     await app.stop();

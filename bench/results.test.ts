@@ -49,6 +49,7 @@ function result(app: { rps: number; p99Ms: number }, persisted = { answered: 100
       },
       appNotFound: { ...http(660, 150), path: '/bench-not-found' },
       persisted,
+      appRss: { atRestBytes: 200 * 2 ** 20, afterLoadBytes: 300 * 2 ** 20 },
     },
   };
   return { ...partial, targets: checkTargets(partial) };
@@ -103,6 +104,7 @@ describe('the result', () => {
       expect(table).toContain(label);
     }
     expect(table).toContain('GET /bench-not-found (404)');
+    expect(table).toContain('200 MB at rest, 300 MB after the loads');
     expect(table).toMatch(/MISSED\s+app calls\/s \(#7\)\s+≥ 5,000\s+440/);
   });
 

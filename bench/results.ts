@@ -57,6 +57,8 @@ export interface BenchResult {
     appNotFound: HttpFigures & { path: string };
     /** Calls answered 200 by the app (both loads) against the rows in its SQLite file after it stopped. */
     persisted: { answered: number; rows: number; succeeded: number };
+    /** Resident memory of the app's process tree once it answered, and after every load (subscribers still open). */
+    appRss: { atRestBytes: number | null; afterLoadBytes: number | null };
   };
   targets: TargetCheck[];
 }
@@ -82,6 +84,7 @@ export function summarizeLoad(
 const count = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
 const ms = (n: number) => (Number.isFinite(n) ? `${n < 10 ? n.toFixed(2) : n.toFixed(1)} ms` : '–');
 const us = (n: number) => (Number.isFinite(n) ? `${n.toFixed(1)} µs` : '–');
+const mb = (n: number | null) => (n === null ? '–' : `${(n / 2 ** 20).toFixed(0)} MB`);
 const pct = (n: number) => (Number.isFinite(n) ? `${(n * 100).toFixed(1)}%` : '–');
 
 /** The targets of issues #7 and #12 that this bench measures, each with the figure it got. */
@@ -184,6 +187,7 @@ export function formatTable(result: BenchResult): string {
       http.appNotFound,
       "Next's not-found page: what the framework costs",
     ),
+    `app RSS (server process tree): ${mb(http.appRss.atRestBytes)} at rest, ${mb(http.appRss.afterLoadBytes)} after the loads`,
     '',
     'targets',
     ...result.targets.map(

@@ -18,6 +18,22 @@ function childrenOf(pid: number): number[] {
   return children;
 }
 
+/** Resident memory of a process and its running descendants in bytes, from /proc; null where there is none. */
+export function processTreeRssBytes(pid: number): number | null {
+  try {
+    let total = 0;
+    const pending = [pid];
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      const rss = fs.readFileSync(`/proc/${next}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m)?.[1];
+      total += Number(rss ?? 0) * 1024;
+      pending.push(...childrenOf(next));
+    }
+    return total;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * CPU seconds (user + system) used so far by a process and its descendants that are still
  * running, read from /proc; null where there is no /proc (the table then shows "–").
