@@ -1,7 +1,7 @@
 /**
  * `count` clients holding `GET /api/v1/events` open, each on its own socket, counting the
  * `finish` events it receives. Run as a child process: it says `ready` over IPC once every
- * stream has answered 200 and sent its first bytes, answers `report` with each subscriber's
+ * stream has answered 200 and sent its first bytes (or failed), answers `report` with each subscriber's
  * count, and exits when the parent disconnects.
  */
 import http from 'node:http';
@@ -44,23 +44,39 @@ function subscribe({ url, count }: SubscriberOptions) {
     counts.failed++;
     counts.firstError ??= why;
   };
-  let opened = 0;
+  // `ready` once every stream has opened (sent its first bytes) or failed, so a refused stream is counted, not waited for.
+  let settled = 0;
   const requests = counters.map((counter) => {
-    let started = false;
+    let done = false;
+    let failed = false;
+    const failOnce = (why: string) => {
+      if (failed) return;
+      failed = true;
+      fail(why);
+    };
+    const settle = () => {
+      if (done) return;
+      done = true;
+      if (++settled === count) process.send?.({ type: 'ready' });
+    };
     const request = http.get(url, { agent: false, headers: { accept: 'text/event-stream' } }, (response) => {
-      if (response.statusCode !== 200) return fail(`status ${response.statusCode}`);
+      if (response.statusCode !== 200) {
+        failOnce(`status ${response.statusCode}`);
+        response.resume();
+        return settle();
+      }
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => {
         counter.push(chunk);
-        if (!started) {
-          started = true;
-          if (++opened === count) process.send?.({ type: 'ready' });
-        }
+        settle();
       });
-      response.on('end', () => fail('stream ended'));
-      response.on('error', (error) => fail(error.message));
+      response.on('end', () => failOnce('stream ended'));
+      response.on('error', (error) => failOnce(error.message));
     });
-    request.on('error', (error) => fail(error.message));
+    request.on('error', (error) => {
+      failOnce(error.message);
+      settle();
+    });
     return request;
   });
   process.on('message', (message: { type?: string }) => {
