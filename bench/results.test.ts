@@ -108,6 +108,12 @@ describe('the result', () => {
     expect(table).toMatch(/MISSED\s+app calls\/s \(#7\)\s+≥ 5,000\s+440/);
   });
 
+  it('shows the first error of a measurement that had any', () => {
+    const value = result({ rps: 440, p99Ms: 200 });
+    value.http.app.firstError = 'status 500: {"error":{"code":"INTERNAL"}}';
+    expect(formatTable(value)).toContain('first error, app: status 500');
+  });
+
   it('is written under a file name without colons', () => {
     expect(resultFileName('2026-11-30T01:02:03.456Z')).toBe('2026-11-30T01-02-03Z.json');
   });

@@ -188,6 +188,17 @@ export function formatTable(result: BenchResult): string {
       "Next's not-found page: what the framework costs",
     ),
     `app RSS (server process tree): ${mb(http.appRss.atRestBytes)} at rest, ${mb(http.appRss.afterLoadBytes)} after the loads`,
+    ...(
+      [
+        ['bare', http.bare.firstError],
+        ['app', http.app.firstError],
+        ['app with subscribers', http.appWithSubscribers.firstError],
+        ['subscribers', sub.firstError],
+        ['404 route', http.appNotFound.firstError],
+      ] as const
+    )
+      .filter(([, error]) => error !== undefined)
+      .map(([label, error]) => `first error, ${label}: ${error}`),
     '',
     'targets',
     ...result.targets.map(
