@@ -41,6 +41,8 @@ export interface LoadReport {
   runs: RunFigures[];
   /** Good answers over the warm-up and every run: what the server must have persisted. */
   answered: number;
+  /** Share of one core this process used from the warm-up's start to the last run's end, in %. */
+  cpuPercent: number;
   firstError?: string;
 }
 
@@ -112,12 +114,16 @@ export async function generateLoad(options: LoadOptions): Promise<LoadReport> {
     };
   };
 
+  const cpuAtStart = process.cpuUsage();
+  const wallAtStart = performance.now();
   const warmup = await run(options.warmupSeconds);
   const runs: RunFigures[] = [];
   for (let i = 0; i < options.runs; i++) runs.push(await run(options.seconds));
+  const cpu = process.cpuUsage(cpuAtStart);
+  const cpuPercent = ((cpu.user + cpu.system) / 1000 / (performance.now() - wallAtStart)) * 100;
   agent.destroy();
   const answered = warmup.ok + runs.reduce((sum, figures) => sum + figures.ok, 0);
-  return { warmup, runs, answered, firstError };
+  return { warmup, runs, answered, cpuPercent, firstError };
 }
 
 // As a child process: the options arrive as the first argument, the report leaves over IPC.

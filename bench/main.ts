@@ -41,7 +41,7 @@ const NOT_FOUND_PATH = '/bench-not-found';
 const root = process.cwd();
 const progress = (text: string) => console.error(`[bench] ${text}`);
 
-/** Runs the load generator in a child process against `serverPid`'s server, metering both one's CPU. */
+/** Runs the load generator in a child process against `serverPid`'s server, metering the server's CPU. */
 async function load(
   serverPid: number,
   options: Omit<LoadOptions, 'connections' | 'warmupSeconds' | 'seconds' | 'runs'>,
@@ -49,10 +49,9 @@ async function load(
   const { connections, warmupSeconds, seconds, runs } = settings;
   const server = meterCpu(serverPid);
   const child = forkScript('./load-generator.mjs', { ...options, connections, warmupSeconds, seconds, runs });
-  const client = meterCpu(child.pid ?? -1);
   const timeoutMs = (warmupSeconds + seconds * runs) * 1000 + 60_000;
   const { report } = await nextMessage<{ report: LoadReport }>(child, 'report', timeoutMs);
-  return summarizeLoad(report, { server: server.stop(), client: client.stop() });
+  return summarizeLoad(report, { server: server.stop(), client: report.cpuPercent });
 }
 
 const postCalls = (origin: string) =>

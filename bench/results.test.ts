@@ -61,6 +61,7 @@ describe('summarizeLoad', () => {
       warmup: run(100, 1, 2, 1),
       runs: [run(300, 3, 30), run(100, 1, 10, 2), run(200, 2, 20)],
       answered: 3000,
+      cpuPercent: 50,
     });
     expect(figures).toMatchObject({ rps: 200, p50Ms: 2, p99Ms: 20, errors: 3, answered: 3000 });
   });
