@@ -8,6 +8,15 @@ function hostnameOf(host: string): string {
 
 export type GuardVerdict = { ok: true } | { ok: false; status: number; code: string; message: string };
 
+/** What the guard reads of a request: a web `Request`, Next's, or the agent path's view of Node's. */
+export interface GuardedRequest {
+  method: string;
+  headers: { get(name: string): string | null };
+}
+
+const OK: GuardVerdict = { ok: true };
+const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
+
 /**
  * Refuses requests a web page on another site could make to a Toolscope on this machine.
  * 1. DNS rebinding: the Host header must name a loopback address (or the `HOST` the server was
@@ -16,7 +25,7 @@ export type GuardVerdict = { ok: true } | { ok: false; status: number; code: str
  *    the same host.
  */
 export function guardRequest(
-  request: { method: string; headers: Headers },
+  request: GuardedRequest,
   env: Record<string, string | undefined> = process.env,
 ): GuardVerdict {
   const host = request.headers.get('host') ?? '';
@@ -50,5 +59,19 @@ export function guardRequest(
       };
     }
   }
-  return { ok: true };
+  return OK;
+}
+
+/**
+ * A body that changes something must be sent as JSON: a cross-site form or a "simple" fetch
+ * cannot send that without a CORS preflight, which Toolscope never grants.
+ */
+export function guardJsonBody(contentType: string | null | undefined): GuardVerdict {
+  if (JSON_TYPE.test(contentType ?? '')) return OK;
+  return {
+    ok: false,
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    message: 'Send the body as JSON with content-type: application/json.',
+  };
 }
