@@ -6,6 +6,19 @@ function hostnameOf(host: string): string {
   return (bracketed ?? host.split(':')[0] ?? '').toLowerCase();
 }
 
+// The allowed names change only with the environment: built once, not on every request.
+let allowedKey: string | undefined;
+let allowed = new Set<string>();
+function allowedHosts(bound: string, extra: string): Set<string> {
+  const key = `${bound}\n${extra}`;
+  if (key !== allowedKey) {
+    allowed = new Set([...LOOPBACK, bound, ...extra.toLowerCase().split(',')]);
+    allowed.delete('');
+    allowedKey = key;
+  }
+  return allowed;
+}
+
 export type GuardVerdict = { ok: true } | { ok: false; status: number; code: string; message: string };
 
 /** What the guard reads of a request: a web `Request`, Next's, or the agent path's view of Node's. */
@@ -31,9 +44,7 @@ export function guardRequest(
   const host = request.headers.get('host') ?? '';
   const bound = (env.HOST ?? '').toLowerCase();
   if (!WILDCARD.has(bound)) {
-    const allowed = new Set([...LOOPBACK, bound, ...(env.TOOLSCOPE_ALLOWED_HOSTS ?? '').toLowerCase().split(',')]);
-    allowed.delete('');
-    if (!allowed.has(hostnameOf(host))) {
+    if (!allowedHosts(bound, env.TOOLSCOPE_ALLOWED_HOSTS ?? '').has(hostnameOf(host))) {
       return {
         ok: false,
         status: 421,
