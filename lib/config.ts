@@ -36,6 +36,7 @@ export const configFileSchema = z
         maxFileBytes: z.number().int().positive(),
         maxResponseBytes: z.number().int().positive(),
         maxBatchSize: z.number().int().positive(),
+        bodyTimeoutMs: z.number().int().min(100).max(300_000),
       })
       .partial()
       .strict()
@@ -69,6 +70,8 @@ export interface Limits {
   maxFileBytes: number;
   maxResponseBytes: number;
   maxBatchSize: number;
+  /** How long a client may take to send a request body on the agent path before it is dropped (408). */
+  bodyTimeoutMs: number;
 }
 
 /** Which calls the background retention deletes (see `lib/db/retention.ts`); null means no bound. */
@@ -105,6 +108,7 @@ export const DEFAULT_LIMITS: Limits = {
   maxFileBytes: 1024 * 1024,
   maxResponseBytes: 5 * 1024 * 1024,
   maxBatchSize: 128,
+  bodyTimeoutMs: 10_000,
 };
 
 /** A config problem, with one line per bad field, written for the person fixing the file. */

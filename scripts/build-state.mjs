@@ -3,9 +3,19 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const INPUTS = ['app', 'components', 'lib', 'drizzle', 'public'];
-const FILES = ['package-lock.json', 'next.config.mjs', 'tsconfig.json', 'postcss.config.mjs'];
+const INPUTS = ['app', 'components', 'lib', 'server', 'drizzle', 'public'];
+const FILES = [
+  'package-lock.json',
+  'next.config.mjs',
+  'tsconfig.json',
+  'postcss.config.mjs',
+  'proxy.ts',
+  'instrumentation.ts',
+  'scripts/build.mjs',
+];
 const STAMP = path.join('.next', 'toolscope-build-stamp');
+/** The custom server `npm start` runs: server/main.ts bundled with the agent path (scripts/build.mjs). */
+export const SERVER_BUNDLE = path.join('.next', 'toolscope-server.mjs');
 
 function walk(dir, out) {
   let entries;
@@ -42,6 +52,7 @@ export function isBuildCurrent(root = process.cwd()) {
   try {
     return (
       fs.existsSync(path.join(root, '.next', 'BUILD_ID')) &&
+      fs.existsSync(path.join(root, SERVER_BUNDLE)) &&
       fs.readFileSync(path.join(root, STAMP), 'utf8') === sourceFingerprint(root)
     );
   } catch {

@@ -1,22 +1,25 @@
-// `npm start`: builds if needed, then serves the app (migrations run as the server starts, in
-// instrumentation.ts). Honours PORT and HOST; defaults to 127.0.0.1:3000.
+// `npm start`: builds if needed, then runs the custom server (server/main.ts, bundled by
+// build.mjs): the agent path in front of Next.js. Migrations run as it starts. Honours PORT and
+// HOST; defaults to 127.0.0.1:3000.
 import { spawn } from 'node:child_process';
 import { buildIfNeeded } from './build.mjs';
+import { SERVER_BUNDLE } from './build-state.mjs';
 
-buildIfNeeded();
+await buildIfNeeded();
 
 const host = process.env.HOST || '127.0.0.1';
 const port = process.env.PORT || '3000';
-const child = spawn(process.execPath, ['node_modules/next/dist/bin/next', 'start', '-H', host, '-p', port], {
+const child = spawn(process.execPath, ['--enable-source-maps', SERVER_BUNDLE], {
   stdio: 'inherit',
   env: {
     ...process.env,
     // PORT is passed on so the app knows its own address (its HTTP tool refuses it).
     PORT: port,
     HOST: host,
+    NODE_ENV: 'production',
     NEXT_TELEMETRY_DISABLED: '1',
-    // Next's own handler waits for every open connection (an event stream never ends), so the
-    // app stops itself on SIGTERM/SIGINT: lib/server/shutdown.ts.
+    // The custom server stops itself on SIGTERM/SIGINT (lib/server/shutdown.ts); Next must not
+    // install handlers of its own, which would wait for every open event stream.
     NEXT_MANUAL_SIG_HANDLE: '1',
   },
 });

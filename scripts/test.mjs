@@ -34,7 +34,7 @@ fs.mkdirSync(REPORTS, { recursive: true });
 const bin = (name) => (fs.existsSync(`node_modules/.bin/${name}`) ? `node_modules/.bin/${name}` : name);
 run('type-check', bin('tsc'), ['--noEmit', '-p', '.']);
 run('lint', bin('biome'), ['check', '.']);
-buildIfNeeded();
+await buildIfNeeded();
 process.env.TOOLSCOPE_REQUIRE_BUILD = '1';
 run('unit and integration tests', bin('vitest'), [
   'run',

@@ -5,6 +5,7 @@ import { modelMessageContent } from '../executor/model-message';
 import type { TraceRecord } from '../executor/types';
 import type { Toolscope } from '../server/create-toolscope';
 import { apiError, handle, readJsonBody } from './http';
+import { guardJsonBody } from './request-guard';
 import { resultJson, summaryJson, traceJson } from './serialize';
 import { toTraceQuery, traceFilterParams } from './trace-filter-query';
 
@@ -35,30 +36,63 @@ function toolCallsBody(maxBatch: number) {
   });
 }
 
+// Built once per batch limit (one per process in practice), not once per request.
+const toolCallsBodies = new Map<number, ReturnType<typeof toolCallsBody>>();
+function toolCallsBodyFor(maxBatch: number) {
+  let schema = toolCallsBodies.get(maxBatch);
+  if (!schema) {
+    schema = toolCallsBody(maxBatch);
+    toolCallsBodies.set(maxBatch, schema);
+  }
+  return schema;
+}
+
+/** An API answer as data, for the web `Response` of Next's routes and the agent path's Node response alike. */
+export interface JsonAnswer {
+  status: number;
+  body: unknown;
+}
+
+const errorAnswer = (status: number, code: string, message: string): JsonAnswer => ({
+  status,
+  body: { error: { code, message } },
+});
+
 /**
- * `POST /api/v1/tool-calls`: runs OpenAI tool calls through the pipeline.
- * Returns the results and the `role: "tool"` messages to append to the conversation, both in
- * input order. A malformed envelope is a 400; bad tool arguments are per-call results.
+ * Runs the parsed JSON body of `POST /api/v1/tool-calls` through the pipeline: the results and
+ * the `role: "tool"` messages to append to the conversation, both in input order. A malformed
+ * envelope is a 400; bad tool arguments are per-call results. `signal` aborts the calls (the
+ * client went away).
+ */
+export async function runToolCalls(body: unknown, ts: Toolscope, signal?: AbortSignal): Promise<JsonAnswer> {
+  const parsed = toolCallsBodyFor(ts.config.limits.maxBatchSize).safeParse(body);
+  if (!parsed.success) return errorAnswer(400, 'INVALID_REQUEST', zodMessage(parsed.error));
+  const { tool_calls, session_id, max_concurrency, fail_fast } = parsed.data;
+  const results = await ts.executor.executeBatch(
+    tool_calls.map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })),
+    { maxConcurrency: max_concurrency ?? 4, failFast: fail_fast ?? false },
+    { sessionId: session_id ?? null, actor: 'api', signal },
+  );
+  return {
+    status: 200,
+    body: {
+      results: results.map(resultJson),
+      messages: results.map((r) => ({ role: 'tool', tool_call_id: r.toolCallId, content: modelMessageContent(r) })),
+    },
+  };
+}
+
+/**
+ * `POST /api/v1/tool-calls` as a web handler (Next's route, `next dev`); `npm start` serves it
+ * from the agent path (lib/agent-path) with the same guard and `runToolCalls`.
  */
 export function postToolCalls(request: Request, ts: Toolscope): Promise<Response> {
   return handle(async () => {
-    // JSON only: a cross-site form or a "simple" fetch cannot send it without a CORS preflight.
-    if (!/^application\/([\w.+-]*\+)?json\b/i.test(request.headers.get('content-type') ?? '')) {
-      return apiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with content-type: application/json.');
-    }
+    const json = guardJsonBody(request.headers.get('content-type'));
+    if (!json.ok) return apiError(json.status, json.code, json.message);
     const body = await readJsonBody(request, ts.config.limits.maxBodyBytes);
-    const parsed = toolCallsBody(ts.config.limits.maxBatchSize).safeParse(body);
-    if (!parsed.success) return apiError(400, 'INVALID_REQUEST', zodMessage(parsed.error));
-    const { tool_calls, session_id, max_concurrency, fail_fast } = parsed.data;
-    const results = await ts.executor.executeBatch(
-      tool_calls.map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })),
-      { maxConcurrency: max_concurrency ?? 4, failFast: fail_fast ?? false },
-      { sessionId: session_id ?? null, actor: 'api', signal: request.signal },
-    );
-    return Response.json({
-      results: results.map(resultJson),
-      messages: results.map((r) => ({ role: 'tool', tool_call_id: r.toolCallId, content: modelMessageContent(r) })),
-    });
+    const answer = await runToolCalls(body, ts, request.signal);
+    return Response.json(answer.body, { status: answer.status });
   });
 }
 

@@ -3,7 +3,13 @@ export function apiError(status: number, code: string, message: string, details?
   return Response.json({ error: { code, message, ...(details === undefined ? {} : { details }) } }, { status });
 }
 
+/**
+ * A request the client got wrong: its status, stable code and message become the error body.
+ * Recognised with `isRequestError` (by name and code), never `instanceof`: the production build
+ * can hold two copies of this class, one per chunk, and the agent path bundles a third.
+ */
 export class RequestError extends Error {
+  override readonly name = 'RequestError';
   constructor(
     readonly status: number,
     readonly code: string,
@@ -11,6 +17,26 @@ export class RequestError extends Error {
     readonly details?: unknown,
   ) {
     super(message);
+  }
+}
+
+/** Whether `error` is a `RequestError` from any copy of this module. */
+export function isRequestError(error: unknown): error is RequestError {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as Partial<RequestError>;
+  return e.name === 'RequestError' && typeof e.status === 'number' && typeof e.code === 'string';
+}
+
+/** Parses a request body already held in memory: a 400 for bad JSON, `emptyAs` (or a 400) for an empty one. */
+export function parseJsonText(text: string, options: { emptyAs?: unknown } = {}): unknown {
+  if (text.trim() === '') {
+    if ('emptyAs' in options) return options.emptyAs;
+    throw new RequestError(400, 'INVALID_JSON', 'The request body is empty; send a JSON object.');
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new RequestError(400, 'INVALID_JSON', `The request body is not valid JSON: ${(error as Error).message}`);
   }
 }
 
@@ -40,19 +66,10 @@ export async function readJsonBody(
       chunks.push(value);
     }
   }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') {
-    if ('emptyAs' in options) return options.emptyAs;
-    throw new RequestError(400, 'INVALID_JSON', 'The request body is empty; send a JSON object.');
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new RequestError(400, 'INVALID_JSON', `The request body is not valid JSON: ${(error as Error).message}`);
-  }
+  return parseJsonText(Buffer.concat(chunks).toString('utf8'), options);
 }
 
-function tooLarge(maxBytes: number) {
+export function tooLarge(maxBytes: number) {
   return new RequestError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${maxBytes} bytes.`);
 }
 
@@ -61,7 +78,7 @@ export async function handle(run: () => Promise<Response> | Response): Promise<R
   try {
     return await run();
   } catch (error) {
-    if (error instanceof RequestError) return apiError(error.status, error.code, error.message, error.details);
+    if (isRequestError(error)) return apiError(error.status, error.code, error.message, error.details);
     console.error('[toolscope] API handler failed:', error);
     return apiError(500, 'INTERNAL_ERROR', 'Toolscope failed to handle the request; the server log has details.');
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { guardRequest } from './request-guard';
+import { guardJsonBody, guardRequest } from './request-guard';
 
 const request = (method: string, headers: Record<string, string>) => ({ method, headers: new Headers(headers) });
 
@@ -36,5 +36,16 @@ describe('guardRequest', () => {
     expect(guardRequest(request('POST', { host, origin: 'http://127.0.0.1:3000' }), {}).ok).toBe(true);
     expect(guardRequest(request('POST', { host }), {}).ok).toBe(true);
     expect(guardRequest(request('GET', { host, origin: 'https://evil.example' }), {}).ok).toBe(true);
+  });
+});
+
+describe('guardJsonBody', () => {
+  it('accepts JSON media types only', () => {
+    expect(guardJsonBody('application/json').ok).toBe(true);
+    expect(guardJsonBody('application/json; charset=utf-8').ok).toBe(true);
+    expect(guardJsonBody('application/vnd.api+json').ok).toBe(true);
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', '', null, undefined]) {
+      expect(guardJsonBody(type)).toMatchObject({ ok: false, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
+    }
   });
 });

@@ -6,7 +6,29 @@ function hostnameOf(host: string): string {
   return (bracketed ?? host.split(':')[0] ?? '').toLowerCase();
 }
 
+// The allowed names change only with the environment: built once, not on every request.
+let allowedKey: string | undefined;
+let allowed = new Set<string>();
+function allowedHosts(bound: string, extra: string): Set<string> {
+  const key = `${bound}\n${extra}`;
+  if (key !== allowedKey) {
+    allowed = new Set([...LOOPBACK, bound, ...extra.toLowerCase().split(',')]);
+    allowed.delete('');
+    allowedKey = key;
+  }
+  return allowed;
+}
+
 export type GuardVerdict = { ok: true } | { ok: false; status: number; code: string; message: string };
+
+/** What the guard reads of a request: a web `Request`, Next's, or the agent path's view of Node's. */
+export interface GuardedRequest {
+  method: string;
+  headers: { get(name: string): string | null };
+}
+
+const OK: GuardVerdict = { ok: true };
+const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
 
 /**
  * Refuses requests a web page on another site could make to a Toolscope on this machine.
@@ -16,15 +38,13 @@ export type GuardVerdict = { ok: true } | { ok: false; status: number; code: str
  *    the same host.
  */
 export function guardRequest(
-  request: { method: string; headers: Headers },
+  request: GuardedRequest,
   env: Record<string, string | undefined> = process.env,
 ): GuardVerdict {
   const host = request.headers.get('host') ?? '';
   const bound = (env.HOST ?? '').toLowerCase();
   if (!WILDCARD.has(bound)) {
-    const allowed = new Set([...LOOPBACK, bound, ...(env.TOOLSCOPE_ALLOWED_HOSTS ?? '').toLowerCase().split(',')]);
-    allowed.delete('');
-    if (!allowed.has(hostnameOf(host))) {
+    if (!allowedHosts(bound, env.TOOLSCOPE_ALLOWED_HOSTS ?? '').has(hostnameOf(host))) {
       return {
         ok: false,
         status: 421,
@@ -50,5 +70,19 @@ export function guardRequest(
       };
     }
   }
-  return { ok: true };
+  return OK;
+}
+
+/**
+ * A body that changes something must be sent as JSON: a cross-site form or a "simple" fetch
+ * cannot send that without a CORS preflight, which Toolscope never grants.
+ */
+export function guardJsonBody(contentType: string | null | undefined): GuardVerdict {
+  if (JSON_TYPE.test(contentType ?? '')) return OK;
+  return {
+    ok: false,
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    message: 'Send the body as JSON with content-type: application/json.',
+  };
 }

@@ -1,29 +1,47 @@
-import { handleShutdownSignals } from './shutdown';
+import type { Toolscope } from './create-toolscope';
+import { handleShutdownSignals, type ShutdownOptions } from './shutdown';
 import { getToolscope } from './toolscope';
+
+// On globalThis: the custom server (server/main.ts) and Next's instrumentation are separate
+// bundles in one process, and whichever comes first does the work.
+const flags = globalThis as unknown as { __toolscopeBooted?: boolean; __toolscopeSignals?: boolean };
 
 /**
  * Starts Toolscope before the first request: loads the config, opens the database, applies
  * migrations and marks calls a previous process left running as interrupted. A bad config file
  * or an unusable data folder stops the server with a plain message instead of serving errors.
- * SIGTERM and SIGINT stop it promptly (see `handleShutdownSignals`).
  */
-export function boot(): void {
-  let ts: ReturnType<typeof getToolscope>;
+export function startToolscope(): Toolscope {
+  let ts: Toolscope;
   try {
     ts = getToolscope();
   } catch (error) {
     console.error(`[toolscope] cannot start: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   }
-  const booted = globalThis as unknown as { __toolscopeSignals?: boolean };
-  if (!booted.__toolscopeSignals) {
-    booted.__toolscopeSignals = true;
-    handleShutdownSignals(ts);
+  if (!flags.__toolscopeBooted) {
+    flags.__toolscopeBooted = true;
+    const interrupted = ts.interruptedAtStart
+      ? `; ${ts.interruptedAtStart} call(s) left running by the last run marked interrupted`
+      : '';
+    console.log(
+      `[toolscope] data ${ts.config.dataDir}; workspace ${ts.config.workspace}; config ${ts.config.configPath ?? '(defaults)'}${interrupted}`,
+    );
   }
-  const interrupted = ts.interruptedAtStart
-    ? `; ${ts.interruptedAtStart} call(s) left running by the last run marked interrupted`
-    : '';
-  console.log(
-    `[toolscope] data ${ts.config.dataDir}; workspace ${ts.config.workspace}; config ${ts.config.configPath ?? '(defaults)'}${interrupted}`,
-  );
+  return ts;
+}
+
+/**
+ * Makes SIGTERM and SIGINT stop Toolscope promptly (see `handleShutdownSignals`), once per
+ * process: the custom server claims this first, with its HTTP server to close.
+ */
+export function ownShutdown(ts: Toolscope, options: ShutdownOptions = {}): void {
+  if (flags.__toolscopeSignals) return;
+  flags.__toolscopeSignals = true;
+  handleShutdownSignals(ts, options);
+}
+
+/** Next's instrumentation hook: starts Toolscope, unless the custom server already did. */
+export function boot(): void {
+  ownShutdown(startToolscope());
 }

@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { Toolscope } from './create-toolscope';
 
 export const SHUTDOWN_REASON = { by: 'shutdown', reason: 'Toolscope is shutting down' } as const;
@@ -11,6 +12,8 @@ export interface ShutdownOptions {
   /** After this long the process exits whatever is still pending. */
   hardDeadlineMs?: number;
   exit?: (code: number) => void;
+  /** The HTTP server to stop: it takes no new connections at once, and its last ones are closed before exit. */
+  server?: Pick<Server, 'close' | 'closeIdleConnections' | 'closeAllConnections'>;
   log?: (message: string) => void;
 }
 
@@ -44,11 +47,14 @@ export async function stopToolscope(ts: Toolscope, cancelDeadlineMs = 3_000): Pr
 }
 
 /**
- * Handles SIGTERM and SIGINT (Next's own handler is off: NEXT_MANUAL_SIG_HANDLE, set by
- * scripts/start.mjs, because it waits for every open connection, and an event stream never ends):
- * stops Toolscope with `stopToolscope`, then exits. A hard deadline exits whatever happens. A second
- * signal is ignored: Ctrl-C reaches the process twice, from the terminal and from start.mjs.
- * Returns a function that removes the handlers.
+ * Handles SIGTERM and SIGINT for the custom server (server/main.ts), which owns the process:
+ * 1. the HTTP server stops accepting connections and closes its idle keep-alive ones;
+ * 2. `stopToolscope` ends the event streams, cancels the calls in flight (their agents get the
+ *    cancelled results), flushes and closes the store;
+ * 3. after a moment for those responses to be written, the last connections are closed and the
+ *    process exits. A hard deadline exits whatever happens.
+ * A second signal is ignored: Ctrl-C reaches the process twice, from the terminal and from
+ * start.mjs. Returns a function that removes the handlers.
  */
 export function handleShutdownSignals(ts: Toolscope, options: ShutdownOptions = {}): () => void {
   const exit = options.exit ?? ((code: number) => process.exit(code));
@@ -65,11 +71,16 @@ export function handleShutdownSignals(ts: Toolscope, options: ShutdownOptions = 
       exit(1);
     }, hardDeadlineMs);
     hard.unref?.();
+    const server = options.server;
+    // Not listening yet (a signal during start) is no reason to fail the rest of the stop.
+    server?.close(() => {});
+    server?.closeIdleConnections();
     void stopToolscope(ts, options.cancelDeadlineMs).then((clean) => {
       log(`[toolscope] stopped in ${Date.now() - begun} ms${clean ? '' : ' (some calls did not finish in time)'}`);
       // A moment for the responses of the cancelled calls to reach their agents.
       setTimeout(() => {
         clearTimeout(hard);
+        server?.closeAllConnections();
         exit(clean ? 0 : 1);
       }, RESPONSE_GRACE_MS);
     });

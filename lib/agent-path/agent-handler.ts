@@ -1,0 +1,99 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isRequestError } from '../api/http';
+import { guardRequest } from '../api/request-guard';
+import type { Toolscope } from '../server/create-toolscope';
+import { allowsMethod, type LeanRouteName, matchApiRoute } from './api-routes';
+import { serveEvents } from './events-route';
+import { CLIENT_GONE } from './read-body';
+import { sendError } from './respond';
+import { serveToolCalls } from './tool-calls-route';
+
+export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+
+export interface AgentHandlerOptions {
+  ts: Toolscope;
+  /** Everything that is not an agent route: Next.js's request handler in `server/main.ts`. */
+  next: RequestListener;
+  /** Where the guard reads `HOST` and `TOOLSCOPE_ALLOWED_HOSTS`. */
+  env?: Record<string, string | undefined>;
+  heartbeatMs?: number;
+}
+
+type LeanRoute = (req: IncomingMessage, res: ServerResponse, query: string) => void | Promise<void>;
+
+/** The guard reads headers through `get`, as on a web `Request`; Node's are a lower-cased record. */
+function headerReader(req: IncomingMessage) {
+  return {
+    get(name: string): string | null {
+      const value = req.headers[name];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    },
+  };
+}
+
+/**
+ * The agent path: one Node request listener in front of Next.js, in the same process and with the
+ * same Toolscope instance. A hand-written dispatcher rather than a router package: it serves two
+ * fixed paths and answers 404/405/400 from the list of API routes, a table lookup a router would
+ * only wrap (and it adds no dependency to keep current).
+ * 1. The guard (`lib/api/request-guard.ts`, the proxy's too) runs first, for every request.
+ * 2. Paths under `/api/` are looked up in `API_ROUTES`: unknown → 404, bad percent-encoding → 400,
+ *    a method the route lacks → 405 with `Allow`, OPTIONS → 204 with `Allow`, all JSON.
+ * 3. `POST /api/v1/tool-calls` and `GET /api/v1/events` are served here; the rest goes to `next`.
+ * Anything a handler throws is one JSON error: a `RequestError` by its code, else a logged 500.
+ */
+export function createAgentHandler(options: AgentHandlerOptions): RequestListener {
+  const { ts, next, env = process.env } = options;
+  const lean: Record<LeanRouteName, LeanRoute> = {
+    'tool-calls': (req, res) => serveToolCalls(req, res, ts),
+    events: (req, res, query) => serveEvents(req, res, ts, query, { heartbeatMs: options.heartbeatMs }),
+  };
+
+  const fail = (res: ServerResponse, error: unknown) => {
+    if (isRequestError(error)) {
+      if (error.code === CLIENT_GONE) res.destroy();
+      else sendError(res, error.status, error.code, error.message);
+      return;
+    }
+    console.error('[toolscope] request failed:', error);
+    sendError(res, 500, 'INTERNAL_ERROR', 'Toolscope failed to handle the request; the server log has details.');
+  };
+
+  const dispatch = (req: IncomingMessage, res: ServerResponse): void | Promise<void> => {
+    const method = req.method ?? 'GET';
+    const verdict = guardRequest({ method, headers: headerReader(req) }, env);
+    if (!verdict.ok) return sendError(res, verdict.status, verdict.code, verdict.message);
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const pathname = q < 0 ? url : url.slice(0, q);
+    if (pathname !== '/api' && !pathname.startsWith('/api/')) return next(req, res);
+    const match = matchApiRoute(pathname);
+    if (match.kind === 'bad-encoding') {
+      return sendError(res, 400, 'BAD_PATH', 'The path is not valid percent-encoding.');
+    }
+    if (match.kind === 'not-found') {
+      return sendError(res, 404, 'NOT_FOUND', `No API route ${pathname.slice(0, 200)}. See the README for the API.`);
+    }
+    if (!allowsMethod(match, method)) {
+      return sendError(res, 405, 'METHOD_NOT_ALLOWED', `${pathname.slice(0, 200)} answers ${match.allow}.`, {
+        allow: match.allow,
+      });
+    }
+    if (method === 'OPTIONS') {
+      res.writeHead(204, { allow: match.allow });
+      res.end();
+      return;
+    }
+    if ('lean' in match.route) return lean[match.route.lean](req, res, q < 0 ? '' : url.slice(q + 1));
+    return next(req, res);
+  };
+
+  return (req, res) => {
+    try {
+      const pending = dispatch(req, res);
+      if (pending) pending.catch((error: unknown) => fail(res, error));
+    } catch (error) {
+      fail(res, error);
+    }
+  };
+}

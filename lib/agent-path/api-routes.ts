@@ -1,0 +1,89 @@
+/**
+ * Every route under `/api/`, with its methods. The agent path answers the ones marked `lean`
+ * itself and hands the rest to Next.js; for any other path under `/api/` it answers the JSON 404,
+ * 405 (with `Allow`) or 400 (bad percent-encoding) itself, so that no `/api/` answer is Next's
+ * HTML. `api-routes.test.ts` keeps this list equal to the route files in `app/api/`.
+ */
+export const API_ROUTES = [
+  { pattern: '/api/v1/tool-calls', methods: ['POST'], lean: 'tool-calls' },
+  { pattern: '/api/v1/events', methods: ['GET'], lean: 'events' },
+  { pattern: '/api/v1/traces', methods: ['GET'] },
+  { pattern: '/api/v1/traces/export', methods: ['GET'] },
+  { pattern: '/api/v1/traces/:id', methods: ['GET', 'DELETE'] },
+  { pattern: '/api/v1/traces/:id/cancel', methods: ['POST'] },
+  { pattern: '/api/v1/sessions/:id', methods: ['DELETE'] },
+  { pattern: '/api/v1/stats', methods: ['GET'] },
+  { pattern: '/api/v1/tools', methods: ['GET'] },
+  { pattern: '/api/v1/tools/:name/stats', methods: ['GET'] },
+] as const satisfies readonly ApiRouteSpec[];
+
+interface ApiRouteSpec {
+  pattern: string;
+  methods: readonly string[];
+  /** Served by the agent path's own handler, not by Next.js. */
+  lean?: string;
+}
+
+export type ApiRoute = (typeof API_ROUTES)[number];
+export type LeanRouteName = Extract<ApiRoute, { lean: string }>['lean'];
+
+export type RouteMatch =
+  | { kind: 'found'; route: ApiRoute; allow: string }
+  | { kind: 'not-found' }
+  | { kind: 'bad-encoding' };
+
+interface CompiledRoute {
+  route: ApiRoute;
+  segments: (string | null)[];
+  /** The `Allow` header: GET routes answer HEAD too (as Next's do), every route OPTIONS. */
+  allow: string;
+}
+
+// Split once at load: matching a request is a walk over a few short arrays, no regular expression.
+const COMPILED: CompiledRoute[] = API_ROUTES.map((route) => {
+  const methods: string[] = [...route.methods];
+  if (methods.includes('GET')) methods.push('HEAD');
+  methods.push('OPTIONS');
+  return {
+    route,
+    segments: route.pattern
+      .split('/')
+      .slice(1)
+      .map((s) => (s.startsWith(':') ? null : s)),
+    allow: methods.join(', '),
+  };
+});
+
+/**
+ * Finds the route of an `/api/` path (without its query). Static segments win over parameters
+ * (`/traces/export` before `/traces/:id`) because the list holds them first. A trailing slash is
+ * ignored (Next.js redirects it); a segment that is not valid percent-encoding is `bad-encoding`.
+ */
+export function matchApiRoute(pathname: string): RouteMatch {
+  const raw = pathname.split('/').slice(1);
+  if (raw.length > 1 && raw.at(-1) === '') raw.pop();
+  const segments: string[] = [];
+  for (const segment of raw) {
+    if (!segment.includes('%')) {
+      segments.push(segment);
+      continue;
+    }
+    try {
+      segments.push(decodeURIComponent(segment));
+    } catch {
+      return { kind: 'bad-encoding' };
+    }
+  }
+  for (const compiled of COMPILED) {
+    if (compiled.segments.length !== segments.length) continue;
+    if (compiled.segments.every((s, i) => (s === null ? segments[i] !== '' : s === segments[i]))) {
+      return { kind: 'found', route: compiled.route, allow: compiled.allow };
+    }
+  }
+  return { kind: 'not-found' };
+}
+
+/** Whether `method` is one the route answers (HEAD for GET routes, OPTIONS everywhere). */
+export function allowsMethod(match: { allow: string }, method: string): boolean {
+  return match.allow.split(', ').includes(method);
+}

@@ -1,0 +1,134 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The built server (`npm start`'s script): a call made through the agent path is the same call
+ * Next's API and pages show, and the /api/ errors Next used to answer are JSON. Needs a current
+ * build (`node scripts/build.mjs`; `npm test` builds first); without one it is skipped.
+ */
+const root = path.resolve(__dirname, '../..');
+const buildState = (await import(path.join(root, 'scripts/build-state.mjs'))) as { isBuildCurrent(): boolean };
+const built = buildState.isBuildCurrent();
+if (!built && process.env.TOOLSCOPE_REQUIRE_BUILD === '1') {
+  throw new Error('[built-server.test] .next is missing or older than the sources although npm test built it');
+}
+if (!built) {
+  console.warn('[built-server.test] skipped: .next is missing or older than the sources; run `node scripts/build.mjs`');
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe.skipIf(!built)('the built server: agent path in front of Next.js', () => {
+  let dir: string;
+  let child: ChildProcess;
+  let port: number;
+  let base: string;
+  let log = '';
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-built-'));
+    port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    child = spawn(process.execPath, ['scripts/start.mjs'], {
+      cwd: root,
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', TOOLSCOPE_DATA_DIR: dir, TOOLSCOPE_CONFIG: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    child.stdout?.on('data', (chunk) => (log += chunk));
+    child.stderr?.on('data', (chunk) => (log += chunk));
+    for (let i = 0; i < 240; i++) {
+      if (child.exitCode !== null) throw new Error(`the server exited:\n${log}`);
+      const ok = await fetch(`${base}/api/v1/tools`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) return;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    throw new Error(`the server did not start:\n${log}`);
+  }, 90_000);
+
+  afterAll(() => {
+    if (child?.pid && child.exitCode === null && child.signalCode === null) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("shows a call made through the agent path in Next's API and trace page", async () => {
+    const answer = await fetch(`${base}/api/v1/tool-calls`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        session_id: 'built-lean',
+        tool_calls: [
+          { id: 'call_lean', type: 'function', function: { name: 'calculator', arguments: '{"expression":"6*7"}' } },
+        ],
+      }),
+    });
+    expect(answer.status).toBe(200);
+    const { results } = (await answer.json()) as { results: { trace_id: string; output: { result: number } }[] };
+    const id = results[0]!.trace_id;
+    expect(results[0]!.output.result).toBe(42);
+
+    const trace = await fetch(`${base}/api/v1/traces/${id}`);
+    expect(trace.status).toBe(200);
+    expect(await trace.json()).toMatchObject({ id, tool_call_id: 'call_lean', status: 'succeeded' });
+    const list = (await (await fetch(`${base}/api/v1/traces?session=built-lean`)).json()) as {
+      items: { id: string }[];
+    };
+    expect(list.items.map((item) => item.id)).toEqual([id]);
+    const page = await fetch(`${base}/traces/${id}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('call_lean');
+  });
+
+  it('refuses a declared oversized body at once, before any byte of it (the agent path, not Next)', async () => {
+    const socket = net.connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk));
+    socket.write(
+      `POST /api/v1/tool-calls HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 2097152\r\n\r\n`,
+    );
+    await new Promise((resolve) => socket.on('close', resolve));
+    expect(received.slice(9, 12)).toBe('413');
+    expect(received).toContain('"PAYLOAD_TOO_LARGE"');
+  });
+
+  it("answers JSON, never Next's HTML, for unknown routes, wrong methods, bad paths and bad cursors", async () => {
+    const cases: [string, RequestInit, number, string][] = [
+      ['/api/v1/nope', {}, 404, 'NOT_FOUND'],
+      ['/api/nothing-here', {}, 404, 'NOT_FOUND'],
+      ['/api/v1/traces', { method: 'POST' }, 405, 'METHOD_NOT_ALLOWED'],
+      ['/api/v1/traces/%E0%A4%A', {}, 400, 'BAD_PATH'],
+      ['/api/v1/traces?cursor=abc', {}, 400, 'INVALID_CURSOR'],
+      ['/api/v1/traces/unknown-id', {}, 404, 'NOT_FOUND'],
+    ];
+    for (const [url, init, status, code] of cases) {
+      const response = await fetch(`${base}${url}`, init);
+      expect(response.status, url).toBe(status);
+      expect(response.headers.get('content-type'), url).toMatch(/application\/json/);
+      expect(((await response.json()) as { error: { code: string } }).error.code, url).toBe(code);
+    }
+    const wrong = await fetch(`${base}/api/v1/traces`, { method: 'POST' });
+    expect(wrong.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+  });
+});
