@@ -3,7 +3,8 @@ import { expect, test } from '@playwright/test';
 import { postToolCall, unique } from './pages/api';
 import { type ChartRange, ChartsPage } from './pages/charts-page';
 
-const SCREENS = '/work/screens';
+// Screenshots go where SCREENS_DIR says (to look at them), else beside Playwright's other output.
+const SCREENS = process.env.SCREENS_DIR || 'test-results/screens';
 const POINTS: Record<ChartRange, number> = { hour: 60, day: 96, week: 168 };
 
 test.beforeAll(async ({ request }) => {
@@ -75,7 +76,8 @@ test('a tool seen in calls but not registered gets its page and its row, not a 4
 
 test('the stats API refuses a bad range and an unknown tool', async ({ request }) => {
   expect((await request.get('/api/v1/stats?range=month')).status()).toBe(400);
-  expect((await request.get('/api/v1/tools/no_such_tool/stats')).status()).toBe(404);
+  // A name no other spec calls: a tool seen in any call has stats.
+  expect((await request.get(`/api/v1/tools/${unique('never_called')}/stats`)).status()).toBe(404);
   const body = await (await request.get('/api/v1/tools/calculator/stats?range=hour')).json();
   expect(body).toMatchObject({ range: 'hour', bucket_ms: 60_000 });
   expect(body.points).toHaveLength(60);

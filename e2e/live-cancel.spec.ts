@@ -7,7 +7,7 @@ import { unique } from './pages/api';
 import { LiveTracePage } from './pages/live-trace-page';
 import { TracesPage } from './pages/traces-page';
 
-const SCREENS = process.env.E2E_SCREENS_DIR ?? '/work/screens';
+const SCREENS = process.env.SCREENS_DIR || 'test-results/screens';
 
 async function screenshot(page: Page, name: string) {
   fs.mkdirSync(SCREENS, { recursive: true });
