@@ -1,3 +1,5 @@
+import { createSecretMatcher, type SecretMatcher } from './secret-matcher';
+
 /** What replaces a secret everywhere Toolscope stores or shows data. */
 export const REDACTED = '[REDACTED]';
 
@@ -152,11 +154,21 @@ export function createRedactor(extraKeys: readonly string[] = []): Redactor {
     return out;
   }
 
+  /**
+   * One matcher per list of secrets: the executor scrubs stdout, stderr, output and errors with
+   * the same list, and `scrubValue` every string of a value; rebuilt if the list grew.
+   */
+  const matchers = new WeakMap<readonly string[], { size: number; matcher: SecretMatcher }>();
+  function matcherFor(secrets: readonly string[]): SecretMatcher {
+    const cached = matchers.get(secrets);
+    if (cached && cached.size === secrets.length) return cached.matcher;
+    const matcher = createSecretMatcher(secrets.filter((secret) => secret.length >= MIN_SCRUB_LENGTH));
+    matchers.set(secrets, { size: secrets.length, matcher });
+    return matcher;
+  }
+
   function scrubText(text: string, secrets: readonly string[] = []): string {
-    let out = text;
-    for (const secret of secrets) {
-      if (secret.length >= MIN_SCRUB_LENGTH && out.includes(secret)) out = out.split(secret).join(REDACTED);
-    }
+    const out = secrets.length === 0 ? text : matcherFor(secrets).replaceAll(text, REDACTED);
     return scrubShapes(out);
   }
 

@@ -64,13 +64,11 @@ type Reply = { ready: true } | { id: number; ok: true; value: unknown } | { id: 
 /** The program each worker runs around the handler: answer one message at a time, say when ready. */
 function workerSource(handler: string): string {
   return `'use strict';
-// esbuild's keepNames wraps functions in __name(); the handler's functions may carry such calls.
-var __name = (target) => target;
 const { parentPort, workerData } = require('node:worker_threads');
 const { createRequire } = require('node:module');
 const requireFrom = createRequire(require('node:path').join(workerData.resolvePaths[0], 'worker.js'));
 const load = (id) => requireFrom(requireFrom.resolve(id, { paths: workerData.resolvePaths }));
-const handle = ((require) => ${handler})(load);
+const handle = ((require, ${keepNamesHelper()}) => ${handler})(load, (target) => target);
 parentPort.on('message', (task) => {
   let reply;
   try {
@@ -86,6 +84,19 @@ parentPort.on('message', (task) => {
 });
 parentPort.postMessage({ ready: true });
 `;
+}
+
+/**
+ * The name of the helper esbuild's `keepNames` wraps named functions in (`__name(fn, "name")`,
+ * renamed when minified). Handler source text built from this bundle's functions carries those
+ * calls into the worker, which defines the helper under the name this module's own code shows.
+ */
+function keepNamesHelper(): string {
+  const probe = () => {
+    const named = () => 0;
+    return named;
+  };
+  return /([\w$]+)\(\s*\(\)\s*=>\s*0\s*,\s*["']named["']\s*\)/.exec(probe.toString())?.[1] ?? '__name';
 }
 
 /**
