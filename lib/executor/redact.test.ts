@@ -123,6 +123,12 @@ describe('secrets in URLs', () => {
     );
   });
 
+  it('treats ; as a parameter separator, in the query and in path parameters', () => {
+    expect(redactor.scrubText('https://h/x?a=b;token=secret1&c=d')).toBe(`https://h/x?a=b;token=${REDACTED}&c=d`);
+    expect(redactor.scrubText('https://h/x;jsessionid=ABC123?q=1')).toBe(`https://h/x;jsessionid=${REDACTED}?q=1`);
+    expect(redactor.scrubText('https://h/?q=a;b')).toBe('https://h/?q=a;b');
+  });
+
   it('leaves ordinary parameters alone', () => {
     const url = 'https://api.test/search?q=tokenizer&max_tokens=10&keyword=a&page=2&sort=key#section';
     expect(redactor.scrubText(url)).toBe(url);

@@ -41,13 +41,25 @@ const URL_USERINFO = /:\/\/([^\s/?#@:"'<>\\`]{0,256}):([^\s/?#@"'<>\\`]{1,2048})
 
 /**
  * A query or fragment parameter: delimiter, name (bounded), `=`, value. The value is the last
- * part of the pattern, so its greedy run never backtracks; it stops at the next parameter, at `?`
- * (a URL inside a value gets its own parameters checked) and at quotes, backslashes and spaces.
+ * part of the pattern, so its greedy run never backtracks; it stops at the next parameter (`&`,
+ * and `;`, which separates parameters too: `?a=b;token=x`), at `?` (a URL inside a value gets its
+ * own parameters checked) and at quotes, backslashes and spaces.
  */
-const URL_PARAM = /([?&#;])([A-Za-z0-9_.~%[\]-]{1,64})=([^\s&#?"'<>\\`]+)/g;
+const URL_PARAM = /([?&#;])([A-Za-z0-9_.~%[\]-]{1,64})=([^\s&#?;"'<>\\`]+)/g;
 
 /** Parameter names (normalized like keys) that hold secrets, besides the secret key fragments. */
-const SECRET_PARAM_NAMES = new Set(['key', 'pwd', 'sig', 'signature', 'jwt', 'session', 'sessionid', 'accesskey']);
+const SECRET_PARAM_NAMES = new Set([
+  'key',
+  'pwd',
+  'sig',
+  'signature',
+  'jwt',
+  'session',
+  'sessionid',
+  'jsessionid',
+  'phpsessid',
+  'accesskey',
+]);
 
 /** A quick test before running every pattern: most strings contain none of these. */
 const SHAPE_HINT = /PRIVATE KEY|Bearer|sk-|gh[pousr]_|github_pat_|AKIA|ASIA|eyJ/i;
