@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ToolError } from '../executor/errors';
 import { createCalculatorTool, MAX_EXPRESSION_LENGTH } from './calculator';
-import { createCalculatorPool, sharedCalculatorPool } from './calculator-pool';
+import { CALCULATION_DEADLINE_MS, createCalculatorPool, sharedCalculatorPool } from './calculator-pool';
 import { createExpressionCheck } from './check-expression';
 import { createSafeMath } from './safe-math';
 import { createTestContext, expectToolError } from './test-helpers';
@@ -14,10 +14,12 @@ const ctx = createTestContext();
 const calc = async (expression: string, precision?: number) => tool.execute({ expression, precision }, ctx);
 
 describe('calculator', () => {
-  it('declares a pure, deterministic tool with a tight timeout and no retries', () => {
+  it('declares a pure, deterministic tool with a tight deadline and no retries', () => {
     expect(tool.name).toBe('calculator');
     expect(tool.sideEffect).toBe('none');
-    expect(tool.timeoutMs).toBeLessThanOrEqual(2_000);
+    expect(CALCULATION_DEADLINE_MS).toBeLessThan(1_000);
+    expect(tool.timeoutMs).toBeLessThanOrEqual(5_000);
+    expect(tool.description).toContain(`longer than ${CALCULATION_DEADLINE_MS} ms`);
     expect(tool.retry.maxAttempts).toBe(1);
     const schema = z.toJSONSchema(tool.inputSchema) as { properties: Record<string, { description?: string }> };
     expect(schema.properties.expression?.description).toMatch(/expression/);

@@ -65,7 +65,9 @@ export function createCalculatorTool(options: CalculatorToolOptions = {}): Tool<
     ].join(' '),
     inputSchema,
     sideEffect: 'none',
-    timeoutMs: 2_000,
+    // Evaluation itself is stopped at CALCULATION_DEADLINE_MS; this bounds the wait for a worker,
+    // which after a start or a replacement loads mathjs (about 0.6 s of CPU, more on a busy machine).
+    timeoutMs: 5_000,
     // Deterministic: the same expression fails the same way every time.
     retry: { maxAttempts: 1 },
     circuitBreaker: false,
