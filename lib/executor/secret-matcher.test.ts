@@ -54,4 +54,11 @@ describe('createSecretMatcher', () => {
     expect(matcher.replaceAll(`${'a'.repeat(MiB)}b`, R)).toBe(`${'a'.repeat(MiB - 160 * 1024)}${R}`);
     expect(performance.now() - started).toBeLessThan(1_500);
   });
+
+  it('builds and scans at once with one secret of 1 MiB', () => {
+    const secret = 'x'.repeat(MiB);
+    const started = performance.now();
+    expect(createSecretMatcher([secret]).replaceAll(`a${secret}b`, R)).toBe(`a${R}b`);
+    expect(performance.now() - started).toBeLessThan(1_500);
+  });
 });
