@@ -54,9 +54,9 @@ export function createSecretMatcher(secrets: readonly string[]): SecretMatcher {
           firstCode[node] = code;
           firstChild[node] = child;
         } else {
-          let branch = more.get(node);
-          if (!branch) more.set(node, (branch = new Map()));
+          const branch = more.get(node) ?? new Map<number, number>();
           branch.set(code, child);
+          more.set(node, branch);
         }
       }
       node = child;
