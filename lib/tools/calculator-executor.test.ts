@@ -36,7 +36,7 @@ describe('the calculator through the executor', () => {
       expect(cheap.map((r) => r.output)).toEqual(
         Array.from({ length: 20 }, (_, i) => ({ expression: `${i} * 2`, result: i * 2, type: 'number' })),
       );
-      expect(cheapMs).toBeLessThan(500);
+      expect(cheapMs).toBeLessThan(700); // under the 750 ms deadline: it did not wait behind the expensive one
       expect(result.success).toBe(false);
       expect(result.error).toMatchObject({ code: 'EVALUATION_LIMIT', kind: 'limit', retryable: false });
       expect(expensiveMs).toBeLessThan(1_000);

@@ -316,7 +316,7 @@ describe('calculator', () => {
         expect((await calc('2 + 2')).result).toBe(4);
         const cheapMs = performance.now() - cheapStarted;
         expect((await expensive).code).toBe('EVALUATION_LIMIT');
-        expect(cheapMs).toBeLessThan(500);
+        expect(cheapMs).toBeLessThan(700); // under the 750 ms deadline: it did not wait behind the expensive one
       } finally {
         clearInterval(timer);
       }
