@@ -123,6 +123,12 @@ describe('secrets in URLs', () => {
     );
   });
 
+  it('treats ; as a parameter separator, in the query and in path parameters', () => {
+    expect(redactor.scrubText('https://h/x?a=b;token=secret1&c=d')).toBe(`https://h/x?a=b;token=${REDACTED}&c=d`);
+    expect(redactor.scrubText('https://h/x;jsessionid=ABC123?q=1')).toBe(`https://h/x;jsessionid=${REDACTED}?q=1`);
+    expect(redactor.scrubText('https://h/?q=a;b')).toBe('https://h/?q=a;b');
+  });
+
   it('leaves ordinary parameters alone', () => {
     const url = 'https://api.test/search?q=tokenizer&max_tokens=10&keyword=a&page=2&sort=key#section';
     expect(redactor.scrubText(url)).toBe(url);
@@ -176,10 +182,59 @@ describe('secrets in URLs', () => {
     ['Bearer + spaces', `Bearer${' '.repeat(MiB)}`],
     ['PEM header without end', `-----BEGIN ${'A '.repeat(MiB / 2)}`],
     ['ghp_ runs', `-ghp_${'a'.repeat(19)}_`.repeat(4e4)],
+    ['ghp_ + one run ending in _', `ghp_${'a'.repeat(MiB)}_`],
+    ['github_pat_ short runs', `-github_pat_${'a'.repeat(19)}!`.repeat(3.2e4)],
+    ['PEM headers without end, repeated', `-----BEGIN ${'A'.repeat(64)}`.repeat(1.4e4)],
+    ['PEM header then END runs', `-----BEGIN RSA PRIVATE KEY-----${`-----END ${'A '.repeat(30)}`.repeat(1.5e4)}`],
+    ['PEM header, no end', `-----BEGIN RSA PRIVATE KEY-----\n${'A'.repeat(MiB)}`],
+    ['Bearer + whitespace runs', `Bearer${' '.repeat(60)}!`.repeat(1.5e4)],
+    ['Bearer + short tokens', 'Bearer abcdefg '.repeat(7e4)],
+    ['sk- + a- pairs', `sk-${'a-'.repeat(MiB / 2)}`],
+    ['sk- + a- pairs ending in _', `sk-${'a-'.repeat(MiB / 2)}_`],
+    ['sk- + short runs', `sk-${'a-'.repeat(7)}!`.repeat(5.8e4)],
+    ['AKIA near misses', ' AKIAAAAAAAAAAAAAAAA'.repeat(5e4)],
+    ['.eyJ segments', '.eyJaaaaa'.repeat(1.1e5)],
+    ['two JWT segments repeated', 'eyJaaaaa.eyJaaaaa.'.repeat(5.8e4)],
+    ['userinfo at its bounds, repeated', `://${'a'.repeat(250)}:${'b'.repeat(2000)}`.repeat(460)],
+    ['long parameter names', `?${'a'.repeat(63)}`.repeat(1.6e4)],
+    ['empty parameters', '?a=&b=;c=#d='.repeat(8.7e4)],
+    ['every hint at once', 'sk-Bearer eyJ AKIA ghp_ github_pat_ PRIVATE KEY ://@?&=;#'.repeat(1.8e4)],
   ])('stays linear on 1 MiB of adversarial input: %s', (_name, text) => {
     const started = performance.now();
     redactor.redact({ text });
     redactor.scrubText(text, ['abcd']);
     expect(performance.now() - started).toBeLessThan(1_500);
+  });
+});
+
+describe('cost of scrubbing known secrets', () => {
+  const redactor = createRedactor();
+  const KiB = 1024;
+
+  it('stays linear with tens of thousands of secret-keyed values scrubbed from every string of an output', () => {
+    const args: Record<string, string> = {};
+    for (let i = 0; i < 40_000; i++) args[`password${i}`] = `value-${i}`;
+    const started = performance.now();
+    const { secrets } = redactor.redact(args);
+    const output = redactor.scrubValue({ echoed: Object.values(args), text: Object.values(args).join(' ') }, secrets);
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(output.echoed.every((value) => value === REDACTED)).toBe(true);
+  });
+
+  it.each([
+    ['a token under a secret key', { token: 'x'.repeat(160 * KiB) }],
+    ['an sk- key', { note: `sk-${'a-'.repeat(80 * KiB)}` }],
+    ['a bearer token', { header: `Bearer ${'a'.repeat(160 * KiB)}` }],
+    ['a JWT', { jwt: `eyJ${'a'.repeat(53 * KiB)}.eyJ${'a'.repeat(53 * KiB)}.${'a'.repeat(53 * KiB)}` }],
+    ['a PEM key', { key: `-----BEGIN RSA PRIVATE KEY-----\n${'A'.repeat(160 * KiB)}` }],
+    ['a GitHub token', { note: `ghp_${'a'.repeat(160 * KiB)}` }],
+  ])('redacts a 160 KB argument shaped like %s, and its echo in the output, at once', (_name, args) => {
+    const started = performance.now();
+    const { value, secrets } = redactor.redact(args);
+    const echoed = JSON.stringify(args);
+    const scrubbed = redactor.scrubText(echoed.repeat(6), secrets);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(JSON.stringify(value).length).toBeLessThan(echoed.length);
+    expect(scrubbed.length).toBeLessThan(echoed.length * 6);
   });
 });

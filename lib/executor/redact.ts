@@ -1,3 +1,5 @@
+import { createSecretMatcher, type SecretMatcher } from './secret-matcher';
+
 /** What replaces a secret everywhere Toolscope stores or shows data. */
 export const REDACTED = '[REDACTED]';
 
@@ -39,13 +41,25 @@ const URL_USERINFO = /:\/\/([^\s/?#@:"'<>\\`]{0,256}):([^\s/?#@"'<>\\`]{1,2048})
 
 /**
  * A query or fragment parameter: delimiter, name (bounded), `=`, value. The value is the last
- * part of the pattern, so its greedy run never backtracks; it stops at the next parameter, at `?`
- * (a URL inside a value gets its own parameters checked) and at quotes, backslashes and spaces.
+ * part of the pattern, so its greedy run never backtracks; it stops at the next parameter (`&`,
+ * and `;`, which separates parameters too: `?a=b;token=x`), at `?` (a URL inside a value gets its
+ * own parameters checked) and at quotes, backslashes and spaces.
  */
-const URL_PARAM = /([?&#;])([A-Za-z0-9_.~%[\]-]{1,64})=([^\s&#?"'<>\\`]+)/g;
+const URL_PARAM = /([?&#;])([A-Za-z0-9_.~%[\]-]{1,64})=([^\s&#?;"'<>\\`]+)/g;
 
 /** Parameter names (normalized like keys) that hold secrets, besides the secret key fragments. */
-const SECRET_PARAM_NAMES = new Set(['key', 'pwd', 'sig', 'signature', 'jwt', 'session', 'sessionid', 'accesskey']);
+const SECRET_PARAM_NAMES = new Set([
+  'key',
+  'pwd',
+  'sig',
+  'signature',
+  'jwt',
+  'session',
+  'sessionid',
+  'jsessionid',
+  'phpsessid',
+  'accesskey',
+]);
 
 /** A quick test before running every pattern: most strings contain none of these. */
 const SHAPE_HINT = /PRIVATE KEY|Bearer|sk-|gh[pousr]_|github_pat_|AKIA|ASIA|eyJ/i;
@@ -152,11 +166,21 @@ export function createRedactor(extraKeys: readonly string[] = []): Redactor {
     return out;
   }
 
+  /**
+   * One matcher per list of secrets: the executor scrubs stdout, stderr, output and errors with
+   * the same list, and `scrubValue` every string of a value; rebuilt if the list grew.
+   */
+  const matchers = new WeakMap<readonly string[], { size: number; matcher: SecretMatcher }>();
+  function matcherFor(secrets: readonly string[]): SecretMatcher {
+    const cached = matchers.get(secrets);
+    if (cached && cached.size === secrets.length) return cached.matcher;
+    const matcher = createSecretMatcher(secrets.filter((secret) => secret.length >= MIN_SCRUB_LENGTH));
+    matchers.set(secrets, { size: secrets.length, matcher });
+    return matcher;
+  }
+
   function scrubText(text: string, secrets: readonly string[] = []): string {
-    let out = text;
-    for (const secret of secrets) {
-      if (secret.length >= MIN_SCRUB_LENGTH && out.includes(secret)) out = out.split(secret).join(REDACTED);
-    }
+    const out = secrets.length === 0 ? text : matcherFor(secrets).replaceAll(text, REDACTED);
     return scrubShapes(out);
   }
 

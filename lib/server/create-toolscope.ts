@@ -12,7 +12,7 @@ import { defaultPolicy, type PolicyResolver } from '../executor/ports';
 import { createRedactor } from '../executor/redact';
 import { createRegistry } from '../executor/registry';
 import type { CancelReason, TraceRecord, TraceSink } from '../executor/types';
-import { createBuiltinTools } from '../tools';
+import { createBuiltinTools, createCalculatorPool } from '../tools';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -96,6 +96,9 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
     }
   });
   const events = createTraceEvents();
+  // Started now, so the first calculator call does not wait for its workers to load mathjs.
+  const calculatorPool = createCalculatorPool();
+  calculatorPool.warm();
   const registry = createRegistry(
     createBuiltinTools({
       workspace: config.workspace,
@@ -106,6 +109,7 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
       maxFileBytes: config.limits.maxFileBytes,
       maxResponseBytes: config.limits.maxResponseBytes,
       configFile: config.configPath,
+      calculatorPool,
     }),
   );
   const policyOf: PolicyResolver = (tool, sideEffect) => config.policies[tool] ?? defaultPolicy(tool, sideEffect);
@@ -134,6 +138,7 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
       if (lifecycle.closed) return;
       lifecycle.closed = true;
       retention.stop();
+      void calculatorPool.close();
       store.close();
     },
   };

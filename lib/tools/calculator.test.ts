@@ -1,10 +1,12 @@
 import fc from 'fast-check';
-import { all, create } from 'mathjs';
+import * as mathjs from 'mathjs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ToolError } from '../executor/errors';
 import { createCalculatorTool, MAX_EXPRESSION_LENGTH } from './calculator';
-import { CALCULATOR_FUNCTIONS } from './check-expression';
+import { CALCULATION_DEADLINE_MS, createCalculatorPool, sharedCalculatorPool } from './calculator-pool';
+import { createExpressionCheck } from './check-expression';
+import { createSafeMath } from './safe-math';
 import { createTestContext, expectToolError } from './test-helpers';
 
 const tool = createCalculatorTool();
@@ -12,10 +14,12 @@ const ctx = createTestContext();
 const calc = async (expression: string, precision?: number) => tool.execute({ expression, precision }, ctx);
 
 describe('calculator', () => {
-  it('declares a pure, deterministic tool with a tight timeout and no retries', () => {
+  it('declares a pure, deterministic tool with a tight deadline and no retries', () => {
     expect(tool.name).toBe('calculator');
     expect(tool.sideEffect).toBe('none');
-    expect(tool.timeoutMs).toBeLessThanOrEqual(2_000);
+    expect(CALCULATION_DEADLINE_MS).toBeLessThan(1_000);
+    expect(tool.timeoutMs).toBeLessThanOrEqual(5_000);
+    expect(tool.description).toContain(`longer than ${CALCULATION_DEADLINE_MS} ms`);
     expect(tool.retry.maxAttempts).toBe(1);
     const schema = z.toJSONSchema(tool.inputSchema) as { properties: Record<string, { description?: string }> };
     expect(schema.properties.expression?.description).toMatch(/expression/);
@@ -224,30 +228,118 @@ describe('calculator', () => {
   });
 
   it('only allowlists functions that exist in mathjs', () => {
-    const reference = create(all as NonNullable<typeof all>) as unknown as Record<string, unknown>;
-    for (const name of CALCULATOR_FUNCTIONS) expect(typeof reference[name], name).toBe('function');
+    const reference = mathjs.create(mathjs.all as NonNullable<typeof mathjs.all>) as unknown as Record<string, unknown>;
+    const { functions } = createExpressionCheck(createSafeMath(mathjs, { maxRangeElements: 10 }).math);
+    for (const name of functions) expect(typeof reference[name], name).toBe('function');
   });
 
-  describe('cost stays bounded, since a timeout cannot interrupt synchronous evaluation', () => {
+  describe('expensive expressions answer within 1 s, and never stall the event loop', () => {
+    const slow = `${'gcd(1:10000)+'.repeat(76)}0`;
+    /**
+     * Waits until a worker is warm: a worker replaced after a deadline loads mathjs again (about
+     * 0.6 s of CPU), which is the pool's cost, not the expression's.
+     */
+    const warm = () => calc('1');
+
     it.each([
-      ['combinations(1e15, 5e14)', 'combinations(1e15, 5e14)'],
-      ['permutations(1e15, 1e14)', 'permutations(1e15, 1e14)'],
-      ['factorial(1e15)', 'factorial(1e15)'],
-      ['gamma(1e300)', 'gamma(1e300)'],
-      ['zeta(1e9)', 'zeta(1e9)'],
+      // [kind of expense, expression, expected code, expected kind]
+      ['big combinations', 'combinations(100000, 50000)', 'NON_FINITE_RESULT', 'business'],
+      ['big combinations', 'combinations(1e15, 5e14)', 'NON_FINITE_RESULT', 'business'],
+      ['big permutations', 'permutations(1e15, 1e14)', 'NON_FINITE_RESULT', 'business'],
+      ['a big factorial', 'factorial(170000)', 'NON_FINITE_RESULT', 'business'],
+      ['a big factorial', 'factorial(1e15)', 'NON_FINITE_RESULT', 'business'],
+      ['a big gamma', 'gamma(1e300)', 'NON_FINITE_RESULT', 'business'],
+      ['a tower of powers', '2^2^2^2^2^2', 'NON_FINITE_RESULT', 'business'],
+      ['a tower of 450 powers', `2${'^2'.repeat(450)}`, 'NON_FINITE_RESULT', 'business'],
+      ['a complex power', '(1 + 2i)^1e300', 'NON_FINITE_RESULT', 'business'],
+      ['a huge matrix', 'ones(5000, 5000)', 'INVALID_EXPRESSION', 'parameter'],
+      ['a huge matrix', 'zeros(10000, 10000)', 'INVALID_EXPRESSION', 'parameter'],
+      ['a huge matrix', 'identity(5000)', 'INVALID_EXPRESSION', 'parameter'],
+      ['a huge range', 'sum(1:1e9)', 'INVALID_EXPRESSION', 'parameter'],
+      ['a huge range', 'sum(1:0.000001:2)', 'INVALID_EXPRESSION', 'parameter'],
+      ['a huge range', 'range(1, 1e9)', 'INVALID_EXPRESSION', 'parameter'],
+      ['a long expression', `1${'+1'.repeat(MAX_EXPRESSION_LENGTH)}`, 'INVALID_EXPRESSION', 'parameter'],
+      ['a zeta', 'zeta(1e9)', 'INVALID_EXPRESSION', 'parameter'],
+      ['many gcds of long lists', slow, 'EVALUATION_LIMIT', 'limit'],
+    ])('%s (%s) is a clear %s error', async (_kind, expression, code, kind) => {
+      await warm();
+      const started = performance.now();
+      const error = await expectToolError(calc(expression));
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect({ code: error.code, kind: error.kind, retryable: error.retryable }).toEqual({
+        code,
+        kind,
+        retryable: false,
+      });
+      expect(error.hint).toBeTruthy();
+    });
+
+    it('says what to change when an expression is stopped at the deadline', async () => {
+      const error = await expectToolError(calc(slow));
+      expect(error.message).toMatch(/took longer than 750 ms to evaluate and was stopped/);
+      expect(error.hint).toMatch(/smaller numbers or shorter lists/);
+      expect(error.details).toEqual({ limit: 'time', limitMs: 750 });
+    });
+
+    it.each([
       ['gcd of large integers', 'gcd(9007199254740991, 9007199254740990)'],
       ['leftShift(1, 1e9)', 'leftShift(1, 1e9)'],
       ['hex(1e300)', 'hex(1e300)'],
       ['70 ranges of 10000 elements', `${'sum(1:10000)+'.repeat(70)}0`],
       ['45 combinations', `${'combinations(60,30)+'.repeat(45)}0`],
-      ['a tower of 450 powers', `2${'^2'.repeat(450)}`],
       ['990 unary minuses', `${'-'.repeat(990)}1`],
-    ])('%s finishes quickly', async (_label, expression) => {
+      ['499 parentheses', `${'('.repeat(499)}1${')'.repeat(499)}`],
+      ['160 nested square roots', `${'sqrt('.repeat(160)}2${')'.repeat(160)}`],
+      ['a list of 10000 modes', 'mode(1:10000)'],
+      ['76 deviations of 10000 numbers', `${'std(1:10000)+'.repeat(76)}0`],
+      ['70 lists of 10000 modes', `${'mode(1:10000)+'.repeat(70)}0`],
+    ])('%s answers within 1 s, with a result or an error', async (_label, expression) => {
+      await warm();
       const started = performance.now();
       await calc(expression).catch((error: unknown) => {
         if (!(error instanceof ToolError)) throw error;
       });
       expect(performance.now() - started).toBeLessThan(1_000);
+    });
+
+    it('keeps timers firing and other calls answering while an expression runs into its deadline', async () => {
+      const pool = sharedCalculatorPool();
+      pool.warm();
+      while (pool.stats().ready < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+      let ticks = 0;
+      const timer = setInterval(() => {
+        ticks += 1;
+      }, 10);
+      try {
+        const expensive = expectToolError(calc(slow));
+        const cheapStarted = performance.now();
+        expect((await calc('2 + 2')).result).toBe(4);
+        const cheapMs = performance.now() - cheapStarted;
+        expect((await expensive).code).toBe('EVALUATION_LIMIT');
+        expect(cheapMs).toBeLessThan(700); // under the 750 ms deadline: it did not wait behind the expensive one
+      } finally {
+        clearInterval(timer);
+      }
+      expect(ticks).toBeGreaterThanOrEqual(20);
+    });
+
+    it('stops the evaluation when the call is cancelled, and the calculator keeps working', async () => {
+      const pool = createCalculatorPool({ size: 1 });
+      try {
+        const ownTool = createCalculatorTool({ pool });
+        await ownTool.execute({ expression: '1' }, ctx);
+        const controller = new AbortController();
+        const running = ownTool.execute({ expression: slow }, createTestContext({ signal: controller.signal }));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const started = performance.now();
+        controller.abort(new Error('cancelled by a person'));
+        await expect(running).rejects.toThrow('cancelled by a person');
+        expect(performance.now() - started).toBeLessThan(100);
+        expect(pool.stats()).toMatchObject({ started: 2, busy: 0 });
+        expect((await ownTool.execute({ expression: '6 * 7' }, ctx)).result).toBe(42);
+      } finally {
+        await pool.close();
+      }
     });
   });
 

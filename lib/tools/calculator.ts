@@ -2,10 +2,18 @@ import { z } from 'zod';
 import { defineTool } from '../executor/define-tool';
 import { ToolError } from '../executor/errors';
 import type { Tool } from '../executor/types';
-import { checkExpression, invalidExpression } from './check-expression';
-import { MAX_RANGE_ELEMENTS, safeMath as math, parseExpression } from './safe-math';
+import {
+  CALCULATION_DEADLINE_MS,
+  type CalculatorPool,
+  MAX_EXPRESSION_LENGTH,
+  sharedCalculatorPool,
+} from './calculator-pool';
+import type { CalculationError, CalculatorOutput } from './evaluate-expression';
+import { MAX_RANGE_ELEMENTS } from './safe-math';
+import type { PoolOutcome } from './worker-pool';
 
-export const MAX_EXPRESSION_LENGTH = 1000;
+export { MAX_EXPRESSION_LENGTH } from './calculator-pool';
+export type { CalculatorOutput } from './evaluate-expression';
 
 const inputSchema = z.object({
   expression: z
@@ -24,27 +32,24 @@ const inputSchema = z.object({
 
 export type CalculatorInput = z.infer<typeof inputSchema>;
 
-export interface CalculatorOutput {
-  expression: string;
-  /** Numbers and booleans as JSON values; complex numbers, units and lists as formatted text. */
-  result: number | string | boolean;
-  type: 'number' | 'boolean' | 'complex' | 'unit' | 'list' | 'text';
+export interface CalculatorToolOptions {
+  /** The workers that evaluate; default: one pool shared by every calculator tool of the process. */
+  pool?: CalculatorPool;
 }
 
 /**
- * The `calculator` tool: evaluates one expression with mathjs, never with `eval`.
+ * The `calculator` tool: evaluates one expression with mathjs, never with `eval`, in a worker.
  *
- * 1. The expression is parsed (not evaluated) and its tree checked by `checkExpression`:
- *    numbers, operators, constants, units, listed functions; lists only as arguments of
- *    functions that reduce them. No variables, function definitions, strings or property access.
- * 2. The mathjs instance also has its dangerous functions disabled (defence in depth) and its
- *    expensive ones capped (`a:b` ranges, combinations, permutations), because evaluation is
- *    synchronous: a timeout cannot interrupt it, so every allowed expression must be cheap.
- * 3. The value is shaped for a model; Infinity and NaN become a `NON_FINITE_RESULT` error,
- *    which says more to a model than the string "Infinity" would.
+ * 1. The expression goes to a warm worker (`calculator-pool.ts`): evaluation is synchronous and
+ *    some expressions run for minutes, which on the event loop would stall every request.
+ * 2. There it is parsed and its tree checked against an allowlist (`check-expression.ts`), then
+ *    evaluated on a mathjs instance with its dangerous functions disabled and its expensive ones
+ *    capped (`safe-math.ts`), and shaped for a model (`evaluate-expression.ts`).
+ * 3. An expression still running at the deadline has its worker terminated (and replaced) and
+ *    answers EVALUATION_LIMIT; a cancelled call terminates its worker the same way.
  * @example await createCalculatorTool().execute({ expression: '2^10' }, ctx) // { result: 1024, ... }
  */
-export function createCalculatorTool(): Tool<CalculatorInput, CalculatorOutput> {
+export function createCalculatorTool(options: CalculatorToolOptions = {}): Tool<CalculatorInput, CalculatorOutput> {
   return defineTool({
     name: 'calculator',
     description: [
@@ -55,86 +60,76 @@ export function createCalculatorTool(): Tool<CalculatorInput, CalculatorOutput> 
       'lists for sum, prod, mean, median, mode, min, max, std, variance (e.g. "mean([2, 4, 9])" or "sum(1:100)"),',
       'and unit conversion (e.g. "5 cm to inch", "100 km/h to m/s").',
       'Variables, function definitions and several expressions at once are not supported.',
-      `At most ${MAX_EXPRESSION_LENGTH} characters; lists from a:b at most ${MAX_RANGE_ELEMENTS} elements.`,
+      `At most ${MAX_EXPRESSION_LENGTH} characters; lists from a:b at most ${MAX_RANGE_ELEMENTS} elements;`,
+      `an expression that takes longer than ${CALCULATION_DEADLINE_MS} ms to evaluate is stopped.`,
     ].join(' '),
     inputSchema,
     sideEffect: 'none',
-    timeoutMs: 2_000,
+    // Evaluation itself is stopped at CALCULATION_DEADLINE_MS; this bounds the wait for a worker,
+    // which after a start or a replacement loads mathjs (about 0.6 s of CPU, more on a busy machine).
+    timeoutMs: 5_000,
     // Deterministic: the same expression fails the same way every time.
     retry: { maxAttempts: 1 },
     circuitBreaker: false,
-    async execute({ expression, precision }) {
-      return evaluateExpression(expression, precision);
+    async execute({ expression, precision }, ctx) {
+      const pool = options.pool ?? sharedCalculatorPool();
+      const outcome = await pool.run({ expression, precision }, { signal: ctx.signal });
+      if (!outcome.ok) throw poolError(outcome, expression, ctx.signal);
+      if (!outcome.value.ok) throw calculationError(outcome.value.error);
+      return outcome.value.output;
     },
   });
 }
 
-/** Checks, evaluates and shapes one expression; throws ToolError for anything wrong. */
-export function evaluateExpression(expression: string, precision?: number): CalculatorOutput {
-  if (expression.length > MAX_EXPRESSION_LENGTH) {
-    throw invalidExpression(
-      `The expression is ${expression.length} characters long; the limit is ${MAX_EXPRESSION_LENGTH}.`,
-    );
+function calculationError(error: CalculationError): ToolError {
+  if (error.code === 'NON_FINITE_RESULT') {
+    return ToolError.business(error.code, error.message, {
+      hint: 'Check for division by zero, logarithms of zero or results too large for a 64-bit float (above about 1.8e308).',
+      details: { value: error.value },
+    });
   }
-  if (expression.trim() === '') throw invalidExpression('The expression is empty.');
-  let value: unknown;
-  try {
-    const node = parseExpression(expression);
-    checkExpression(node);
-    value = node.compile().evaluate();
-  } catch (error) {
-    if (error instanceof ToolError) throw error;
-    throw invalidExpression(`Could not evaluate "${expression}": ${describeMathError(error)}`, error);
-  }
-  return shapeResult(expression, value, precision);
+  return ToolError.parameter(error.code, error.message, {
+    hint: 'Fix the expression: numbers, + - * / ^, parentheses, listed functions, constants pi and e, units.',
+  });
 }
 
-function shapeResult(expression: string, value: unknown, precision: number | undefined): CalculatorOutput {
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw nonFinite(expression, String(value));
-    return { expression, result: roundNumber(value, precision), type: 'number' };
+/** Why the workers gave no answer, said so that a model knows whether to change the expression or wait. */
+function poolError(outcome: Extract<PoolOutcome<unknown>, { ok: false }>, expression: string, signal: AbortSignal) {
+  switch (outcome.reason) {
+    case 'deadline':
+      return new ToolError({
+        code: 'EVALUATION_LIMIT',
+        kind: 'limit',
+        message: `"${expression}" took longer than ${CALCULATION_DEADLINE_MS} ms to evaluate and was stopped.`,
+        hint: 'The same expression will be stopped again: use smaller numbers or shorter lists, or split it into several calculations.',
+        details: { limit: 'time', limitMs: CALCULATION_DEADLINE_MS },
+      });
+    case 'crashed':
+      if (!/memory/.test(outcome.message)) return unavailable(expression, outcome.message);
+      return new ToolError({
+        code: 'EVALUATION_LIMIT',
+        kind: 'limit',
+        message: `"${expression}" needed more memory than the calculator allows and was stopped.`,
+        hint: 'The same expression will be stopped again: use smaller numbers or shorter lists, or split it into several calculations.',
+        details: { limit: 'memory' },
+      });
+    case 'aborted':
+      // The attempt already ended (timeout or cancel); this only says why.
+      return signal.reason ?? new Error(outcome.message);
+    case 'busy':
+      return ToolError.temporary('CALCULATOR_BUSY', `The calculator is busy: ${outcome.message}`, {
+        hint: 'Try again in a moment.',
+      });
+    default:
+      return unavailable(expression, outcome.message);
   }
-  if (typeof value === 'boolean') return { expression, result: value, type: 'boolean' };
-  if (typeof value === 'string') return { expression, result: value, type: 'text' };
-  if (math.isComplex(value)) {
-    if (!Number.isFinite(value.re) || !Number.isFinite(value.im)) throw nonFinite(expression, value.toString());
-    return { expression, result: formatValue(value, precision), type: 'complex' };
-  }
-  if (math.isUnit(value)) {
-    // The amount as shown (in the result's own unit), not the stored SI value: 5 cm ^ 1e300
-    // stores 0 but shows NaN.
-    const shown = value.value === null ? 0 : value.toNumeric();
-    const parts = math.isComplex(shown) ? [shown.re, shown.im] : [Number(shown)];
-    if (!parts.every(Number.isFinite)) throw nonFinite(expression, value.toString());
-    return { expression, result: formatValue(value, precision), type: 'unit' };
-  }
-  if (math.isMatrix(value) || Array.isArray(value)) {
-    return { expression, result: formatValue(value, precision), type: 'list' };
-  }
-  throw invalidExpression(`"${expression}" does not produce a number.`);
 }
 
-function roundNumber(value: number, precision: number | undefined): number {
-  if (precision !== undefined) return math.round(value, precision);
-  // Integers that doubles hold exactly stay exact; the rest lose binary noise (0.1 + 0.2).
-  if (Number.isSafeInteger(value)) return value;
-  return Number(value.toPrecision(15));
-}
-
-function formatValue(value: unknown, precision: number | undefined): string {
-  return precision === undefined
-    ? math.format(value, { precision: 15 })
-    : math.format(value, { notation: 'fixed', precision });
-}
-
-function describeMathError(error: unknown): string {
-  if (error instanceof RangeError && /call stack/i.test(error.message)) return 'the expression is nested too deeply';
-  return error instanceof Error ? error.message : String(error);
-}
-
-function nonFinite(expression: string, shown: string): ToolError {
-  return ToolError.business('NON_FINITE_RESULT', `"${expression}" has no finite value (it evaluates to ${shown}).`, {
-    hint: 'Check for division by zero, logarithms of zero or results too large for a 64-bit float (above about 1.8e308).',
-    details: { value: shown },
+function unavailable(expression: string, why: string): ToolError {
+  return new ToolError({
+    code: 'CALCULATOR_UNAVAILABLE',
+    kind: 'internal',
+    message: `The calculator could not evaluate "${expression}": ${why}`,
+    retryable: false,
   });
 }

@@ -1,11 +1,13 @@
 import type { AnyTool } from '../executor/types';
 import { createCalculatorTool } from './calculator';
+import type { CalculatorPool } from './calculator-pool';
 import { createHttpRequestTool } from './http-request';
 import { createReadFileTool } from './read-file';
 import { createRunShellTool } from './run-shell';
 import { createWriteFileTool } from './write-file';
 
 export { type CalculatorInput, type CalculatorOutput, createCalculatorTool } from './calculator';
+export { type CalculatorPool, createCalculatorPool } from './calculator-pool';
 export { DEFAULT_HTTP_ALLOW } from './host-allowlist';
 export {
   createHttpRequestTool,
@@ -38,6 +40,8 @@ export interface BuiltinToolsOptions {
    * the allowlist refusals, so a person knows which file to edit.
    */
   configFile: string | null;
+  /** The calculator's workers, so their owner can close them; default: a pool shared by the process. */
+  calculatorPool?: CalculatorPool;
 }
 
 /**
@@ -47,7 +51,7 @@ export interface BuiltinToolsOptions {
 export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
   const { workspace, maxFileBytes, configFile } = options;
   return [
-    createCalculatorTool(),
+    createCalculatorTool({ pool: options.calculatorPool }),
     createReadFileTool({ workspace, maxBytes: maxFileBytes }),
     createWriteFileTool({ workspace, maxBytes: maxFileBytes }),
     createRunShellTool({ workspace, allow: options.shellAllow, configFile }),

@@ -1,5 +1,8 @@
+import * as mathjs from 'mathjs';
 import { describe, expect, it } from 'vitest';
-import { MAX_RANGE_ELEMENTS, parseExpression, safeMath } from './safe-math';
+import { createSafeMath, MAX_RANGE_ELEMENTS } from './safe-math';
+
+const { math: safeMath, parse: parseExpression } = createSafeMath(mathjs, { maxRangeElements: MAX_RANGE_ELEMENTS });
 
 const run = (expression: string) => parseExpression(expression).compile().evaluate();
 const namespace = safeMath as unknown as Record<string, (...args: unknown[]) => unknown>;
