@@ -44,13 +44,20 @@ function publishingSink(
   events: TraceEvents,
   lifecycle: { stopping: boolean; closed: boolean },
 ): TraceSink {
-  const write = (record: TraceRecord, type: 'begin' | 'update' | 'finish', save: (r: TraceRecord) => void) => {
+  const write = (
+    record: TraceRecord,
+    type: 'begin' | 'update' | 'finish',
+    save: (r: TraceRecord) => void | Promise<void>,
+  ): void | Promise<void> => {
     if (lifecycle.closed) {
       console.error(`[toolscope] trace ${record.id} (${type}) arrived after the store was closed; not recorded`);
       return;
     }
-    save(record);
+    // The store's promise (a finish being committed) goes back to the executor, which answers
+    // the call only once it resolves.
+    const saved = save(record);
     events.publish(record, type);
+    return saved;
   };
   return {
     begin(record) {
@@ -86,7 +93,7 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
     afterSweep: (now) => series.prune(now - 8 * DAY_MS, now - 2 * DAY_MS),
   });
   const lifecycle = { stopping: false, closed: false };
-  // The store commits finished calls a few ms late; write them before the process goes.
+  // Queued writes (a call begun without side effect, or one whose commit failed): write them before the process goes.
   process.once('exit', () => {
     if (lifecycle.closed) return;
     try {
