@@ -36,6 +36,13 @@ describe('createToolscope', () => {
     const other = openDatabase(ts.config.dbPath);
     const statusOnDisk = other.prepare('SELECT status FROM tool_calls WHERE id = ?').pluck();
     try {
+      // Live views hear of a finished call only once it is committed, too.
+      const publishedBeforeCommit: string[] = [];
+      ts.events.subscribe((event) => {
+        if (event.type === 'finish' && statusOnDisk.get(event.id) !== event.status) {
+          publishedBeforeCommit.push(event.id);
+        }
+      });
       const seen = await Promise.all(
         Array.from({ length: 20 }, async (_, i) => {
           const expression = i % 2 === 0 ? `${i} + 1` : `${i} +`;
@@ -45,6 +52,7 @@ describe('createToolscope', () => {
       );
       expect(seen.map(([answered]) => answered)).toContain('failed');
       for (const [answered, stored] of seen) expect(stored).toBe(answered);
+      expect(publishedBeforeCommit).toEqual([]);
     } finally {
       other.close();
       ts.close();

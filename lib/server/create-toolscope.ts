@@ -53,11 +53,21 @@ function publishingSink(
       console.error(`[toolscope] trace ${record.id} (${type}) arrived after the store was closed; not recorded`);
       return;
     }
-    // The store's promise (a finish being committed) goes back to the executor, which answers
-    // the call only once it resolves.
     const saved = save(record);
-    events.publish(record, type);
-    return saved;
+    if (!saved) {
+      events.publish(record, type);
+      return;
+    }
+    // A finish being committed: live views hear of it once it is, like the caller, which the
+    // executor answers only once this promise resolves. A failed commit is still published (the
+    // call is answered all the same) and reaches the executor, which logs it.
+    return saved.then(
+      () => events.publish(record, type),
+      (error: unknown) => {
+        events.publish(record, type);
+        throw error;
+      },
+    );
   };
   return {
     begin(record) {
