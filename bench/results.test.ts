@@ -37,8 +37,8 @@ function result(app: { rps: number; p99Ms: number }, persisted = { answered: 100
       body: '{}',
     },
     executor: {
-      inMemory: { p50Us: 7.7, p99Us: 70, calls: 1000, runs: 3 },
-      sqlite: { p50Us: 10, p99Us: 90, calls: 1000, runs: 3 },
+      inMemory: { p50Us: 7.7, p99Us: 70, meanUs: 9, concurrentPerSecond: 90_000, inFlight: 50, calls: 1000, runs: 3 },
+      sqlite: { p50Us: 10, p99Us: 90, meanUs: 40, concurrentPerSecond: 17_000, inFlight: 50, calls: 1000, runs: 3 },
     },
     http: {
       bare: http(32_000, 3),

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { getTableColumns } from 'drizzle-orm';
 import { getTableConfig } from 'drizzle-orm/sqlite-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from './open-database';
+import { openDatabase, WAL_AUTOCHECKPOINT_PAGES } from './open-database';
 import { runInStep } from './run-in-step';
 import { toolCalls } from './schema';
 import { createTempDataDir } from './test-database';
@@ -18,6 +18,7 @@ describe('openDatabase', () => {
     expect(fs.existsSync(file)).toBe(true);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(WAL_AUTOCHECKPOINT_PAGES);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
     expect(db.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(migrationCount());

@@ -8,12 +8,23 @@ import { type MigrateOptions, migrate } from './migrate';
 export type SqliteDatabase = Database.Database;
 
 /**
+ * WAL pages (4 KiB) between checkpoints: 10,000, about 40 MB, where SQLite's default is 1,000.
+ * Every answered call is committed (see the trace store's group commit), and a checkpoint — the
+ * one moment WAL with synchronous=NORMAL waits for the disk — came every hundred or so calls
+ * answered one at a time; checkpointing ten times less often also writes each hot page (indexes,
+ * tool counts) once where it was ten times. In `npm run bench` that gave more than twice the
+ * calls/s with 50 in flight, and half the mean time of calls made one at a time.
+ */
+export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
+
+/**
  * Opens (creating if needed) the SQLite database at `filename` — or an in-memory one for
  * `':memory:'` — ready for use:
  * 1. creates the parent folder;
  * 2. sets the pragmas: WAL (readers never block the writer), synchronous=NORMAL (in WAL mode a
  *    commit survives a crash of the process; only an OS crash can lose the last commits),
- *    foreign keys on, and a 5 s busy timeout for when another process holds the write lock;
+ *    a checkpoint every WAL_AUTOCHECKPOINT_PAGES, foreign keys on, and a 5 s busy timeout for
+ *    when another process holds the write lock;
  * 3. applies pending migrations.
  * @example const db = openDatabase('.toolscope/toolscope.db')
  */
@@ -32,6 +43,7 @@ export function openDatabase(filename: string, options: MigrateOptions = {}): Sq
       );
     }
     db.pragma('synchronous = NORMAL');
+    db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     db.pragma('foreign_keys = ON');
     migrate(db, options);
     return db;

@@ -130,8 +130,9 @@ function toSeries(range: SeriesRange, from: number, rows: BinRow[]): Series {
 /**
  * Reads the per-tool series that the `tool_series` triggers keep (see the migration): a chart
  * costs one indexed range read of at most a few hundred aggregate rows per tool, whatever the
- * number of calls. `beforeRead` lets the trace store write its queued calls first (it commits
- * a few ms late), so a chart never misses a call the API already answered.
+ * number of calls. `beforeRead` lets the trace store write its queued calls first (calls begun
+ * without a side effect, and finishes not yet committed at the end of the turn), so a chart
+ * never misses a call that is running or answered.
  * @example createSqliteToolSeries(db).series({ tool: 'calculator', range: 'hour', now: Date.now() })
  */
 export function createSqliteToolSeries(db: SqliteDatabase, options: { beforeRead?: () => void } = {}): ToolSeries {

@@ -1,28 +1,45 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CallStatus } from '../executor/types';
-import { createSqliteTraceStore } from './sqlite-trace-store';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createManualClock, type ManualClock } from '../executor/manual-clock';
+import type { CallStatus, TraceRecord } from '../executor/types';
+import { COMMIT_RETRY_MS, createSqliteTraceStore } from './sqlite-trace-store';
 import { createTempDataDir, openTestDatabase } from './test-database';
 import type { TraceStore } from './trace-store';
-import { describeScanWindow, describeTraceStore, makeTrace } from './trace-store-suite';
+import { type CommittedReader, describeScanWindow, describeTraceStore, makeTrace } from './trace-store-suite';
 import { createVault, VaultError } from './vault';
 
 const temp = createTempDataDir();
 afterAll(() => temp.remove());
 
 let storeCount = 0;
+let storeDir = '';
 function createStore(timeRangePlan?: 'created-at-index' | 'seq-scan'): TraceStore {
   storeCount += 1;
-  const dir = path.join(temp.dir, `store-${storeCount}`);
-  return createSqliteTraceStore({ db: openTestDatabase(dir), vault: createVault({ dir }), timeRangePlan });
+  storeDir = path.join(temp.dir, `store-${storeCount}`);
+  return createSqliteTraceStore({
+    db: openTestDatabase(storeDir),
+    vault: createVault({ dir: storeDir }),
+    timeRangePlan,
+  });
 }
 
-describeTraceStore('sqlite', () => createStore());
+/** Another connection to the store just created: it sees only what was committed. */
+function openCommittedReader(): CommittedReader {
+  const db = openTestDatabase(storeDir);
+  const status = db.prepare('SELECT status FROM tool_calls WHERE id = ?').pluck();
+  return { status: (id) => (status.get(id) as CallStatus | undefined) ?? null, close: () => db.close() };
+}
+
+describeTraceStore('sqlite', () => createStore(), openCommittedReader);
 // Time-range queries take one of two plans; both must give the same answers.
-describeTraceStore('sqlite, time ranges through the created_at index', () => createStore('created-at-index'));
-describeTraceStore('sqlite, time ranges by seq scan', () => createStore('seq-scan'));
+describeTraceStore(
+  'sqlite, time ranges through the created_at index',
+  () => createStore('created-at-index'),
+  openCommittedReader,
+);
+describeTraceStore('sqlite, time ranges by seq scan', () => createStore('seq-scan'), openCommittedReader);
 
 describe('sqlite trace store', () => {
   let dir: string;
@@ -229,12 +246,14 @@ describe('sqlite trace store write path', () => {
 
 describe('sqlite trace store group commit', () => {
   let dir: string;
+  let clock: ManualClock;
   let store: TraceStore;
   let other: ReturnType<typeof openTestDatabase>;
   beforeEach(() => {
     storeCount += 1;
     dir = path.join(temp.dir, `group-${storeCount}`);
-    store = createSqliteTraceStore({ db: openTestDatabase(dir), vault: createVault({ dir }) });
+    clock = createManualClock();
+    store = createSqliteTraceStore({ db: openTestDatabase(dir), vault: createVault({ dir }), timers: clock });
     other = openTestDatabase(dir);
   });
   afterEach(() => {
@@ -257,13 +276,54 @@ describe('sqlite trace store group commit', () => {
     expect(onDisk(trace.id)).toBe('awaiting_approval');
   });
 
-  it('defers side-effect-free starts and finishes to one commit, at most a few ms later', async () => {
+  it('commits side-effect-free starts and finishes at the end of the turn, and only then resolves finish', async () => {
     const trace = makeTrace({ status: 'running', sideEffect: 'read' });
     store.begin(trace);
-    store.finish({ ...trace, status: 'succeeded' });
+    const finished = store.finish({ ...trace, status: 'succeeded' });
+    expect(finished).toBeInstanceOf(Promise);
+    let seenWhenResolved: string | undefined;
+    const resolved = Promise.resolve(finished).then(() => {
+      seenWhenResolved = onDisk(trace.id);
+    });
     expect(onDisk(trace.id)).toBeUndefined();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(onDisk(trace.id)).toBe('succeeded');
+    await clock.advance(0);
+    await resolved;
+    expect(seenWhenResolved).toBe('succeeded');
+  });
+
+  it('commits many calls finishing in the same turn together, before any of them is told', async () => {
+    const traces = Array.from({ length: 50 }, (_, i) =>
+      makeTrace({ status: i % 3 === 0 ? 'failed' : 'succeeded', sideEffect: 'none' }),
+    );
+    const committedWhenTold: number[] = [];
+    const count = () => other.prepare('SELECT count(*) FROM tool_calls').pluck().get() as number;
+    const waits = traces.map((trace) => {
+      store.begin({ ...trace, status: 'running' });
+      return Promise.resolve(store.finish(trace)).then(() => committedWhenTold.push(count()));
+    });
+    expect(count()).toBe(0);
+    await clock.advance(0);
+    await Promise.all(waits);
+    expect(committedWhenTold).toEqual(traces.map(() => 50));
+    for (const trace of traces) expect(onDisk(trace.id)).toBe(trace.status);
+  });
+
+  it('waits up to the configured window for others to share the commit', async () => {
+    const windowed = createSqliteTraceStore({
+      db: openTestDatabase(dir),
+      vault: createVault({ dir }),
+      timers: clock,
+      commitWindowMs: 2,
+    });
+    const [a, b] = [makeTrace(), makeTrace()] as [TraceRecord, TraceRecord];
+    const first = windowed.finish(a);
+    await clock.advance(1);
+    const second = windowed.finish(b);
+    expect(onDisk(a.id)).toBeUndefined();
+    await clock.advance(1);
+    await Promise.all([first, second]);
+    expect([onDisk(a.id), onDisk(b.id)]).toEqual([a.status, b.status]);
+    windowed.close();
   });
 
   it('makes queued writes visible to its own reads', () => {
@@ -283,22 +343,30 @@ describe('sqlite trace store group commit', () => {
     expect(other.prepare('SELECT count(*) FROM tool_calls').pluck().get()).toBe(301);
   });
 
-  it('keeps writes queued when a commit fails, and writes them once it can', () => {
+  it('rejects finish when the commit fails, keeps the write queued and commits it on the retry', async () => {
     const db = openTestDatabase(dir);
     db.pragma('busy_timeout = 0');
-    const impatient = createSqliteTraceStore({ db, vault: createVault({ dir }) });
-    const trace = makeTrace({ sideEffect: 'none' });
-    impatient.finish(trace);
-    other.exec('BEGIN IMMEDIATE');
+    const impatient = createSqliteTraceStore({ db, vault: createVault({ dir }), timers: clock });
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
-      expect(() => impatient.flush()).toThrow(/locked|busy/i);
+      const trace = makeTrace({ sideEffect: 'none' });
+      const finished = impatient.finish(trace);
+      other.exec('BEGIN IMMEDIATE');
+      try {
+        await clock.advance(0);
+        await expect(finished).rejects.toThrow(/locked|busy/i);
+        expect(() => impatient.flush()).toThrow(/locked|busy/i);
+      } finally {
+        other.exec('COMMIT');
+      }
+      expect(onDisk(trace.id)).toBeUndefined();
+      await clock.advance(COMMIT_RETRY_MS);
+      expect(onDisk(trace.id)).toBe(trace.status);
+      expect(errors).toHaveBeenCalledTimes(1);
     } finally {
-      other.exec('COMMIT');
+      errors.mockRestore();
+      impatient.close();
     }
-    expect(onDisk(trace.id)).toBeUndefined();
-    impatient.flush();
-    expect(onDisk(trace.id)).toBe(trace.status);
-    impatient.close();
   });
 });
 

@@ -1,6 +1,8 @@
 import { eq, getTableColumns, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import type { TraceRecord } from '../executor/types';
+import { type CommitTimers, systemCommitTimers } from './commit-timers';
+import { createGroupCommit, DEFAULT_MAX_BATCH } from './group-commit';
 import type { SqliteDatabase } from './open-database';
 import { type ToolCallRow, toolCalls } from './schema';
 import { createSqliteListTraces, type ListTracesOptions } from './sqlite-list-traces';
@@ -20,6 +22,13 @@ export interface SqliteTraceStoreOptions {
   timeRangePlan?: ListTracesOptions['timeRangePlan'];
   /** Rows a text search or combined filter reads at most per page (see DEFAULT_SCAN_WINDOW). */
   scanWindow?: number;
+  /** The timers the group commit runs on; tests pass the manual clock. */
+  timers?: CommitTimers;
+  /**
+   * How long a finished call may wait for others to share its commit: 0 (the default) is the end
+   * of the current turn of the event loop. Its caller waits that long, plus the commit.
+   */
+  commitWindowMs?: number;
 }
 
 // Columns a call may change after `begin`. Identity and indexed-but-immutable columns (tool,
@@ -81,10 +90,10 @@ export const TRACE_WRITE_SQL = {
     WHERE status = 'running'`,
 } as const;
 
-/** How long a deferred write may wait for the next commit. */
-export const FLUSH_DELAY_MS = 5;
-/** Deferred writes that force a commit when reached, so a burst never queues without bound. */
-export const MAX_PENDING_WRITES = 256;
+/** Queued writes that force a commit when reached, so a burst never queues without bound. */
+export const MAX_PENDING_WRITES = DEFAULT_MAX_BATCH;
+/** After a failed commit, when the writes it left queued are tried again. */
+export const COMMIT_RETRY_MS = 1000;
 
 interface PendingWrite {
   id: string;
@@ -107,15 +116,20 @@ function mustBeginDurably(record: TraceRecord): boolean {
  * than the statement itself. `get` goes through drizzle; `list` and `toolStats` are hand-written
  * SQL because they pin their query plans (see their files).
  *
- * Group commit: on this kind of machine a commit costs far more than the statements in it, so
- * writes are queued and committed together, at most FLUSH_DELAY_MS later:
+ * Group commit (see `group-commit.ts`): a commit costs far more than the statements in it, so
+ * writes are queued and what arrives in the same turn of the event loop (or `commitWindowMs`) is
+ * committed in one transaction — at MAX_PENDING_WRITES at once, and before any read:
  * - `begin` of a call with a side effect (`write`, `exec`) and every `update` (a call awaiting
- *   approval) commit at once, with whatever is queued: no side effect runs unrecorded and a
- *   pending approval survives a restart;
- * - `begin` of a `none`/`read` call and every `finish` are queued; the queue is committed after
- *   FLUSH_DELAY_MS, at MAX_PENDING_WRITES, before any read, and by `flush`/`close`.
- * A crash can therefore lose the last few milliseconds of finished results; a call with a side
- * effect whose finish was lost shows as `interrupted` after the restart.
+ *   approval) commit before they return, with whatever is queued: no side effect runs
+ *   unrecorded and a pending approval survives a restart;
+ * - `begin` of a `none`/`read` call is queued (it commits with the call's finish, usually as one
+ *   row write);
+ * - `finish` is queued and returns a promise that resolves once the record is committed. The
+ *   executor resolves a call only then, so a call is answered only once its final record is on
+ *   disk: after a crash, every answered call is stored with the status it was answered with.
+ *   When the commit fails (after SQLite's busy timeout), the promise rejects at once — the
+ *   caller is not held for an unknown time; the executor still answers and logs that the call
+ *   was not recorded — and the writes stay queued, retried every COMMIT_RETRY_MS.
  *
  * The raw arguments are sealed once, when the row is first written. Later writes of the same
  * call skip the vault unless the raw arguments changed or the row is not there (a rejected call
@@ -127,6 +141,8 @@ export function createSqliteTraceStore({
   vault,
   timeRangePlan,
   scanWindow,
+  timers = systemCommitTimers,
+  commitWindowMs = 0,
 }: SqliteTraceStoreOptions): TraceStore {
   const db = drizzle({ client: sqlite });
   const listTraces = createSqliteListTraces(sqlite, { timeRangePlan, scanWindow });
@@ -144,10 +160,8 @@ export function createSqliteTraceStore({
   // Raw arguments sealed by this process for calls not yet finished: what lets later writes
   // skip the vault. Bounded by the number of calls in flight.
   const sealedInFlight = new Map<string, string>();
-  const pending = new Map<string, PendingWrite>();
-  let timer: ReturnType<typeof setTimeout> | null = null;
 
-  const commit = sqlite.transaction((writes: PendingWrite[]) => {
+  const writeAll = sqlite.transaction((writes: PendingWrite[]) => {
     for (const write of writes) {
       if (
         !write.insert &&
@@ -160,61 +174,41 @@ export function createSqliteTraceStore({
       sealedInFlight.set(write.id, write.rawArguments);
     }
   });
+  const group = createGroupCommit<PendingWrite>({
+    commit(writes) {
+      writeAll(writes);
+      for (const done of writes) if (done.final) sealedInFlight.delete(done.id);
+    },
+    // A later write of a call replaces a queued one, but must still insert the row if that one had to.
+    merge: (queued, next) => (queued.insert && !next.insert ? { ...next, insert: true } : next),
+    timers,
+    windowMs: commitWindowMs,
+    maxBatch: MAX_PENDING_WRITES,
+    retryMs: COMMIT_RETRY_MS,
+    onError: (error) =>
+      console.error(`[toolscope] could not write traces; retrying in ${COMMIT_RETRY_MS / 1000} s:`, error),
+  });
+  const flush = () => group.flush();
 
-  /** Commits every queued write in one transaction; on failure they stay queued and it throws. */
-  function flush(): void {
-    if (timer) {
-      clearTimeout(timer);
-      timer = null;
-    }
-    if (pending.size === 0) return;
-    const writes = [...pending.values()];
-    pending.clear();
-    try {
-      commit(writes);
-    } catch (error) {
-      for (const write of writes) if (!pending.has(write.id)) pending.set(write.id, write);
-      schedule(1000);
-      throw error;
-    }
-    for (const write of writes) if (write.final) sealedInFlight.delete(write.id);
-  }
-
-  function schedule(delay = FLUSH_DELAY_MS): void {
-    if (timer) return;
-    timer = setTimeout(() => {
-      timer = null;
-      try {
-        flush();
-      } catch (error) {
-        console.error('[toolscope] could not write traces; retrying in 1 s:', error);
-      }
-    }, delay);
-    timer.unref?.();
-  }
-
-  function enqueue(record: TraceRecord, options: { insert: boolean; final: boolean; durable: boolean }): void {
-    const queued = pending.get(record.id);
-    pending.set(record.id, {
-      id: record.id,
-      values: encodeTraceRecord(record),
-      rawArguments: record.rawArguments,
-      insert: options.insert || (queued?.insert ?? false),
-      final: options.final,
-    });
-    if (options.durable || pending.size >= MAX_PENDING_WRITES) flush();
-    else schedule();
-  }
+  const pendingWrite = (record: TraceRecord, insert: boolean, final: boolean): PendingWrite => ({
+    id: record.id,
+    values: encodeTraceRecord(record),
+    rawArguments: record.rawArguments,
+    insert,
+    final,
+  });
 
   return {
     begin(record) {
-      enqueue(record, { insert: true, final: false, durable: mustBeginDurably(record) });
+      const write = pendingWrite(record, true, false);
+      if (mustBeginDurably(record)) group.addNow(record.id, write);
+      else void group.add(record.id, write);
     },
     update(record) {
-      enqueue(record, { insert: false, final: false, durable: true });
+      group.addNow(record.id, pendingWrite(record, false, false));
     },
     finish(record) {
-      enqueue(record, { insert: false, final: true, durable: false });
+      return group.add(record.id, pendingWrite(record, false, true));
     },
     flush,
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TraceRecord } from '../executor/types';
+import type { CallStatus, TraceRecord } from '../executor/types';
 import { INTERRUPTED_ERROR, InvalidCursorError, type TraceStore } from './trace-store';
 
 let fixtureCount = 0;
@@ -55,17 +55,39 @@ export function makeTrace(overrides: Partial<TraceRecord> = {}): TraceRecord {
 }
 
 /**
+ * Reads what a store has committed, around the store and its queue (for SQLite, another
+ * connection to the same file): what a restarted process would find.
+ */
+export interface CommittedReader {
+  /** The call's committed status; null when no row is committed. */
+  status(id: string): CallStatus | null;
+  close(): void;
+}
+
+/**
  * The behaviour every `TraceStore` must have. Each implementation's test file calls this with
  * a factory returning a fresh, empty store; the suite closes it after each test.
+ * `openCommittedReader` opens a reader of the store just created; without it (stores that write
+ * at once) the store's own `get` is the committed state.
  * @example describeTraceStore('memory', () => createMemoryTraceStore())
  */
-export function describeTraceStore(name: string, createStore: () => TraceStore): void {
+export function describeTraceStore(
+  name: string,
+  createStore: () => TraceStore,
+  openCommittedReader?: () => CommittedReader,
+): void {
   describe(`TraceStore: ${name}`, () => {
     let store: TraceStore;
+    let committed: CommittedReader;
     beforeEach(() => {
       store = createStore();
+      committed = openCommittedReader?.() ?? {
+        status: (id) => store.get(id)?.status ?? null,
+        close() {},
+      };
     });
     afterEach(() => {
+      committed.close();
       store.close();
     });
 
@@ -87,6 +109,20 @@ export function describeTraceStore(name: string, createStore: () => TraceStore):
         expect(store.get(final.id)).toEqual(running);
         store.finish(final);
         expect(store.get(final.id)).toEqual(final);
+      });
+
+      it('resolves finish only once the record is committed, for each of many calls finishing together', async () => {
+        const traces = Array.from({ length: 20 }, (_, i) =>
+          makeTrace({ status: (['succeeded', 'failed', 'denied', 'cancelled'] as const)[i % 4] }),
+        );
+        const seen = await Promise.all(
+          traces.map(async (trace) => {
+            store.begin({ ...trace, status: 'running', finishedAt: null, latencyMs: null });
+            await store.finish(trace);
+            return committed.status(trace.id);
+          }),
+        );
+        expect(seen).toEqual(traces.map((trace) => trace.status));
       });
 
       it('records a call that finishes without begin (rejected calls)', () => {

@@ -101,6 +101,13 @@ export const UNFINISHED_STATUSES = ['running', 'awaiting_approval'] as const sat
  * Implemented by the SQLite store and the in-memory store; both pass one shared test suite.
  */
 export interface TraceStore extends TraceSink {
+  /**
+   * Records the call's final record. Stores that commit later (SQLite's group commit) return a
+   * promise that resolves once the record is committed — what the executor waits for before it
+   * answers — and rejects when the commit failed; stores that write at once return nothing.
+   * Readable through this store's reads either way as soon as it returns.
+   */
+  finish(record: TraceRecord): void | Promise<void>;
   /** The whole record, `rawArguments` unsealed; null when unknown. */
   get(id: string): TraceRecord | null;
   list(query?: TraceQuery): TracePage;
@@ -121,7 +128,7 @@ export interface TraceStore extends TraceSink {
    * how many. Calls `awaiting_approval` are left alone: pending approvals survive a restart.
    */
   markInterrupted(now: number): number;
-  /** Writes everything still queued (stores that defer writes); reads do it themselves. */
+  /** Commits everything still queued (stores that defer writes) now; reads do it themselves. */
   flush(): void;
   /** Flushes, then releases the database. */
   close(): void;

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
+import { openDatabase } from '../db/open-database';
 import { makeTrace } from '../db/trace-store-suite';
 import { createToolscope } from './create-toolscope';
 
@@ -26,6 +27,36 @@ describe('createToolscope', () => {
     expect(fs.existsSync(path.join(dir, 'data', 'workspace'))).toBe(true);
     expect(fs.existsSync(path.join(dir, 'data', 'toolscope.db'))).toBe(true);
     expect(fs.statSync(path.join(dir, 'data', 'vault.key')).mode & 0o777).toBe(0o600);
+  });
+
+  it('answers a call only once its final record is committed', async () => {
+    const dir = dataDir();
+    const ts = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: 'data' }, dir));
+    // Another connection sees only what is committed, as a restarted process would.
+    const other = openDatabase(ts.config.dbPath);
+    const statusOnDisk = other.prepare('SELECT status FROM tool_calls WHERE id = ?').pluck();
+    try {
+      // Live views hear of a finished call only once it is committed, too.
+      const publishedBeforeCommit: string[] = [];
+      ts.events.subscribe((event) => {
+        if (event.type === 'finish' && statusOnDisk.get(event.id) !== event.status) {
+          publishedBeforeCommit.push(event.id);
+        }
+      });
+      const seen = await Promise.all(
+        Array.from({ length: 20 }, async (_, i) => {
+          const expression = i % 2 === 0 ? `${i} + 1` : `${i} +`;
+          const result = await ts.executor.execute({ name: 'calculator', arguments: { expression } });
+          return [result.status, statusOnDisk.get(result.traceId)];
+        }),
+      );
+      expect(seen.map(([answered]) => answered)).toContain('failed');
+      for (const [answered, stored] of seen) expect(stored).toBe(answered);
+      expect(publishedBeforeCommit).toEqual([]);
+    } finally {
+      other.close();
+      ts.close();
+    }
   });
 
   it('marks calls a previous process left running as interrupted, and keeps pending approvals', () => {

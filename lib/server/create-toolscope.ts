@@ -44,13 +44,30 @@ function publishingSink(
   events: TraceEvents,
   lifecycle: { stopping: boolean; closed: boolean },
 ): TraceSink {
-  const write = (record: TraceRecord, type: 'begin' | 'update' | 'finish', save: (r: TraceRecord) => void) => {
+  const write = (
+    record: TraceRecord,
+    type: 'begin' | 'update' | 'finish',
+    save: (r: TraceRecord) => void | Promise<void>,
+  ): void | Promise<void> => {
     if (lifecycle.closed) {
       console.error(`[toolscope] trace ${record.id} (${type}) arrived after the store was closed; not recorded`);
       return;
     }
-    save(record);
-    events.publish(record, type);
+    const saved = save(record);
+    if (!saved) {
+      events.publish(record, type);
+      return;
+    }
+    // A finish being committed: live views hear of it once it is, like the caller, which the
+    // executor answers only once this promise resolves. A failed commit is still published (the
+    // call is answered all the same) and reaches the executor, which logs it.
+    return saved.then(
+      () => events.publish(record, type),
+      (error: unknown) => {
+        events.publish(record, type);
+        throw error;
+      },
+    );
   };
   return {
     begin(record) {
@@ -86,7 +103,7 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
     afterSweep: (now) => series.prune(now - 8 * DAY_MS, now - 2 * DAY_MS),
   });
   const lifecycle = { stopping: false, closed: false };
-  // The store commits finished calls a few ms late; write them before the process goes.
+  // Queued writes (a call begun without side effect, or one whose commit failed): write them before the process goes.
   process.once('exit', () => {
     if (lifecycle.closed) return;
     try {
