@@ -131,4 +131,56 @@ describe.skipIf(!built)('the built server: agent path in front of Next.js', () =
     const wrong = await fetch(`${base}/api/v1/traces`, { method: 'POST' });
     expect(wrong.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
   });
+
+  const callBody = (expression: string, id = 'call_calc') =>
+    JSON.stringify({
+      tool_calls: [
+        { id, type: 'function', function: { name: 'calculator', arguments: JSON.stringify({ expression }) } },
+      ],
+    });
+
+  it('answers an expression that would run for minutes within 1 s, serving other requests meanwhile', async () => {
+    const post = (body: string) =>
+      fetch(`${base}/api/v1/tool-calls`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    await post(callBody('1 + 1')); // a warm worker, as in steady use
+    const started = performance.now();
+    // Each part is allowed; together they run far past the calculator's deadline.
+    const slowExpression = `${'gcd(1:10000)+'.repeat(76)}0`;
+    const slow = post(callBody(slowExpression, 'call_slow')).then(async (r) => ({
+      ms: performance.now() - started,
+      body: (await r.json()) as { results: { status: string; error: { code: string; kind: string } | null }[] },
+    }));
+    // While it runs, the event loop answers other work: the tools list and another calculation.
+    const others = await Promise.all([fetch(`${base}/api/v1/tools`), post(callBody('6 * 7', 'call_other'))]);
+    const othersMs = performance.now() - started;
+    expect(others.map((r) => r.status)).toEqual([200, 200]);
+    const answer = await slow;
+    expect(answer.ms).toBeLessThan(1_000);
+    expect(answer.body.results[0]?.status).toBe('failed');
+    expect(answer.body.results[0]?.error?.kind).toBe('limit');
+    expect(othersMs).toBeLessThan(1_000);
+  });
+
+  it('guards the agent path as the rest: foreign Host 421, foreign Origin 403, non-JSON 415', async () => {
+    const raw = (head: string, body = '{}') =>
+      new Promise<string>((resolve) => {
+        const socket = net.connect(port, '127.0.0.1');
+        let received = '';
+        socket.on('data', (chunk) => (received += chunk));
+        socket.on('close', () => resolve(received));
+        socket.write(`${head}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      });
+    const host = `Host: 127.0.0.1:${port}`;
+    const rebound = await raw(
+      'POST /api/v1/tool-calls HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/json',
+    );
+    expect(rebound.slice(9, 12)).toBe('421');
+    const crossSite = await raw(
+      `POST /api/v1/tool-calls HTTP/1.1\r\n${host}\r\nOrigin: https://evil.example\r\nContent-Type: application/json`,
+    );
+    expect(crossSite.slice(9, 12)).toBe('403');
+    const form = await raw(`POST /api/v1/tool-calls HTTP/1.1\r\n${host}\r\nContent-Type: text/plain`);
+    expect(form.slice(9, 12)).toBe('415');
+    for (const answer of [rebound, crossSite, form]) expect(answer).toMatch(/\{"error":\{"code":/);
+  });
 });
