@@ -1,7 +1,14 @@
+import { type Clock, systemClock, type TimerHandle } from './executor/clock';
 import type { CallStatus, TraceRecord } from './executor/types';
 
 /** How often an event stream says it is alive; clients treat ~2.5 missed beats as a drop. */
 export const HEARTBEAT_INTERVAL_MS = 5_000;
+
+/**
+ * The least time between two deliveries. Under load, the events of this long go out as one batch
+ * (one write per open stream instead of one per event); an event after a quiet spell goes out at once.
+ */
+export const FLUSH_INTERVAL_MS = 20;
 
 /**
  * What the live views hear about: a call started, changed status, finished, or (for streams that
@@ -16,86 +23,212 @@ export interface TraceEvent {
   at: number;
 }
 
+/**
+ * One of `onEvents` (streams: batched) or `onEvent` (in-process listeners: each event as it is
+ * published, nothing to write per event).
+ */
 export interface TraceSubscriber {
-  onEvent(event: TraceEvent): void;
+  /**
+   * A batch of events in the order they were published, already filtered for this subscription;
+   * never empty. Every subscription with the same filter gets the same array (not to be changed),
+   * so what is made of it (the stream's bytes) can be made once per batch and filter.
+   */
+  onEvents?(events: readonly TraceEvent[]): void;
+  /** Each event that passes the filter, at once. */
+  onEvent?(event: TraceEvent): void;
   /** The bus is shutting down: end the stream. Called once, also for subscriptions made after `closeAll`. */
   onClose?(): void;
 }
 
 export interface SubscribeOptions {
+  /** Only this tool's events. */
+  tool?: string | null;
   /**
-   * Follow one trace: its `progress` events are delivered too. Other subscribers never get
+   * Follow one trace: only its events, and its `progress` events too. Other subscribers never get
    * progress events, so that many open list tabs are not flooded by one chatty call.
    */
-  trace?: string;
+  trace?: string | null;
+}
+
+export interface TraceEventsOptions {
+  /** Time and timers; tests hand in a manual clock. */
+  clock?: Clock;
+  flushMs?: number;
 }
 
 export interface TraceEvents {
+  /** Queues the event; it is delivered with the next batch. */
   publish(record: TraceRecord, type: TraceEvent['type']): void;
-  /** Returns the unsubscribe function. */
-  subscribe(subscriber: TraceSubscriber | TraceSubscriber['onEvent'], options?: SubscribeOptions): () => void;
+  /** Returns the unsubscribe function. A function is an `onEvent` listener. */
+  subscribe(subscriber: TraceSubscriber | ((event: TraceEvent) => void), options?: SubscribeOptions): () => void;
   listenerCount(): number;
-  /** Ends every subscription (their `onClose` runs) and refuses new ones: the server is stopping. */
+  /** Delivers what is queued now, without waiting for the flush timer. */
+  flush(): void;
+  /** Delivers what is queued, then ends every subscription (their `onClose` runs) and refuses new ones: the server is stopping. */
   closeAll(): void;
 }
 
-interface Subscription extends TraceSubscriber {
-  trace?: string;
+/** A filter: which tool, which trace (progress included) a subscription hears of. */
+interface Filter {
+  tool: string | null;
+  trace: string | null;
 }
 
-/** An in-process pub/sub for trace changes; the SSE endpoint is its only subscriber kind. */
-export function createTraceEvents(): TraceEvents {
-  const subscriptions = new Set<Subscription>();
+/** The batched subscriptions sharing one filter: they get the same array of each batch. */
+interface FilterGroup extends Filter {
+  members: Set<TraceSubscriber>;
+}
+
+/**
+ * An in-process pub/sub for trace changes. Streams get events in batches, so that an event costs
+ * one write per batch rather than one per stream; in-process listeners get each event at once.
+ * 1. `publish` hands the event to the `onEvent` listeners it passes, queues it for the `onEvents`
+ *    ones and, if no flush is due, schedules one `flushMs` after the last (at once after a quiet spell).
+ * 2. A flush drops what the batch makes redundant (see `withoutSuperseded`), then per distinct
+ *    filter selects the batch's events once and hands that one array to each of its subscribers.
+ * @example const events = createTraceEvents({ clock: createManualClock() });
+ */
+export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents {
+  const clock = options.clock ?? systemClock;
+  const flushMs = options.flushMs ?? FLUSH_INTERVAL_MS;
+  const groups = new Map<string, FilterGroup>();
+  const listeners = new Map<TraceSubscriber, Filter>();
+  // Progress is only published for a trace someone follows.
+  const followed = new Map<string, number>();
+  let batched = 0;
+  let queue: TraceEvent[] = [];
+  let timer: TimerHandle | null = null;
+  let lastFlush = Number.NEGATIVE_INFINITY;
   let closed = false;
 
-  const deliver = (subscription: Subscription, event: TraceEvent) => {
-    try {
-      subscription.onEvent(event);
-    } catch (error) {
-      console.error('[toolscope] trace event listener failed:', error);
+  const flush = () => {
+    if (timer !== null) clock.clearTimeout(timer);
+    timer = null;
+    lastFlush = clock.now();
+    if (queue.length === 0) return;
+    const batch = withoutSuperseded(queue);
+    queue = [];
+    for (const group of groups.values()) {
+      const selected = select(batch, group);
+      if (selected.length === 0) continue;
+      for (const subscriber of group.members) guarded(() => subscriber.onEvents?.(selected), 'trace event listener');
     }
+  };
+
+  const add = (subscriber: TraceSubscriber, filter: Filter): (() => void) => {
+    if (filter.trace) followed.set(filter.trace, (followed.get(filter.trace) ?? 0) + 1);
+    const removeFromFilter = subscriber.onEvents ? addToGroup(subscriber, filter) : addListener(subscriber, filter);
+    let subscribed = true;
+    return () => {
+      if (!subscribed || closed) return;
+      subscribed = false;
+      removeFromFilter();
+      if (!filter.trace) return;
+      const left = (followed.get(filter.trace) ?? 1) - 1;
+      if (left > 0) followed.set(filter.trace, left);
+      else followed.delete(filter.trace);
+    };
+  };
+  const addToGroup = (subscriber: TraceSubscriber, filter: Filter) => {
+    const key = JSON.stringify([filter.tool, filter.trace]);
+    let group = groups.get(key);
+    if (!group) {
+      group = { ...filter, members: new Set() };
+      groups.set(key, group);
+    }
+    const members = group.members;
+    members.add(subscriber);
+    batched++;
+    return () => {
+      members.delete(subscriber);
+      batched--;
+      if (members.size === 0) groups.delete(key);
+      if (batched === 0) queue = [];
+    };
+  };
+  const addListener = (subscriber: TraceSubscriber, filter: Filter) => {
+    listeners.set(subscriber, filter);
+    return () => listeners.delete(subscriber);
   };
 
   return {
     publish(record, type) {
-      if (subscriptions.size === 0) return;
+      if (batched + listeners.size === 0) return;
+      if (type === 'progress' && !followed.has(record.id)) return;
       const event: TraceEvent = {
         type,
         id: record.id,
         tool: record.tool,
         status: record.status,
         sessionId: record.sessionId,
-        at: Date.now(),
+        at: clock.epochMs(),
       };
-      for (const subscription of subscriptions) {
-        if (type === 'progress' && subscription.trace !== record.id) continue;
-        deliver(subscription, event);
+      for (const [listener, filter] of listeners) {
+        if (passes(event, filter)) guarded(() => listener.onEvent?.(event), 'trace event listener');
       }
+      if (batched === 0) return;
+      queue.push(event);
+      if (timer === null) timer = clock.setTimeout(flush, Math.max(0, lastFlush + flushMs - clock.now()));
     },
-    subscribe(subscriber, options = {}) {
-      const subscription: Subscription =
-        typeof subscriber === 'function'
-          ? { onEvent: subscriber, trace: options.trace }
-          : { ...subscriber, ...options };
+    subscribe(subscriber, subscribeOptions = {}) {
+      const resolved: TraceSubscriber = typeof subscriber === 'function' ? { onEvent: subscriber } : subscriber;
       if (closed) {
-        subscription.onClose?.();
+        resolved.onClose?.();
         return () => {};
       }
-      subscriptions.add(subscription);
-      return () => subscriptions.delete(subscription);
+      return add(resolved, { tool: subscribeOptions.tool || null, trace: subscribeOptions.trace || null });
     },
-    listenerCount: () => subscriptions.size,
+    listenerCount: () => batched + listeners.size,
+    flush,
     closeAll() {
+      if (closed) return;
+      flush();
       closed = true;
-      const all = [...subscriptions];
-      subscriptions.clear();
-      for (const subscription of all) {
-        try {
-          subscription.onClose?.();
-        } catch (error) {
-          console.error('[toolscope] closing an event stream failed:', error);
-        }
-      }
+      const all = [...[...groups.values()].flatMap((group) => [...group.members]), ...listeners.keys()];
+      groups.clear();
+      listeners.clear();
+      followed.clear();
+      batched = 0;
+      for (const subscriber of all) guarded(() => subscriber.onClose?.(), 'closing an event stream');
     },
   };
+}
+
+/** One subscriber's failure is logged; the others still hear of the event. */
+function guarded(run: () => void, what: string) {
+  try {
+    run();
+  } catch (error) {
+    console.error(`[toolscope] ${what} failed:`, error);
+  }
+}
+
+/** Following a trace: only its events, progress included; otherwise no progress. */
+function passes(event: TraceEvent, { tool, trace }: Filter): boolean {
+  return (trace ? event.id === trace : event.type !== 'progress') && (!tool || event.tool === tool);
+}
+
+/** The events a filter lets through; the batch itself when that is all of it. */
+function select(batch: TraceEvent[], filter: Filter): readonly TraceEvent[] {
+  const through = (event: TraceEvent) => passes(event, filter);
+  return batch.every(through) ? batch : batch.filter(through);
+}
+
+/**
+ * The batch without the events a later one of the same call makes redundant: an `update` or a
+ * `progress` followed by another event of its call. Clients only refetch on those, and the later
+ * event arrives in the same write. A `begin` is always kept (the paused list counts new calls by
+ * it) and so is every `finish`.
+ */
+export function withoutSuperseded(events: TraceEvent[]): TraceEvent[] {
+  if (!events.some((event) => event.type === 'update' || event.type === 'progress')) return events;
+  const later = new Set<string>();
+  const kept: TraceEvent[] = [];
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    const redundant = (event.type === 'update' || event.type === 'progress') && later.has(event.id);
+    if (!redundant) kept.push(event);
+    later.add(event.id);
+  }
+  return kept.reverse();
 }

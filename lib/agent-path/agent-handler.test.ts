@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
+import type { TraceRecord } from '../executor/types';
 import { createToolscope, type Toolscope } from '../server/create-toolscope';
 import { createAgentHandler } from './agent-handler';
 import { createAgentServer } from './create-agent-server';
@@ -322,6 +323,69 @@ describe('GET /api/v1/events', () => {
     await waitFor(() => streams[0]!.count('"type":"finish"') === 4);
     expect(following.count('event: trace')).toBe(0);
     for (const stream of [...streams, otherTool, following]) stream.close();
+    await waitFor(() => ts.events.listenerCount() === 0);
+  });
+
+  it('writes the events of concurrent calls to 200 streams in batches: the same bytes to each, every begin and finish', async () => {
+    const streams = Array.from({ length: 200 }, () => openStream());
+    await Promise.all(streams.map((s) => s.opened));
+    await waitFor(() => streams.every((s) => s.text().includes('event: ping')));
+    const calls = 120;
+    await Promise.all(
+      Array.from({ length: calls }, (_, i) =>
+        request('POST', '/api/v1/tool-calls', {
+          body: JSON.stringify({ tool_calls: [calculatorCall(`b${i}`, `${i} * 2`)] }),
+        }),
+      ),
+    );
+    await waitFor(() => streams.every((s) => s.count('"type":"finish"') === calls));
+    const traceFrames = (text: string) =>
+      text
+        .split('\n\n')
+        .filter((frame) => frame.startsWith('event: trace\n'))
+        .join('\n\n');
+    const first = traceFrames(streams[0]!.text());
+    expect(first.split('event: trace\n')).toHaveLength(2 * calls + 1);
+    for (const stream of streams) {
+      expect(stream.count('"type":"begin"')).toBe(calls);
+      expect(traceFrames(stream.text())).toBe(first);
+    }
+    expect(JSON.parse(first.split('data: ')[1]!.split('\n')[0]!)).toEqual({
+      type: 'begin',
+      id: expect.any(String),
+      tool: 'calculator',
+      status: 'running',
+      sessionId: null,
+      at: expect.any(Number),
+    });
+    for (const stream of streams) stream.close();
+    await waitFor(() => ts.events.listenerCount() === 0);
+  });
+
+  it('drops a stream more than 1 MiB behind, and keeps the ones that read', async () => {
+    const reading = openStream('?tool=nothing-matches');
+    await reading.opened;
+    const stalled = rawSocket();
+    stalled.socket.write('GET /api/v1/events HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
+    await waitFor(() => stalled.received().includes('event: ping'));
+    stalled.socket.pause();
+    expect(ts.events.listenerCount()).toBe(2);
+    // Loopback socket buffers take a few MB before the server's own queue grows.
+    for (let batch = 0; batch < 500 && ts.events.listenerCount() === 2; batch++) {
+      for (let i = 0; i < 500; i++) {
+        ts.events.publish(
+          { id: `slow-${batch}-${i}`, tool: 'calculator', status: 'running', sessionId: null } as TraceRecord,
+          'begin',
+        );
+      }
+      ts.events.flush();
+      await sleep(1);
+    }
+    await waitFor(() => ts.events.listenerCount() === 1);
+    stalled.socket.resume();
+    await stalled.closed;
+    expect(reading.ended()).toBe(false);
+    reading.close();
     await waitFor(() => ts.events.listenerCount() === 0);
   });
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HEARTBEAT_INTERVAL_MS, type TraceEvent } from '../events';
+import { pingFrame, RETRY_FRAME, traceFrames } from '../event-frames';
+import { HEARTBEAT_INTERVAL_MS } from '../events';
 import type { Toolscope } from '../server/create-toolscope';
 
 export interface EventsRouteOptions {
@@ -9,22 +10,13 @@ export interface EventsRouteOptions {
 /** A subscriber this far behind (a client that stopped reading) is dropped rather than buffered for. */
 const MAX_PENDING_BYTES = 1024 * 1024;
 
-// Every open stream receives the same event object in turn: serialise it once, not once per stream.
-let lastEvent: TraceEvent | undefined;
-let lastFrame = '';
-function frameOf(event: TraceEvent): string {
-  if (event !== lastEvent) {
-    lastEvent = event;
-    lastFrame = `event: trace\ndata: ${JSON.stringify(event)}\n\n`;
-  }
-  return lastFrame;
-}
-
 /**
  * `GET /api/v1/events?tool=&trace=` on the agent path: the same frames as Next's route
  * (`lib/api/event-stream.ts`): `retry`, an `event: ping` at once and every heartbeat, then
  * `event: trace` for every call's `begin`, `update`, `finish` (and `progress` when following one
- * `trace`). Ends when the client goes away or the bus closes (shutdown).
+ * `trace`). The bus delivers events in batches, each written as one Buffer shared by every stream
+ * with the same filter. Ends when the client goes away, falls more than MAX_PENDING_BYTES behind
+ * (its client reconnects and refetches), or the bus closes (shutdown).
  */
 export function serveEvents(
   req: IncomingMessage,
@@ -48,13 +40,13 @@ export function serveEvents(
     return;
   }
   let open = true;
-  const send = (text: string) => {
+  const send = (chunk: string | Buffer) => {
     if (!open) return;
-    res.write(text);
+    res.write(chunk);
     if (res.writableLength > MAX_PENDING_BYTES) res.destroy();
   };
-  const ping = () => send(`event: ping\ndata: ${JSON.stringify({ at: Date.now(), heartbeat_ms: heartbeatMs })}\n\n`);
-  send('retry: 2000\n\n');
+  const ping = () => send(pingFrame(Date.now(), heartbeatMs));
+  send(RETRY_FRAME);
   ping();
   const heartbeat = setInterval(ping, heartbeatMs);
   // Assigned below; `subscribe` calls `onClose` at once when the bus is already closed.
@@ -66,16 +58,6 @@ export function serveEvents(
     unsubscribe();
     res.end();
   };
-  unsubscribe = ts.events.subscribe(
-    {
-      onEvent(event) {
-        if (tool && event.tool !== tool) return;
-        if (trace && event.id !== trace) return;
-        send(frameOf(event));
-      },
-      onClose: end,
-    },
-    { trace: trace ?? undefined },
-  );
+  unsubscribe = ts.events.subscribe({ onEvents: (events) => send(traceFrames(events)), onClose: end }, { tool, trace });
   if (open) res.once('close', end);
 }

@@ -45,11 +45,17 @@ describe('eventStreamResponse', () => {
     const events = createTraceEvents();
     const all = eventStreamResponse(new AbortController().signal, events, { heartbeatMs: 60_000 });
     const one = eventStreamResponse(new AbortController().signal, events, { trace: 't1', heartbeatMs: 60_000 });
-    events.publish(record('t1'), 'begin');
-    events.publish(record('t1'), 'progress');
-    events.publish(record('t2'), 'begin');
-    events.publish(record('t2'), 'progress');
-    events.publish(record('t1'), 'finish');
+    // One batch each: within one batch a finish would make the progress before it redundant.
+    for (const [id, type] of [
+      ['t1', 'begin'],
+      ['t1', 'progress'],
+      ['t2', 'begin'],
+      ['t2', 'progress'],
+      ['t1', 'finish'],
+    ] as const) {
+      events.publish(record(id), type);
+      events.flush();
+    }
     events.closeAll();
     const allFrames = eventsOf(await readFrames(all, () => false), 'trace').map((f) =>
       JSON.parse(f.split('data: ')[1]!),

@@ -1,4 +1,5 @@
-import { HEARTBEAT_INTERVAL_MS, type TraceEvent, type TraceEvents } from '../events';
+import { pingFrame, RETRY_FRAME, traceFrames } from '../event-frames';
+import { HEARTBEAT_INTERVAL_MS, type TraceEvents } from '../events';
 
 export interface EventStreamOptions {
   /** Only this tool's events. */
@@ -24,16 +25,15 @@ export function eventStreamResponse(signal: AbortSignal, events: TraceEvents, op
     start(controller) {
       let open = true;
       let unsubscribe = () => {};
-      const send = (text: string) => {
+      const send = (chunk: string | Uint8Array) => {
         if (!open) return;
         try {
-          controller.enqueue(encoder.encode(text));
+          controller.enqueue(typeof chunk === 'string' ? encoder.encode(chunk) : chunk);
         } catch {
           cleanup();
         }
       };
-      const ping = () =>
-        send(`event: ping\ndata: ${JSON.stringify({ at: Date.now(), heartbeat_ms: heartbeatMs })}\n\n`);
+      const ping = () => send(pingFrame(Date.now(), heartbeatMs));
       const heartbeat = setInterval(ping, heartbeatMs);
       cleanup = () => {
         if (!open) return;
@@ -48,18 +48,12 @@ export function eventStreamResponse(signal: AbortSignal, events: TraceEvents, op
         }
       };
       // The browser's own reconnect is a fallback; clients that manage reconnection close first.
-      send('retry: 2000\n\n');
+      send(RETRY_FRAME);
       ping();
       unsubscribe = events.subscribe(
-        {
-          onEvent(event: TraceEvent) {
-            if (tool && event.tool !== tool) return;
-            if (trace && event.id !== trace) return;
-            send(`event: trace\ndata: ${JSON.stringify(event)}\n\n`);
-          },
-          onClose: () => cleanup(),
-        },
-        { trace: trace ?? undefined },
+        // One batch's frames, encoded once for every stream with this filter.
+        { onEvents: (events) => send(traceFrames(events)), onClose: () => cleanup() },
+        { tool, trace },
       );
       if (signal.aborted) cleanup();
       else signal.addEventListener('abort', cleanup, { once: true });

@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { traceFrames } from './event-frames';
+import { createTraceEvents, type TraceEvent } from './events';
+import { createManualClock } from './executor/manual-clock';
+import type { TraceRecord } from './executor/types';
+
+function record(id: string, tool = 'calculator', status: TraceRecord['status'] = 'running'): TraceRecord {
+  return { id, tool, status, sessionId: null } as TraceRecord;
+}
+
+/** A bus on a manual clock, and a stream-like subscriber that keeps each batch it gets. */
+function setup(flushMs = 20) {
+  const clock = createManualClock();
+  const events = createTraceEvents({ clock, flushMs });
+  const collect = (options = {}) => {
+    const batches: (readonly TraceEvent[])[] = [];
+    const unsubscribe = events.subscribe({ onEvents: (batch) => batches.push(batch) }, options);
+    return { batches, unsubscribe, seen: () => batches.flat().map((e) => `${e.id}:${e.type}`) };
+  };
+  return { clock, events, collect };
+}
+
+describe('createTraceEvents', () => {
+  it('sends an event after a quiet spell at once, then at most one batch per flush interval', async () => {
+    const { clock, events, collect } = setup(20);
+    const stream = collect();
+    events.publish(record('a'), 'begin');
+    expect(stream.batches).toHaveLength(0);
+    await clock.advance(0);
+    expect(stream.seen()).toEqual(['a:begin']);
+
+    events.publish(record('b'), 'begin');
+    events.publish(record('c'), 'begin');
+    await clock.advance(19);
+    expect(stream.batches).toHaveLength(1);
+    events.publish(record('b', 'calculator', 'succeeded'), 'finish');
+    await clock.advance(1);
+    expect(stream.batches).toHaveLength(2);
+    expect(stream.batches[1]!.map((e) => `${e.id}:${e.type}`)).toEqual(['b:begin', 'c:begin', 'b:finish']);
+
+    await clock.advance(100);
+    events.publish(record('c', 'calculator', 'failed'), 'finish');
+    await clock.advance(0);
+    expect(stream.batches).toHaveLength(3);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('hands every stream with the same filter the same array, so its frames are encoded once', async () => {
+    const { clock, events, collect } = setup();
+    const all = [collect(), collect(), collect()];
+    const reads = [collect({ tool: 'read_file' }), collect({ tool: 'read_file' })];
+    const at = clock.epochMs();
+    events.publish(record('a'), 'begin');
+    events.publish(record('r', 'read_file'), 'begin');
+    await clock.advance(20);
+    const batch = all[0]!.batches[0]!;
+    for (const stream of all) expect(stream.batches).toEqual([batch]);
+    for (const stream of all) expect(stream.batches[0]).toBe(batch);
+    expect(reads[1]!.batches[0]).toBe(reads[0]!.batches[0]);
+    expect(reads[0]!.seen()).toEqual(['r:begin']);
+    expect(traceFrames(batch)).toBe(traceFrames(all[2]!.batches[0]!));
+    expect(traceFrames(batch).toString()).toBe(
+      `event: trace\ndata: {"type":"begin","id":"a","tool":"calculator","status":"running","sessionId":null,"at":${at}}\n\n` +
+        `event: trace\ndata: {"type":"begin","id":"r","tool":"read_file","status":"running","sessionId":null,"at":${at}}\n\n`,
+    );
+  });
+
+  it('sends progress only to streams following that trace, and only its events', async () => {
+    const { clock, events, collect } = setup();
+    const all = collect();
+    const following = collect({ trace: 't1' });
+    for (const [id, type] of [
+      ['t1', 'begin'],
+      ['t1', 'progress'],
+      ['t2', 'begin'],
+      ['t2', 'progress'],
+    ] as const) {
+      events.publish(record(id), type);
+      await clock.advance(20);
+    }
+    events.publish(record('t1', 'calculator', 'succeeded'), 'finish');
+    await clock.advance(20);
+    expect(all.seen()).toEqual(['t1:begin', 't2:begin', 't1:finish']);
+    expect(following.seen()).toEqual(['t1:begin', 't1:progress', 't1:finish']);
+  });
+
+  it("drops an update or progress superseded in its batch by its call's later event; keeps every begin and finish", async () => {
+    const { clock, events, collect } = setup();
+    const all = collect();
+    const following = collect({ trace: 'a' });
+    events.publish(record('a'), 'begin');
+    events.publish(record('a'), 'progress');
+    events.publish(record('b'), 'begin');
+    events.publish(record('a', 'calculator', 'awaiting_approval'), 'update');
+    events.publish(record('a'), 'progress');
+    events.publish(record('b', 'calculator', 'succeeded'), 'finish');
+    events.publish(record('a', 'calculator', 'succeeded'), 'finish');
+    events.publish(record('c'), 'begin');
+    events.publish(record('c', 'calculator', 'awaiting_approval'), 'update');
+    await clock.advance(20);
+    expect(all.seen()).toEqual(['a:begin', 'b:begin', 'b:finish', 'a:finish', 'c:begin', 'c:update']);
+    expect(following.seen()).toEqual(['a:begin', 'a:finish']);
+  });
+
+  it('hands in-process listeners each event at once, unbatched', () => {
+    const { events } = setup();
+    const heard: string[] = [];
+    events.subscribe((event) => heard.push(`${event.id}:${event.type}`));
+    events.subscribe({ onEvent: (event) => heard.push(`following ${event.id}:${event.type}`) }, { trace: 'a' });
+    events.publish(record('a'), 'begin');
+    events.publish(record('a'), 'progress');
+    events.publish(record('b'), 'begin');
+    expect(heard).toEqual(['a:begin', 'following a:begin', 'following a:progress', 'b:begin']);
+  });
+
+  it('keeps delivering to the others when one subscriber throws', async () => {
+    const { clock, events, collect } = setup();
+    const errors: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => errors.push(args);
+    try {
+      events.subscribe({
+        onEvents: () => {
+          throw new Error('listener failed (expected by the test)');
+        },
+      });
+      const stream = collect();
+      events.publish(record('a'), 'begin');
+      await clock.advance(20);
+      expect(stream.seen()).toEqual(['a:begin']);
+      expect(errors).toHaveLength(1);
+    } finally {
+      console.error = original;
+    }
+  });
+
+  it('on closeAll delivers what is queued, then ends every stream; later ones end at once', async () => {
+    const { clock, events } = setup();
+    const log: string[] = [];
+    events.subscribe({
+      onEvents: (batch) => log.push(...batch.map((e) => `${e.id}:${e.type}`)),
+      onClose: () => log.push('closed'),
+    });
+    events.subscribe({ onEvent: () => {}, onClose: () => log.push('listener closed') });
+    events.publish(record('a'), 'begin');
+    events.closeAll();
+    expect(log).toEqual(['a:begin', 'closed', 'listener closed']);
+    expect(events.listenerCount()).toBe(0);
+    expect(clock.pendingTimers()).toBe(0);
+    events.subscribe({ onEvents: () => {}, onClose: () => log.push('late closed') });
+    expect(log.at(-1)).toBe('late closed');
+    expect(events.listenerCount()).toBe(0);
+  });
+
+  it('queues nothing once the last stream has gone', async () => {
+    const { clock, events, collect } = setup();
+    const stream = collect();
+    expect(events.listenerCount()).toBe(1);
+    events.publish(record('a'), 'begin');
+    stream.unsubscribe();
+    stream.unsubscribe();
+    expect(events.listenerCount()).toBe(0);
+    await clock.advance(20);
+    events.publish(record('b'), 'begin');
+    expect(clock.pendingTimers()).toBe(0);
+    const again = collect();
+    await clock.advance(20);
+    expect(again.batches).toEqual([]);
+  });
+});
