@@ -6,9 +6,11 @@ export const HEARTBEAT_INTERVAL_MS = 5_000;
 
 /**
  * The least time between two deliveries. Under load, the events of this long go out as one batch
- * (one write per open stream instead of one per event); an event after a quiet spell goes out at once.
+ * (one write per open stream instead of one per event); an event after a quiet spell goes out at
+ * once. Every live view throttles its refetch to 250 ms or more, so 50 ms is not seen; at 20 ms the
+ * bench with 200 streams did about half the calls/s it does without them, at 50 ms ~90%.
  */
-export const FLUSH_INTERVAL_MS = 20;
+export const FLUSH_INTERVAL_MS = 50;
 
 /**
  * What the live views hear about: a call started, changed status, finished, or (for streams that
@@ -57,7 +59,7 @@ export interface TraceEventsOptions {
 }
 
 export interface TraceEvents {
-  /** Queues the event; it is delivered with the next batch. */
+  /** Hands the event to the `onEvent` listeners at once and queues it for the streams' next batch. */
   publish(record: TraceRecord, type: TraceEvent['type']): void;
   /** Returns the unsubscribe function. A function is an `onEvent` listener. */
   subscribe(subscriber: TraceSubscriber | ((event: TraceEvent) => void), options?: SubscribeOptions): () => void;
