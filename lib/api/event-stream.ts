@@ -14,7 +14,8 @@ const encoder = new TextEncoder();
 /**
  * A server-sent event stream of trace changes: `event: trace` with one JSON `data:` line each, and
  * `event: ping` at once and every `heartbeatMs`, so clients can tell a quiet stream from a dead
- * one. The stream ends when the client goes away or the bus closes (server shutdown).
+ * one. Trace events come a batch at a time (see `createTraceEvents`), each batch one chunk. The
+ * stream ends when the client goes away or the bus closes (server shutdown).
  * @example return eventStreamResponse(request.signal, ts.events, { trace: id });
  */
 export function eventStreamResponse(signal: AbortSignal, events: TraceEvents, options: EventStreamOptions = {}) {
