@@ -54,6 +54,26 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
 }
 
 describe('group commit', () => {
+  it('commits a deferred write with the next commit, never by itself', async () => {
+    const { clock, disk, commits, group, add } = setup({ maxBatch: 3 });
+    group.defer('a', { id: 'a', value: 1 });
+    clock.advance(1_000);
+    expect(disk.size).toBe(0);
+    // A newer write of the same key replaces it in the one commit that carries both.
+    group.defer('b', { id: 'b', value: 1 });
+    const done = add('a', 2);
+    clock.advance(0);
+    await done;
+    expect(commits).toEqual([['a', 'b']]);
+    expect(disk.get('a')).toBe(2);
+    // At maxBatch queued writes, deferred ones commit too.
+    for (const id of ['c', 'd', 'e']) group.defer(id, { id, value: 1 });
+    expect(commits).toEqual([
+      ['a', 'b'],
+      ['c', 'd', 'e'],
+    ]);
+  });
+
   it('commits what is added in the same turn once, then tells every caller', async () => {
     const { clock, disk, commits, add } = setup();
     const waits = ['a', 'b', 'c'].map((id) => add(id));

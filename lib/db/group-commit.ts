@@ -32,6 +32,12 @@ export interface GroupCommit<W> {
    * unhandled rejection.
    */
   add(key: string, write: W): Promise<void>;
+  /**
+   * Queues `write` without asking for a commit of its own: it is committed with the next one (a
+   * later `add`, `addNow` or `flush`), and at `maxBatch` queued writes. For a write nobody waits
+   * for that a newer write of the same key will follow (and usually replace).
+   */
+  defer(key: string, write: W): void;
   /** Queues `write` and commits it at once with everything queued; throws when the commit fails. */
   addNow(key: string, write: W): void;
   /** Commits everything queued now; throws when the commit fails (the writes stay queued). */
@@ -134,6 +140,10 @@ export function createGroupCommit<W>(options: GroupCommitOptions<W>): GroupCommi
       if (pending.size >= maxBatch) flushReporting();
       else schedule(windowMs);
       return promise;
+    },
+    defer(key, write) {
+      queue(key, write);
+      if (pending.size >= maxBatch) flushReporting();
     },
     addNow(key, write) {
       queue(key, write);

@@ -13,7 +13,9 @@ export type SqliteDatabase = Database.Database;
  * one moment WAL with synchronous=NORMAL waits for the disk — came every hundred or so calls
  * answered one at a time; checkpointing ten times less often also writes each hot page (indexes,
  * tool counts) once where it was ten times. In `npm run bench` that gave more than twice the
- * calls/s with 50 in flight, and half the mean time of calls made one at a time.
+ * calls/s with 50 in flight, and half the mean time of calls made one at a time. The server
+ * checkpoints from a thread of its own (`wal-checkpointer.ts`) long before that: this is the
+ * backstop, and what a process without that thread (tests, scripts) uses.
  */
 export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
 

@@ -122,8 +122,10 @@ function mustBeginDurably(record: TraceRecord): boolean {
  * - `begin` of a call with a side effect (`write`, `exec`) and every `update` (a call awaiting
  *   approval) commit before they return, with whatever is queued: no side effect runs
  *   unrecorded and a pending approval survives a restart;
- * - `begin` of a `none`/`read` call is queued (it commits with the call's finish, usually as one
- *   row write);
+ * - `begin` of a `none`/`read` call is deferred: queued without a commit of its own, so it
+ *   commits with the call's finish as one row write (or with an earlier commit, or before a
+ *   read). Committing it at the end of its turn made every call two row writes, an INSERT and
+ *   an UPDATE that rewrote its status index entries and fired the update triggers;
  * - `finish` is queued and returns a promise that resolves once the record is committed. The
  *   executor resolves a call only then, so a call is answered only once its final record is on
  *   disk: after a crash, every answered call is stored with the status it was answered with.
@@ -202,7 +204,7 @@ export function createSqliteTraceStore({
     begin(record) {
       const write = pendingWrite(record, true, false);
       if (mustBeginDurably(record)) group.addNow(record.id, write);
-      else void group.add(record.id, write);
+      else group.defer(record.id, write);
     },
     update(record) {
       group.addNow(record.id, pendingWrite(record, false, false));

@@ -6,6 +6,7 @@ import { createSqliteToolSeries, type ToolSeries } from '../db/sqlite-tool-serie
 import { createSqliteTraceStore } from '../db/sqlite-trace-store';
 import type { TraceStore } from '../db/trace-store';
 import { createVault } from '../db/vault';
+import { startWalCheckpointer } from '../db/wal-checkpointer';
 import { createTraceEvents, type TraceEvents } from '../events';
 import { createExecutor, type Executor } from '../executor/executor';
 import { defaultPolicy, type PolicyResolver } from '../executor/ports';
@@ -85,7 +86,7 @@ function publishingSink(
 /**
  * The composition root: wires config, SQLite store, vault, built-in tools and executor.
  * 1. loads and validates the config; creates the data and workspace folders;
- * 2. opens the database (WAL, migrations applied);
+ * 2. opens the database (WAL, migrations applied) and starts its checkpoint thread;
  * 3. marks calls a previous process left running as interrupted, and starts retention;
  * 4. builds the registry and the executor with the configured policies.
  */
@@ -93,6 +94,8 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
   fs.mkdirSync(config.dataDir, { recursive: true });
   fs.mkdirSync(config.workspace, { recursive: true });
   const db = openDatabase(config.dbPath);
+  // Checkpoints run on a thread of their own: on the event loop they stalled every request of their turn.
+  const checkpointer = startWalCheckpointer(config.dbPath);
   const store = createSqliteTraceStore({ db, vault: createVault({ dir: config.dataDir }) });
   const series = createSqliteToolSeries(db, { beforeRead: () => store.flush() });
   const interruptedAtStart = store.markInterrupted(Date.now());
@@ -156,6 +159,7 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
       lifecycle.closed = true;
       retention.stop();
       void calculatorPool.close();
+      void checkpointer.stop();
       store.close();
     },
   };

@@ -116,6 +116,22 @@ describe('createWorkerPool', () => {
     expect(await Promise.all(next)).toMatchObject([{ value: { value: 2 } }, { value: { value: 4 } }]);
   });
 
+  it('sends waiting tasks to a free worker together, each held to its own deadline', async () => {
+    const pool = await warmed(createPool({ size: 1, deadlineMs: 300 }));
+    const first = pool.run({ n: 0 });
+    // These wait while the first runs, then go to the worker in one message.
+    const started = performance.now();
+    const batch = [pool.run({ n: 1 }), pool.run({ spin: true }), pool.run({ n: 3 })];
+    expect(pool.stats()).toMatchObject({ busy: 1, queued: 3 });
+    expect(await first).toMatchObject({ ok: true, value: { value: 0 } });
+    const [one, spin, three] = await Promise.all(batch);
+    expect(performance.now() - started).toBeLessThan(900);
+    expect(one).toMatchObject({ ok: true, value: { value: 2 } });
+    expect(spin).toMatchObject({ ok: false, reason: 'deadline' });
+    // Run again on the replacement worker: the worker that ran it was stopped with the spin.
+    expect(three).toMatchObject({ ok: true, value: { value: 6 } });
+  });
+
   it('keeps the event loop running while a task spins', async () => {
     const pool = await warmed(createPool({ size: 1, deadlineMs: 500 }));
     let ticks = 0;

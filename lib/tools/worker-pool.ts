@@ -54,14 +54,26 @@ interface Task {
 interface Slot {
   worker: Worker;
   ready: boolean;
-  task: Task | null;
+  /** The batch the worker is running, in order; empty when idle. */
+  batch: Task[];
+  batchId: number;
+  /** Written by the worker: [index of the task it runs, when it started it (Date.now())]. */
+  progress: Float64Array;
   timer: TimerHandle | null;
   lastError: Error | null;
 }
 
-type Reply = { ready: true } | { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
+type Result = { ok: true; value: unknown } | { ok: false; message: string };
+type Reply = { ready: true } | { id: number; results: Result[] };
 
-/** The program each worker runs around the handler: answer one message at a time, say when ready. */
+/** Tasks one message carries at most: enough to pay one round trip for many, few enough to stay short. */
+export const MAX_TASKS_PER_MESSAGE = 32;
+
+/**
+ * The program each worker runs around the handler: take a batch of tasks, run them in order, and
+ * answer the batch in one message. Before each task it writes the task's index and start time to
+ * the shared `progress` array, so the pool can hold every task to its own deadline.
+ */
 function workerSource(handler: string): string {
   return `'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
@@ -69,17 +81,37 @@ const { createRequire } = require('node:module');
 const requireFrom = createRequire(require('node:path').join(workerData.resolvePaths[0], 'worker.js'));
 const load = (id) => requireFrom(requireFrom.resolve(id, { paths: workerData.resolvePaths }));
 const handle = ((require, ${keepNamesHelper()}) => ${handler})(load, (target) => target);
-parentPort.on('message', (task) => {
-  let reply;
+const progress = new Float64Array(workerData.progress);
+const run = (payload) => {
   try {
-    reply = { id: task.id, ok: true, value: handle(task.payload) };
+    return { ok: true, value: handle(payload) };
   } catch (error) {
-    reply = { id: task.id, ok: false, message: error instanceof Error ? error.message : String(error) };
+    return { ok: false, message: error instanceof Error ? error.message : String(error) };
+  }
+};
+parentPort.on('message', (batch) => {
+  const results = [];
+  for (let i = 0; i < batch.payloads.length; i++) {
+    progress[1] = Date.now();
+    progress[0] = i;
+    results.push(run(batch.payloads[i]));
   }
   try {
-    parentPort.postMessage(reply);
+    parentPort.postMessage({ id: batch.id, results });
   } catch (error) {
-    parentPort.postMessage({ id: task.id, ok: false, message: 'The result could not be sent: ' + error.message });
+    // One result that cannot be cloned must not cost the others theirs.
+    const message = 'The result could not be sent: ' + error.message;
+    parentPort.postMessage({
+      id: batch.id,
+      results: results.map((result) => {
+        try {
+          structuredClone(result);
+          return result;
+        } catch {
+          return { ok: false, message };
+        }
+      }),
+    });
   }
 });
 parentPort.postMessage({ ready: true });
@@ -120,12 +152,18 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
   const slots = new Set<Slot>();
   const queue: Task[] = [];
   let nextId = 1;
+  let nextBatchId = 1;
   let started = 0;
   let closed = false;
 
   function spawn(): void {
-    const worker = new Worker(source, { eval: true, workerData: { resolvePaths }, resourceLimits });
-    const slot: Slot = { worker, ready: false, task: null, timer: null, lastError: null };
+    const progress = new Float64Array(new SharedArrayBuffer(2 * Float64Array.BYTES_PER_ELEMENT));
+    const worker = new Worker(source, {
+      eval: true,
+      workerData: { resolvePaths, progress: progress.buffer },
+      resourceLimits,
+    });
+    const slot: Slot = { worker, ready: false, batch: [], batchId: 0, progress, timer: null, lastError: null };
     started += 1;
     slots.add(slot);
     worker.unref();
@@ -133,11 +171,17 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
       if ('ready' in reply) {
         slot.ready = true;
         dispatch();
-      } else if (slot.task?.id === reply.id) {
-        const task = release(slot);
-        task.resolve(
-          reply.ok ? { ok: true, value: reply.value } : { ok: false, reason: 'error', message: reply.message },
-        );
+      } else if (slot.batch.length > 0 && slot.batchId === reply.id) {
+        const batch = release(slot);
+        batch.forEach((task, i) => {
+          const result = reply.results[i];
+          if (task.signal?.aborted) return; // already answered by its abort
+          task.resolve(
+            result?.ok
+              ? { ok: true, value: result.value }
+              : { ok: false, reason: 'error', message: result?.message ?? 'The worker gave no result.' },
+          );
+        });
         dispatch();
       }
     });
@@ -152,48 +196,91 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     while (!closed && slots.size < size) spawn();
   }
 
-  function release(slot: Slot): Task {
-    const task = slot.task as Task;
-    slot.task = null;
+  /** Ends the slot's batch: its timer and abort listeners are removed; the tasks are returned. */
+  function release(slot: Slot): Task[] {
+    const batch = slot.batch;
+    slot.batch = [];
     if (slot.timer !== null) clock.clearTimeout(slot.timer);
     slot.timer = null;
-    task.signal?.removeEventListener('abort', task.onAbort);
-    return task;
+    for (const task of batch) task.signal?.removeEventListener('abort', task.onAbort);
+    return batch;
+  }
+
+  /** The task the slot's worker runs now, and since when; before it reads the batch, its first since dispatch. */
+  function current(slot: Slot): { index: number; startedAt: number } {
+    return { index: Math.max(0, slot.progress[0] ?? 0), startedAt: slot.progress[1] ?? 0 };
+  }
+
+  /**
+   * Holds the running task to its own deadline: at the timer, a worker that moved on to a later
+   * task of its batch gets the rest of that task's deadline; one still on the same task is stopped.
+   */
+  function watch(slot: Slot, watched: number, ms: number): void {
+    slot.timer = clock.setTimeout(() => {
+      slot.timer = null;
+      const { index, startedAt } = current(slot);
+      const task = slot.batch[index];
+      if (index !== watched && task) {
+        const left = task.deadlineMs - (Date.now() - startedAt);
+        if (left > 0) return watch(slot, index, left);
+      }
+      const late = slot.batch[index] ?? slot.batch[watched];
+      kill(slot, late, 'deadline', `The task ran past its ${late?.deadlineMs} ms deadline and was stopped.`);
+    }, ms);
   }
 
   function dispatch(): void {
     for (const slot of slots) {
       if (queue.length === 0) break;
-      if (!slot.ready || slot.task) continue;
-      const task = queue.shift() as Task;
-      slot.task = task;
-      slot.timer = clock.setTimeout(
-        () => kill(slot, 'deadline', `The task ran past its ${task.deadlineMs} ms deadline and was stopped.`),
-        task.deadlineMs,
-      );
+      if (!slot.ready || slot.batch.length > 0) continue;
+      const batch = queue.splice(0, MAX_TASKS_PER_MESSAGE);
+      slot.batch = batch;
+      slot.batchId = nextBatchId++;
+      // Until the worker writes its own progress, the first task counts from now.
+      slot.progress[1] = Date.now();
+      slot.progress[0] = -1;
+      watch(slot, 0, batch[0]!.deadlineMs);
       try {
-        slot.worker.postMessage({ id: task.id, payload: task.payload });
+        slot.worker.postMessage({ id: slot.batchId, payloads: batch.map((task) => task.payload) });
       } catch (error) {
-        release(slot).resolve({ ok: false, reason: 'error', message: `The task could not be sent: ${String(error)}` });
+        for (const task of release(slot)) {
+          task.resolve({ ok: false, reason: 'error', message: `The task could not be sent: ${String(error)}` });
+        }
       }
     }
     updateRefs();
   }
 
-  /** Terminates a worker (its task resolves with `reason`) and starts its replacement. */
-  function kill(slot: Slot, reason: PoolFailure, message: string): void {
+  /**
+   * Terminates a worker and starts its replacement: `culprit` resolves with `reason`; the rest of
+   * its batch goes back to the front of the queue (a finished task's result died with the worker;
+   * tasks are pure, so it is computed again).
+   */
+  function kill(slot: Slot, culprit: Task | undefined, reason: PoolFailure, message: string): void {
     if (!slots.delete(slot)) return;
-    const task = slot.task ? release(slot) : null;
+    const batch = release(slot);
     void slot.worker.terminate();
-    task?.resolve({ ok: false, reason, message });
+    culprit?.resolve({ ok: false, reason, message });
+    requeue(batch.filter((task) => task !== culprit && !task.signal?.aborted));
     fill();
     dispatch();
+  }
+
+  /** Puts tasks back at the head of the queue, in order, listening for their aborts again. */
+  function requeue(tasks: Task[]): void {
+    for (const task of tasks) task.signal?.addEventListener('abort', task.onAbort, { once: true });
+    queue.unshift(...tasks);
   }
 
   function onExit(slot: Slot): void {
     if (!slots.delete(slot)) return; // terminated on purpose
     const cause = slot.lastError ? describeExit(slot.lastError) : 'The worker exited.';
-    if (slot.task) release(slot).resolve({ ok: false, reason: 'crashed', message: cause });
+    const batch = release(slot);
+    if (batch.length > 0) {
+      const culprit = batch[current(slot).index] ?? batch[0];
+      culprit?.resolve({ ok: false, reason: 'crashed', message: cause });
+      requeue(batch.filter((task) => task !== culprit && !task.signal?.aborted));
+    }
     if (!slot.ready && !closed) {
       // A worker that dies while loading would die again: fail what waits instead of looping.
       for (const task of queue.splice(0)) {
@@ -209,10 +296,36 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
 
   /** Workers keep the process alive only while some task waits for them. */
   function updateRefs(): void {
-    const pending = queue.length > 0 || [...slots].some((slot) => slot.task);
+    let pending = queue.length > 0;
+    for (const slot of slots) pending ||= slot.batch.length > 0;
     for (const slot of slots) {
       if (pending) slot.worker.ref();
       else slot.worker.unref();
+    }
+  }
+
+  /** A task's signal aborted: it leaves the queue, or its answer is given now and its worker stopped if it runs. */
+  function abort(task: Task): void {
+    const waiting = queue.indexOf(task);
+    if (waiting >= 0) {
+      queue.splice(waiting, 1);
+      task.resolve({ ok: false, reason: 'aborted', message: 'The task was aborted.' });
+      updateRefs();
+      return;
+    }
+    for (const slot of slots) {
+      const at = slot.batch.indexOf(task);
+      if (at < 0) continue;
+      if (at < current(slot).index) {
+        // Its worker already ran it and moved on: the result is dropped when the batch answers.
+        task.resolve({ ok: false, reason: 'aborted', message: 'The task was aborted.' });
+      } else if (at > current(slot).index) {
+        // Not started yet: it leaves the batch (the worker's result for it is ignored).
+        task.resolve({ ok: false, reason: 'aborted', message: 'The task was aborted.' });
+      } else {
+        kill(slot, task, 'aborted', 'The task was aborted and its worker stopped.');
+      }
+      return;
     }
   }
 
@@ -235,18 +348,7 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
           deadlineMs: Math.min(runOptions.deadlineMs ?? deadlineMs, deadlineMs),
           signal,
           resolve: resolve as Task['resolve'],
-          onAbort: () => {
-            const waiting = queue.indexOf(task);
-            if (waiting >= 0) {
-              queue.splice(waiting, 1);
-              task.resolve({ ok: false, reason: 'aborted', message: 'The task was aborted.' });
-              updateRefs();
-              return;
-            }
-            for (const slot of slots) {
-              if (slot.task === task) kill(slot, 'aborted', 'The task was aborted and its worker stopped.');
-            }
-          },
+          onAbort: () => abort(task),
         };
         signal?.addEventListener('abort', task.onAbort, { once: true });
         queue.push(task);
@@ -264,7 +366,8 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
       const stopping: Promise<number>[] = [];
       for (const slot of [...slots]) {
         slots.delete(slot);
-        if (slot.task) release(slot).resolve({ ok: false, reason: 'closed', message: 'The worker pool is closed.' });
+        for (const task of release(slot))
+          task.resolve({ ok: false, reason: 'closed', message: 'The worker pool is closed.' });
         stopping.push(slot.worker.terminate());
       }
       await Promise.all(stopping);
@@ -275,7 +378,7 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
         started,
         live: all.length,
         ready: all.filter((slot) => slot.ready).length,
-        busy: all.filter((slot) => slot.task).length,
+        busy: all.filter((slot) => slot.batch.length > 0).length,
         queued: queue.length,
       };
     },
