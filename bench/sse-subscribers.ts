@@ -21,15 +21,30 @@ export interface SubscriberCounts {
 
 const FINISH = '"type":"finish"';
 
-/** Counts occurrences of `needle` across chunks, including one split between two chunks. */
+/**
+ * Counts occurrences of `needle` across chunks, including one split between two chunks. Works on
+ * the raw bytes (no UTF-8 decoding, no copy of the chunk): 200 subscribers read hundreds of
+ * megabytes a second, and the bench measures the server, not how fast its clients decode.
+ */
 export function createOccurrenceCounter(needle: string) {
-  let tail = '';
+  const pattern = Buffer.from(needle);
+  const keep = pattern.length - 1;
+  let tail = Buffer.alloc(0);
   let count = 0;
   return {
-    push(chunk: string) {
-      const text = tail + chunk;
-      for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) count++;
-      tail = text.slice(Math.max(0, text.length - (needle.length - 1)));
+    push(input: Buffer | string) {
+      const chunk = typeof input === 'string' ? Buffer.from(input) : input;
+      // An occurrence split between earlier chunks and this one starts in `tail` and ends here.
+      if (tail.length > 0) {
+        const seam = Buffer.concat([tail, chunk.subarray(0, keep)]);
+        for (let at = seam.indexOf(pattern); at !== -1 && at < tail.length; at = seam.indexOf(pattern, at + 1)) count++;
+      }
+      for (let at = chunk.indexOf(pattern); at !== -1; at = chunk.indexOf(pattern, at + pattern.length)) count++;
+      // The last `keep` bytes seen, across chunks shorter than that too.
+      tail =
+        chunk.length >= keep
+          ? Buffer.from(chunk.subarray(chunk.length - keep))
+          : Buffer.concat([tail, chunk]).subarray(-keep);
     },
     get count() {
       return count;
@@ -65,8 +80,7 @@ function subscribe({ url, count }: SubscriberOptions) {
         response.resume();
         return settle();
       }
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
+      response.on('data', (chunk: Buffer) => {
         counter.push(chunk);
         settle();
       });
