@@ -1,77 +1,25 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BuiltServer, hasCurrentBuild, startBuiltServer } from '../server/testing/built-server';
 
 /**
  * The built server (`npm start`'s script): a call made through the agent path is the same call
  * Next's API and pages show, and the /api/ errors Next used to answer are JSON. Needs a current
  * build (`node scripts/build.mjs`; `npm test` builds first); without one it is skipped.
  */
-const root = path.resolve(__dirname, '../..');
-const buildState = (await import(path.join(root, 'scripts/build-state.mjs'))) as { isBuildCurrent(): boolean };
-const built = buildState.isBuildCurrent();
-if (!built && process.env.TOOLSCOPE_REQUIRE_BUILD === '1') {
-  throw new Error('[built-server.test] .next is missing or older than the sources although npm test built it');
-}
-if (!built) {
-  console.warn('[built-server.test] skipped: .next is missing or older than the sources; run `node scripts/build.mjs`');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+const built = await hasCurrentBuild('built-server.test');
 
 describe.skipIf(!built)('the built server: agent path in front of Next.js', () => {
-  let dir: string;
-  let child: ChildProcess;
+  let server: BuiltServer;
   let port: number;
   let base: string;
-  let log = '';
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-built-'));
-    port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, ['scripts/start.mjs'], {
-      cwd: root,
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', TOOLSCOPE_DATA_DIR: dir, TOOLSCOPE_CONFIG: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    child.stdout?.on('data', (chunk) => (log += chunk));
-    child.stderr?.on('data', (chunk) => (log += chunk));
-    for (let i = 0; i < 240; i++) {
-      if (child.exitCode !== null) throw new Error(`the server exited:\n${log}`);
-      const ok = await fetch(`${base}/api/v1/tools`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) return;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    throw new Error(`the server did not start:\n${log}`);
+    server = await startBuiltServer('toolscope-built-');
+    ({ port, base } = server);
   }, 90_000);
 
-  afterAll(() => {
-    if (child?.pid && child.exitCode === null && child.signalCode === null) {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => server?.stop());
 
   it("shows a call made through the agent path in Next's API and trace page", async () => {
     const answer = await fetch(`${base}/api/v1/tool-calls`, {

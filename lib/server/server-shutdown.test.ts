@@ -1,10 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BuiltServer, hasCurrentBuild, startBuiltServer } from './testing/built-server';
 
 /**
  * The real server, stopped with SIGTERM while a browser-like event stream and a running call are
@@ -12,29 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * scripts/build.mjs`; `npm test` builds before the unit tests); without one it is skipped, as
  * building here would take minutes.
  */
-const root = path.resolve(__dirname, '../..');
-const buildState = (await import(path.join(root, 'scripts/build-state.mjs'))) as { isBuildCurrent(): boolean };
-const built = fs.existsSync(path.join(root, '.next', 'BUILD_ID')) && buildState.isBuildCurrent();
-// `npm test` builds first and sets this, so there the test never skips silently.
-if (!built && process.env.TOOLSCOPE_REQUIRE_BUILD === '1') {
-  throw new Error('[server-shutdown.test] .next is missing or older than the sources although npm test built it');
-}
-if (!built) {
-  console.warn(
-    '[server-shutdown.test] skipped: .next is missing or older than the sources; run `node scripts/build.mjs` first',
-  );
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+const built = await hasCurrentBuild('server-shutdown.test');
 
 const exited = (child: ChildProcess) =>
   new Promise<number | null>((resolve) => {
@@ -43,47 +19,20 @@ const exited = (child: ChildProcess) =>
   });
 
 describe.skipIf(!built)('the server on SIGTERM', () => {
-  let dir: string;
+  let server: BuiltServer;
   let child: ChildProcess;
   let base: string;
-  let log = '';
+  let dir: string;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-sigterm-'));
-    const config = path.join(dir, 'toolscope.config.json');
-    fs.writeFileSync(config, JSON.stringify({ policies: { run_shell: 'allow' }, shell: { allow: ['sh'] } }));
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, ['scripts/start.mjs'], {
-      cwd: root,
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', TOOLSCOPE_DATA_DIR: dir, TOOLSCOPE_CONFIG: config },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
+    server = await startBuiltServer('toolscope-sigterm-', {
+      policies: { run_shell: 'allow' },
+      shell: { allow: ['sh'] },
     });
-    child.stdout?.on('data', (chunk) => (log += chunk));
-    child.stderr?.on('data', (chunk) => (log += chunk));
-    for (let i = 0; i < 240; i++) {
-      if (child.exitCode !== null) throw new Error(`the server exited:\n${log}`);
-      const ok = await fetch(`${base}/api/v1/tools`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) return;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    throw new Error(`the server did not start:\n${log}`);
+    ({ child, base, dir } = server);
   }, 90_000);
 
-  afterAll(() => {
-    if (child?.pid && child.exitCode === null && child.signalCode === null) {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => server?.stop());
 
   it('exits within 5 s with an event stream and a running call open, the call recorded as cancelled', async () => {
     const stream = await fetch(`${base}/api/v1/events`);
@@ -116,7 +65,7 @@ describe.skipIf(!built)('the server on SIGTERM', () => {
     process.kill(child.pid!, 'SIGTERM');
     const code = await Promise.race([exited(child), new Promise<'late'>((r) => setTimeout(() => r('late'), 5_000))]);
     const took = Date.now() - started;
-    expect(code, `exit within 5 s (log:\n${log})`).not.toBe('late');
+    expect(code, `exit within 5 s (log:\n${server.log()})`).not.toBe('late');
     expect(took).toBeLessThan(5_000);
     expect(code).toBe(0);
 

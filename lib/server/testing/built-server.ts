@@ -1,0 +1,108 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(__dirname, '../../..');
+
+/**
+ * Whether `.next` holds a build of the current sources, for tests that drive the built server.
+ * Without one they skip (building takes minutes) — except under `npm test`, which builds first
+ * and sets TOOLSCOPE_REQUIRE_BUILD, so there a missing build fails instead of skipping silently.
+ */
+export async function hasCurrentBuild(testName: string): Promise<boolean> {
+  const state = (await import(path.join(root, 'scripts/build-state.mjs'))) as { isBuildCurrent(): boolean };
+  const built = fs.existsSync(path.join(root, '.next', 'BUILD_ID')) && state.isBuildCurrent();
+  if (!built && process.env.TOOLSCOPE_REQUIRE_BUILD === '1') {
+    throw new Error(`[${testName}] .next is missing or older than the sources although npm test built it`);
+  }
+  if (!built)
+    console.warn(`[${testName}] skipped: .next is missing or older than the sources; run node scripts/build.mjs`);
+  return built;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface BuiltServer {
+  child: ChildProcess;
+  port: number;
+  base: string;
+  /** Its data folder (removed by `stop`). */
+  dir: string;
+  /** What it printed so far. */
+  log(): string;
+  /** SIGKILLs its process group if it still runs, by pid, and removes the data folder. */
+  stop(): void;
+}
+
+/**
+ * Starts the built app as `npm start` does (scripts/start.mjs) on a free port with a fresh data
+ * folder, in its own process group, and waits until it answers.
+ * @param config the toolscope.config.json to write, if any
+ */
+export async function startBuiltServer(prefix: string, config?: unknown): Promise<BuiltServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  let configPath = '';
+  if (config !== undefined) {
+    configPath = path.join(dir, 'toolscope.config.json');
+    fs.writeFileSync(configPath, JSON.stringify(config));
+  }
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['scripts/start.mjs'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      TOOLSCOPE_DATA_DIR: dir,
+      TOOLSCOPE_CONFIG: configPath,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let log = '';
+  child.stdout?.on('data', (chunk) => (log += chunk));
+  child.stderr?.on('data', (chunk) => (log += chunk));
+  const server: BuiltServer = {
+    child,
+    port,
+    base,
+    dir,
+    log: () => log,
+    stop() {
+      if (child.pid && child.exitCode === null && child.signalCode === null) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  for (let i = 0; i < 240; i++) {
+    if (child.exitCode !== null) {
+      server.stop();
+      throw new Error(`the server exited:\n${log}`);
+    }
+    const ok = await fetch(`${base}/api/v1/tools`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return server;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  server.stop();
+  throw new Error(`the server did not start:\n${log}`);
+}
