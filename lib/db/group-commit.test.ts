@@ -54,10 +54,10 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
 }
 
 describe('group commit', () => {
-  it('commits a deferred write with the next commit, never by itself', async () => {
-    const { clock, disk, commits, group, add } = setup({ maxBatch: 3 });
+  it('commits a deferred write with the next commit, or by itself once deferMs has passed', async () => {
+    const { clock, disk, commits, group, add } = setup({ maxBatch: 3, deferMs: 100 });
     group.defer('a', { id: 'a', value: 1 });
-    clock.advance(1_000);
+    await clock.advance(99);
     expect(disk.size).toBe(0);
     // A newer write of the same key replaces it in the one commit that carries both.
     group.defer('b', { id: 'b', value: 1 });
@@ -72,6 +72,23 @@ describe('group commit', () => {
       ['a', 'b'],
       ['c', 'd', 'e'],
     ]);
+    // Alone, a deferred write (a slow call's start) is on disk deferMs later.
+    group.defer('f', { id: 'f', value: 1 });
+    await clock.advance(99);
+    expect(disk.has('f')).toBe(false);
+    await clock.advance(1);
+    expect(disk.has('f')).toBe(true);
+  });
+
+  it("does not make a write someone waits for wait for a deferred write's timer", async () => {
+    const { clock, commits, group, add } = setup({ deferMs: 100 });
+    group.defer('slow', { id: 'slow', value: 1 });
+    const done = add('quick');
+    await clock.advance(0);
+    expect(await settled(done)).toBe(true);
+    expect(commits).toEqual([['slow', 'quick']]);
+    await clock.advance(1_000);
+    expect(commits).toHaveLength(1);
   });
 
   it('commits what is added in the same turn once, then tells every caller', async () => {

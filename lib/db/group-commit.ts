@@ -13,6 +13,12 @@ export interface GroupCommitOptions<W> {
   windowMs?: number;
   /** Queued writes that force a commit at once, so a burst never queues without bound. */
   maxBatch?: number;
+  /**
+   * How long a deferred write may wait for a commit it can join (default 100 ms): long enough
+   * for a quick call's start to be written together with its finish, short enough that a slow
+   * call is on disk while it runs (a crash then leaves it `interrupted`, not missing).
+   */
+  deferMs?: number;
   /** After a failed commit, when the writes it left queued are tried again. */
   retryMs?: number;
   /** Told when a commit the group commit started by itself fails (a caller's `flush` throws instead). */
@@ -33,9 +39,10 @@ export interface GroupCommit<W> {
    */
   add(key: string, write: W): Promise<void>;
   /**
-   * Queues `write` without asking for a commit of its own: it is committed with the next one (a
-   * later `add`, `addNow` or `flush`), and at `maxBatch` queued writes. For a write nobody waits
-   * for that a newer write of the same key will follow (and usually replace).
+   * Queues `write` without asking for a commit soon: it is committed with the next one (a later
+   * `add`, `addNow` or `flush`), at `maxBatch` queued writes, and at the latest `deferMs` later.
+   * For a write nobody waits for that a newer write of the same key will follow (and usually
+   * replace).
    */
   defer(key: string, write: W): void;
   /** Queues `write` and commits it at once with everything queued; throws when the commit fails. */
@@ -48,6 +55,7 @@ export interface GroupCommit<W> {
 
 export const DEFAULT_MAX_BATCH = 256;
 export const DEFAULT_RETRY_MS = 1000;
+export const DEFAULT_DEFER_MS = 100;
 
 interface Batch {
   promise: Promise<void>;
@@ -82,18 +90,25 @@ export function createGroupCommit<W>(options: GroupCommitOptions<W>): GroupCommi
   const windowMs = options.windowMs ?? 0;
   const maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
   const retryMs = options.retryMs ?? DEFAULT_RETRY_MS;
+  const deferMs = options.deferMs ?? DEFAULT_DEFER_MS;
   const onError = options.onError ?? (() => {});
   let pending = new Map<string, W>();
   let batch: Batch | null = null;
   let timer: unknown = null;
+  /** The pending timer only serves deferred writes: a write someone waits for must not wait for it. */
+  let timerIsDeferred = false;
 
   function queue(key: string, write: W): void {
     const queued = pending.get(key);
     pending.set(key, queued === undefined ? write : merge(queued, write));
   }
 
-  function schedule(ms: number): void {
-    if (timer !== null) return;
+  function schedule(ms: number, deferred = false): void {
+    if (timer !== null) {
+      if (deferred || !timerIsDeferred) return;
+      timers.clearTimeout(timer);
+    }
+    timerIsDeferred = deferred;
     timer = timers.setTimeout(() => {
       timer = null;
       flushReporting();
@@ -144,6 +159,7 @@ export function createGroupCommit<W>(options: GroupCommitOptions<W>): GroupCommi
     defer(key, write) {
       queue(key, write);
       if (pending.size >= maxBatch) flushReporting();
+      else schedule(deferMs, true);
     },
     addNow(key, write) {
       queue(key, write);

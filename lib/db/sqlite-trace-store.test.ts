@@ -276,6 +276,16 @@ describe('sqlite trace store group commit', () => {
     expect(onDisk(trace.id)).toBe('awaiting_approval');
   });
 
+  it('writes a slow side-effect-free call to disk while it runs, so a crash leaves it interrupted', async () => {
+    const trace = makeTrace({ status: 'running', sideEffect: 'read', finishedAt: null, latencyMs: null });
+    store.begin(trace);
+    // Deferred: a quick call's start goes to disk with its finish, as one row write...
+    expect(onDisk(trace.id)).toBeUndefined();
+    // ...but a call still running 100 ms later is on disk without waiting for its finish.
+    await clock.advance(100);
+    expect(onDisk(trace.id)).toBe('running');
+  });
+
   it('commits side-effect-free starts and finishes at the end of the turn, and only then resolves finish', async () => {
     const trace = makeTrace({ status: 'running', sideEffect: 'read' });
     store.begin(trace);

@@ -123,8 +123,9 @@ function mustBeginDurably(record: TraceRecord): boolean {
  *   approval) commit before they return, with whatever is queued: no side effect runs
  *   unrecorded and a pending approval survives a restart;
  * - `begin` of a `none`/`read` call is deferred: queued without a commit of its own, so it
- *   commits with the call's finish as one row write (or with an earlier commit, or before a
- *   read). Committing it at the end of its turn made every call two row writes, an INSERT and
+ *   commits with the call's finish as one row write (or with an earlier commit, before a read,
+ *   or at the latest 100 ms later: a slow call is on disk while it runs, and a crash then leaves
+ *   it `interrupted`, not missing). Committing it at the end of its turn made every call two row writes, an INSERT and
  *   an UPDATE that rewrote its status index entries and fired the update triggers;
  * - `finish` is queued and returns a promise that resolves once the record is committed. The
  *   executor resolves a call only then, so a call is answered only once its final record is on
