@@ -2,7 +2,6 @@ import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { LiveTraceView } from '@/components/trace/live-trace-view';
 import { traceJson } from '@/lib/api/serialize';
-import { adjacentTraces } from '@/lib/server/adjacent-traces';
 import { getToolscope } from '@/lib/server/toolscope';
 import type { TraceJson } from '@/lib/ui/trace-from-json';
 
@@ -36,7 +35,7 @@ export default async function TracePage({ params }: Props) {
       key={trace.id}
       initial={initial}
       toolKnown={executor.registry.get(trace.tool) !== undefined}
-      neighbours={adjacentTraces(store, trace)}
+      neighbours={store.adjacent(trace.id)}
     />
   );
 }
