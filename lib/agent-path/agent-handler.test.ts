@@ -29,7 +29,11 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-agent-path-'));
   fs.writeFileSync(
     path.join(dir, 'toolscope.config.json'),
-    JSON.stringify({ limits: { maxBodyBytes: MAX_BODY, bodyTimeoutMs: BODY_TIMEOUT_MS } }),
+    JSON.stringify({
+      limits: { maxBodyBytes: MAX_BODY, bodyTimeoutMs: BODY_TIMEOUT_MS },
+      policies: { run_shell: 'allow' },
+      shell: { allow: ['sleep'] },
+    }),
   );
   ts = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: dir }, dir));
   const handler = createAgentHandler({
@@ -261,6 +265,39 @@ describe('POST /api/v1/tool-calls', () => {
     }
     expect(sockets.size).toBe(1);
     agent.destroy();
+  });
+
+  it('cancels the calls of a client that closes its connection before the answer', async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    // The connection first carries an answered request: its signal must not cancel later calls early.
+    expect(
+      (
+        await request('POST', '/api/v1/tool-calls', {
+          body: JSON.stringify({ tool_calls: [calculatorCall('first', '1+1')] }),
+          agent,
+        })
+      ).status,
+    ).toBe(200);
+    const before = new Set(ts.executor.inFlightIds());
+    const sleepCall = {
+      id: 'gone',
+      type: 'function',
+      function: { name: 'run_shell', arguments: JSON.stringify({ command: ['sleep', '30'] }) },
+    };
+    const pending = request('POST', '/api/v1/tool-calls', { body: JSON.stringify({ tool_calls: [sleepCall] }), agent });
+    pending.catch(() => {});
+    let traceId: string | undefined;
+    await waitFor(() => {
+      traceId = ts.executor
+        .inFlightIds()
+        .find((id) => !before.has(id) && ts.executor.inFlight(id)?.tool === 'run_shell');
+      return traceId !== undefined && ts.executor.inFlight(traceId)?.attempts.length === 1;
+    });
+    agent.destroy();
+    await waitFor(() => ts.store.get(traceId ?? '')?.status === 'cancelled');
+    const record = ts.store.get(traceId ?? '');
+    expect(record?.error).toMatchObject({ code: 'CANCELLED' });
+    expect(record?.error?.message).toBe('Cancelled by client: the connection closed before the answer.');
   });
 });
 

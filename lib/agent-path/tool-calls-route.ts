@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { runToolCalls } from '../api/handlers';
 import { parseJsonText } from '../api/http';
 import { guardJsonBody } from '../api/request-guard';
+import type { CancelReason } from '../executor/types';
 import type { Toolscope } from '../server/create-toolscope';
 import { readBoundedBody } from './read-body';
 import { sendError, sendJson } from './respond';
@@ -17,15 +19,27 @@ export async function serveToolCalls(req: IncomingMessage, res: ServerResponse, 
   const { maxBodyBytes, bodyTimeoutMs } = ts.config.limits;
   const text = (await readBoundedBody(req, { maxBytes: maxBodyBytes, timeoutMs: bodyTimeoutMs })).toString('utf8');
   const body = parseJsonText(text);
-  const abort = new AbortController();
-  const onClose = () => {
-    if (!res.writableFinished) abort.abort(new Error('The client closed the connection.'));
-  };
-  res.once('close', onClose);
-  try {
-    const answer = await runToolCalls(body, ts, abort.signal);
-    sendJson(res, answer.status, answer.body);
-  } finally {
-    res.off('close', onClose);
-  }
+  const answer = await runToolCalls(body, ts, connectionSignal(req.socket));
+  sendJson(res, answer.status, answer.body);
+}
+
+/** What the trace says: the calls were cancelled because nobody was left to answer. */
+const CLIENT_GONE: CancelReason = { by: 'client', reason: 'the connection closed before the answer' };
+const signals = new WeakMap<Socket, AbortSignal>();
+
+/**
+ * A signal that aborts when the client's connection closes: the calls of every request on it
+ * then have nobody to answer. One per connection rather than one per request, because an
+ * AbortController is an EventTarget that costs about as much as a bare HTTP answer, and a
+ * keep-alive client sends thousands of requests on one socket. A connection closed by the
+ * server after its answers were sent aborts nothing: no call is linked to it any more.
+ */
+function connectionSignal(socket: Socket): AbortSignal {
+  let signal = signals.get(socket);
+  if (signal) return signal;
+  const controller = new AbortController();
+  signal = controller.signal;
+  signals.set(socket, signal);
+  socket.once('close', () => controller.abort(CLIENT_GONE));
+  return signal;
 }
