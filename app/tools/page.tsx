@@ -20,7 +20,7 @@ export default async function ToolsPage({
     .list()
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((tool): ToolInfo => {
-      const policy = describePolicy(ts.policyOf, tool);
+      const policy = describePolicy(ts.toolPolicy, tool);
       return {
         name: tool.name,
         description: tool.description,

@@ -201,7 +201,7 @@ export function listTools(request: Request, ts: Toolscope): Promise<Response> {
         name: tool.name,
         description: tool.description,
         side_effect: tool.sideEffect,
-        policy: ts.policyOf(tool.name, tool.sideEffect),
+        policy: ts.toolPolicy(tool.name, tool.sideEffect),
         timeout_ms: tool.timeoutMs,
         retry: {
           max_attempts: tool.retry.maxAttempts,

@@ -1,7 +1,7 @@
 import type { CircuitState } from './circuit-breaker';
 import type { Clock } from './clock';
 import type { LiveCall } from './live-call';
-import type { FaultSource, PolicyResolver } from './ports';
+import { decidePolicy, type FaultSource, type PolicyResolver } from './ports';
 import type { Registry } from './registry';
 import { createAttemptRunner, type ToolOutcome } from './run-attempts';
 import type { AnyTool, SideEffect, ToolErrorData } from './types';
@@ -110,8 +110,15 @@ export function createExecuteStage(deps: {
         notes.push(`fallback ${name}: arguments do not fit its schema`);
         continue;
       }
-      if (policyOf(fallback.name, sideEffectOf(fallback, checked.value)) !== 'allow') {
-        notes.push(`fallback ${name}: its policy does not allow running it unasked`);
+      const decided = decidePolicy(policyOf, {
+        tool: fallback.name,
+        input: checked.value,
+        sideEffect: sideEffectOf(fallback, checked.value),
+        actor: live.record.actor,
+        sessionId: live.record.sessionId,
+      });
+      if (decided.policy !== 'allow') {
+        notes.push(`fallback ${name}: its policy does not allow running it unasked (${decided.rule})`);
         continue;
       }
       live.record.flags.fellBack = true;

@@ -5,7 +5,7 @@ import { defineTool } from './define-tool';
 import { ToolError } from './errors';
 import { createExecutor, type ExecutorOptions } from './executor';
 import { createManualClock } from './manual-clock';
-import type { Approver } from './ports';
+import type { Approver, PolicyRequest, PolicyResolver } from './ports';
 import { processOutput } from './process-output';
 import { REDACTED } from './redact';
 import { createRegistry } from './registry';
@@ -139,6 +139,32 @@ describe('permission', () => {
     );
     const allowed = setup([write], { policy: () => 'allow' });
     expect((await allowed.executor.execute({ name: 'write', arguments: { text: 'x' } })).success).toBe(true);
+  });
+
+  it('gives the policy the tool, the validated input, the side effect, the actor and the session; the stage names the rule', async () => {
+    const seen: PolicyRequest[] = [];
+    const policy: PolicyResolver = (request) => {
+      seen.push(request);
+      return request.input && (request.input as { text: string }).text === 'rm'
+        ? { policy: 'deny', rule: 'deny write(rm)' }
+        : { policy: 'allow', rule: 'allow write(*)' };
+    };
+    const { executor, store } = setup([write], { policy });
+    const ok = await executor.execute({ name: 'write', arguments: { text: 'x' } }, { actor: 'agent', sessionId: 's1' });
+    expect(seen[0]).toEqual({
+      tool: 'write',
+      input: { text: 'x' },
+      sideEffect: 'write',
+      actor: 'agent',
+      sessionId: 's1',
+    });
+    expect(store.get(ok.traceId)?.stages.find((s) => s.name === 'permission')?.detail).toBe('allow write(*)');
+    const refused = await executor.execute({ name: 'write', arguments: { text: 'rm' } });
+    expect(refused.error).toMatchObject({ code: 'PERMISSION_DENIED', details: { rule: 'deny write(rm)' } });
+    expect(store.get(refused.traceId)?.stages.find((s) => s.name === 'permission')).toMatchObject({
+      status: 'failed',
+      detail: 'deny write(rm)',
+    });
   });
 
   it('records awaiting_approval while the approver decides, then runs edited arguments', async () => {

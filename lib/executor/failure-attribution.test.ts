@@ -217,7 +217,9 @@ describe('denials name the config file in use', () => {
     expect(result.error?.message).toContain('in /srv/app/toolscope.config.json');
     const denied = setup([write], { configFile: '/srv/app/toolscope.config.json', policy: () => 'deny' });
     const deny = await denied.executor.execute({ name: 'write', arguments: {} });
-    expect(deny.error?.message).toBe('The policy denies calls to write (set in /srv/app/toolscope.config.json).');
+    expect(deny.error?.message).toBe(
+      'The policy denies this call to write (policy deny; set in /srv/app/toolscope.config.json).',
+    );
   });
 
   it('says no config file is in use, and where one would be read', async () => {

@@ -2,7 +2,7 @@ import { CallCancelled, cancelledError } from './call-cancellation';
 import type { Clock } from './clock';
 import { errorData } from './errors';
 import type { LiveCall } from './live-call';
-import type { ApprovalDecision, Approver, PolicyResolver } from './ports';
+import { type ApprovalDecision, type Approver, decidePolicy, type PolicyResolver } from './ports';
 import type { Redactor } from './redact';
 import type { StageRecorder } from './stage-recorder';
 import type { AnyTool, CancelReason, PermissionRefusal, SideEffect, ToolErrorData, TraceSink } from './types';
@@ -71,31 +71,39 @@ export function runPermissionStage(
     stages.add('permission', start, 'failed', `${refusal.check}: ${refusal.message}`);
     return { ok: false, error: refusalError(refusal) };
   }
-  const policy = deps.policyOf(tool.name, call.sideEffect);
+  const record = call.live.record;
+  const decision = decidePolicy(deps.policyOf, {
+    tool: tool.name,
+    input: call.input,
+    sideEffect: call.sideEffect,
+    actor: record.actor,
+    sessionId: record.sessionId,
+  });
+  const { policy, rule } = decision;
   if (policy === 'allow') {
-    stages.add('permission', start, 'ok', 'policy allow');
+    stages.add('permission', start, 'ok', rule);
     return { ok: true, input: call.input };
   }
   if (policy === 'deny') {
-    const where = deps.configFile ? ` (set in ${deps.configFile})` : '';
-    stages.add('permission', start, 'failed', `policy deny${where}`);
+    const where = deps.configFile ? `; set in ${deps.configFile}` : '';
+    stages.add('permission', start, 'failed', `${rule}${where}`);
     return {
       ok: false,
-      error: errorData('PERMISSION_DENIED', `The policy denies calls to ${tool.name}${where}.`, {
-        details: { policy, ...(deps.configFile ? { configFile: deps.configFile } : {}) },
+      error: errorData('PERMISSION_DENIED', `The policy denies this call to ${tool.name} (${rule}${where}).`, {
+        details: { policy, rule, ...(deps.configFile ? { configFile: deps.configFile } : {}) },
         stage: 'permission',
       }),
     };
   }
 
-  return awaitApproval(deps, call, policy);
+  return awaitApproval(deps, call, rule);
 }
 
 /** The `ask` branch: the call waits, recorded as `awaiting_approval`, for the approver's decision. */
-async function awaitApproval(deps: PermissionDeps, call: PermissionCall, policy: 'ask'): Promise<PermissionOutcome> {
+async function awaitApproval(deps: PermissionDeps, call: PermissionCall, rule: string): Promise<PermissionOutcome> {
   const { tool, live, stages } = call;
   const record = live.record;
-  stages.begin('permission', 'waiting', 'awaiting approval');
+  stages.begin('permission', 'waiting', `awaiting approval (${rule})`);
   record.status = 'awaiting_approval';
   try {
     await deps.sink.update(record);
@@ -103,7 +111,7 @@ async function awaitApproval(deps: PermissionDeps, call: PermissionCall, policy:
   } catch (cause) {
     console.error(`[toolscope] could not record pending approval ${record.id}:`, cause);
   }
-  const decision = await askApprover(deps.approver, call);
+  const decision = await askApprover(deps.approver, call, rule);
   record.status = 'running';
   if ('cancelled' in decision) {
     const error = cancelledError(decision.cancelled, 'permission');
@@ -114,7 +122,10 @@ async function awaitApproval(deps: PermissionDeps, call: PermissionCall, policy:
     const by = decision.by ? { by: decision.by } : undefined;
     const error = decision.timedOut
       ? errorData('APPROVAL_TIMEOUT', decision.reason, { details: by, stage: 'permission' })
-      : errorData('PERMISSION_DENIED', decision.reason, { details: { policy, ...by }, stage: 'permission' });
+      : errorData('PERMISSION_DENIED', decision.reason, {
+          details: { policy: 'ask', rule, ...by },
+          stage: 'permission',
+        });
     stages.end('failed', decision.reason);
     return { ok: false, error };
   }
@@ -143,6 +154,7 @@ async function awaitApproval(deps: PermissionDeps, call: PermissionCall, policy:
 function askApprover(
   approver: Approver,
   call: { tool: AnyTool; input: unknown; sideEffect: SideEffect; live: LiveCall },
+  rule: string,
 ): Promise<ApprovalDecision | { cancelled: CancelReason }> {
   const { live } = call;
   if (live.cancelReason) return Promise.resolve({ cancelled: live.cancelReason });
@@ -170,6 +182,7 @@ function askApprover(
           sideEffect: call.sideEffect,
           arguments: record.arguments,
           input: call.input,
+          rule,
           signal: controller.signal,
         }),
       )

@@ -11,6 +11,8 @@ export interface ApprovalRequest {
   arguments: unknown;
   /** The validated input the tool would receive. */
   input: unknown;
+  /** The rule or default that asked for approval (`ask run_shell(npm *)`, `default for write: ask`). */
+  rule: string;
   /** Fires when the caller gives up on the call. */
   signal: AbortSignal;
 }
@@ -56,10 +58,43 @@ export interface FaultSource {
   faultFor(attempt: { traceId: string; tool: string; sessionId: string | null; attempt: number }): Fault | null;
 }
 
-/** Decides the policy of a call; the default follows the side effect. */
-export type PolicyResolver = (tool: string, sideEffect: SideEffect) => Policy;
+/** What a policy decides on: the call as it would run. */
+export interface PolicyRequest {
+  tool: string;
+  /** The validated input the tool would receive. */
+  input: unknown;
+  sideEffect: SideEffect;
+  actor: string;
+  sessionId: string | null;
+}
 
-/** `none` and `read` run; `write` and `exec` ask. */
-export function defaultPolicy(_tool: string, sideEffect: SideEffect): Policy {
-  return sideEffect === 'none' || sideEffect === 'read' ? 'allow' : 'ask';
+/** A policy and what decided it, shown in the permission stage and the approvals queue. */
+export interface PolicyDecision {
+  policy: Policy;
+  /**
+   * The rule or default that decided, as a person reads it: `allow run_shell(git status)`,
+   * `policies.write_file = ask`, `default for write: ask`.
+   */
+  rule: string;
+}
+
+/**
+ * Decides the policy of a call. A bare `Policy` is accepted (tests, simple setups) and recorded
+ * as `policy <policy>`.
+ */
+export type PolicyResolver = (request: PolicyRequest) => PolicyDecision | Policy;
+
+/** The default decision: `none` and `read` run; `write` and `exec` ask. */
+export function defaultDecision(sideEffect: SideEffect): PolicyDecision {
+  const policy: Policy = sideEffect === 'none' || sideEffect === 'read' ? 'allow' : 'ask';
+  return { policy, rule: `default for ${sideEffect}: ${policy}` };
+}
+
+/** The default resolver: the side effect decides. */
+export const defaultPolicy: PolicyResolver = (request) => defaultDecision(request.sideEffect);
+
+/** Asks `resolver`, turning a bare policy into a decision. */
+export function decidePolicy(resolver: PolicyResolver, request: PolicyRequest): PolicyDecision {
+  const decided = resolver(request);
+  return typeof decided === 'string' ? { policy: decided, rule: `policy ${decided}` } : decided;
 }

@@ -9,10 +9,10 @@ import { createVault } from '../db/vault';
 import { startWalCheckpointer } from '../db/wal-checkpointer';
 import { createTraceEvents, type TraceEvents } from '../events';
 import { createExecutor, type Executor } from '../executor/executor';
-import { defaultPolicy, type PolicyResolver } from '../executor/ports';
+import { decidePolicy, defaultDecision, type PolicyResolver } from '../executor/ports';
 import { createRedactor } from '../executor/redact';
 import { createRegistry } from '../executor/registry';
-import type { CancelReason, TraceRecord, TraceSink } from '../executor/types';
+import type { CancelReason, Policy, SideEffect, TraceRecord, TraceSink } from '../executor/types';
 import { createBuiltinTools, createCalculatorPool } from '../tools';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -25,6 +25,8 @@ export interface Toolscope {
   executor: Executor;
   events: TraceEvents;
   policyOf: PolicyResolver;
+  /** A tool's policy for calls of `sideEffect` that no rule about their arguments matches (the tools pages). */
+  toolPolicy(tool: string, sideEffect: SideEffect): Policy;
   /** How many calls were marked interrupted at start. */
   interruptedAtStart: number;
   /**
@@ -132,7 +134,10 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
       calculatorPool,
     }),
   );
-  const policyOf: PolicyResolver = (tool, sideEffect) => config.policies[tool] ?? defaultPolicy(tool, sideEffect);
+  const policyOf: PolicyResolver = ({ tool, sideEffect }) => {
+    const policy = config.policies[tool];
+    return policy ? { policy, rule: `policies.${tool} = ${policy}` } : defaultDecision(sideEffect);
+  };
   const executor = createExecutor({
     registry,
     sink: publishingSink(store, events, lifecycle),
@@ -148,6 +153,8 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
     executor,
     events,
     policyOf,
+    toolPolicy: (tool, sideEffect) =>
+      decidePolicy(policyOf, { tool, sideEffect, input: undefined, actor: 'api', sessionId: null }).policy,
     interruptedAtStart,
     async stop(reason) {
       lifecycle.stopping = true;

@@ -36,7 +36,7 @@ export default async function ToolPage({ params, searchParams }: Props) {
   const asked = (await searchParams).range;
   const range = parseRange(typeof asked === 'string' ? asked : undefined) ?? DEFAULT_RANGE;
   const ts = getToolscope();
-  const { executor, store, policyOf } = ts;
+  const { executor, store, toolPolicy } = ts;
   if (!isKnownTool(ts, name)) notFound();
   const now = Date.now();
   const activity = (
@@ -62,7 +62,7 @@ export default async function ToolPage({ params, searchParams }: Props) {
       </div>
     );
   }
-  const policy = describePolicy(policyOf, tool);
+  const policy = describePolicy(toolPolicy, tool);
   const dt = 'text-fg-muted';
 
   return (
