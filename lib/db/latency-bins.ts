@@ -2,7 +2,7 @@
  * Upper bounds (exclusive, ms) of the latency histogram the tool series keep, 1-2-5 steps from
  * 0.1 ms to 100 s: 19 thresholds, so 20 bins, the last one open ("100 s or more"). The one
  * source of truth: the triggers' CASE (see `latencyBinSql`, copied into the migration and
- * checked against it by a test), the schema's columns and the percentile estimate all derive
+ * checked against it by a test), the store's `latencyBinOf`, the schema's columns and the percentile estimate all derive
  * from it. Changing it needs a migration that rebuilds the series tables.
  */
 export const LATENCY_BIN_UPPER_MS = [

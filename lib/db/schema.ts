@@ -110,9 +110,10 @@ function seriesTable(name: string) {
 }
 
 /**
- * Calls, failures and a latency histogram per tool and minute, kept by triggers on `tool_calls`
- * (see the migration `tool_series`): a call counts in the minute it finished, once it has
- * `finished_at`, and stops counting when deleted. The charts of the last hour and day read
+ * Calls, failures and a latency histogram per tool and minute: the trace store adds a call in
+ * the commit where it gets `finished_at` (see `createAddToToolSeries`), triggers on `tool_calls`
+ * move it when it changes later and take it out when deleted (migrations `tool_series` and
+ * `tool_series_in_store`). The charts of the last hour and day read
  * these, never the calls themselves.
  */
 export const toolSeriesMinutes = seriesTable('tool_series_minutes');

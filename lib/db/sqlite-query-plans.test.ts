@@ -161,12 +161,14 @@ describe.each([
   });
 
   it('finds rows to update by id, and running rows by status', () => {
-    expect(planOf(TRACE_WRITE_SQL.update, encodeTraceRecord(makeTrace()))).toBe(
-      'SEARCH tool_calls USING INDEX tool_calls_id_unique (id=?)',
-    );
-    expect(planOf(TRACE_WRITE_SQL.interrupt)).toMatch(
-      /^SEARCH tool_calls USING (COVERING )?INDEX tool_calls_status_seq_idx \(status=\?\)$/,
-    );
+    for (const update of [TRACE_WRITE_SQL.update, TRACE_WRITE_SQL.updateFinished])
+      expect(planOf(update, encodeTraceRecord(makeTrace()))).toBe(
+        'SEARCH tool_calls USING INDEX tool_calls_id_unique (id=?)',
+      );
+    for (const interrupt of [TRACE_WRITE_SQL.interrupt, TRACE_WRITE_SQL.interruptFinished])
+      expect(planOf(interrupt)).toMatch(
+        /^SEARCH tool_calls USING (COVERING )?INDEX tool_calls_status_seq_idx \(status=\?\)$/,
+      );
     expect(planOf('SELECT * FROM tool_calls WHERE id = ?', ['x'])).toBe(
       'SEARCH tool_calls USING INDEX tool_calls_id_unique (id=?)',
     );

@@ -9,7 +9,14 @@ import { percentile } from './percentile';
 import { createSqliteToolSeries, RANGE_PLAN, SEEN_SQL, type ToolSeries, toolSeriesSql } from './sqlite-tool-series';
 import { createSqliteTraceStore } from './sqlite-trace-store';
 import { createTempDataDir, openTestDatabase } from './test-database';
-import { addCallSql, removeCallSql, SERIES_TABLES, toolSeriesTriggersSql } from './tool-series-triggers';
+import { openDatabaseBefore, seriesVsCalls, writeRowDirectly } from './testing/tool-series-check';
+import {
+  addCallSql,
+  removeCallSql,
+  SERIES_TABLES,
+  toolSeriesInStoreSql,
+  toolSeriesTriggersSql,
+} from './tool-series-triggers';
 import type { TraceStore } from './trace-store';
 import { makeTrace } from './trace-store-suite';
 import { createVault } from './vault';
@@ -203,23 +210,13 @@ describe('tool series migration', () => {
   });
 
   it('backfills the calls recorded before it', () => {
-    // Apply the migrations before this one, record calls, then migrate the rest.
-    const folder = path.join(temp.dir, 'older-migrations');
-    fs.cpSync('drizzle', folder, { recursive: true });
-    const journalFile = path.join(folder, 'meta', '_journal.json');
-    const journal = JSON.parse(fs.readFileSync(journalFile, 'utf8')) as { entries: { tag: string }[] };
-    journal.entries = journal.entries.slice(
-      0,
-      journal.entries.findIndex((e) => e.tag.endsWith('_tool_series')),
-    );
-    fs.writeFileSync(journalFile, JSON.stringify(journal));
+    // Apply the migrations before this one, record calls as the store then did, then migrate the rest.
     const dir = path.join(temp.dir, 'backfill');
-    const old = openDatabase(path.join(dir, 'toolscope.db'), { migrationsFolder: folder });
-    const oldStore = createSqliteTraceStore({ db: old, vault: createVault({ dir }) });
-    oldStore.finish(makeTrace({ finishedAt: T0 + 1000, latencyMs: 4 }));
-    oldStore.finish(makeTrace({ finishedAt: T0 + 2000, latencyMs: 40, status: 'failed' }));
-    oldStore.begin(makeTrace({ status: 'running', finishedAt: null, latencyMs: null }));
-    oldStore.flush();
+    const old = openDatabaseBefore(dir, '_tool_series');
+    const vault = createVault({ dir });
+    writeRowDirectly(old, vault, makeTrace({ finishedAt: T0 + 1000, latencyMs: 4 }));
+    writeRowDirectly(old, vault, makeTrace({ finishedAt: T0 + 2000, latencyMs: 40, status: 'failed' }));
+    writeRowDirectly(old, vault, makeTrace({ status: 'running', finishedAt: null, latencyMs: null }));
     expect(old.prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'tool_series_minutes'`).pluck().get()).toBe(0);
 
     migrate(old);
@@ -227,7 +224,65 @@ describe('tool series migration', () => {
     for (const range of ['hour', 'week'] as const) {
       expect(nonEmpty(backfilled.series({ range, now: T0 + 5000 }))).toEqual([{ t: T0, calls: 2, failures: 1 }]);
     }
-    oldStore.close();
+    old.close();
+  });
+
+  it('0004 holds exactly the SQL generated for it', () => {
+    const migration = fs
+      .readdirSync('drizzle')
+      .filter((name) => name.endsWith('_tool_series_in_store.sql'))
+      .map((name) => fs.readFileSync(path.join('drizzle', name), 'utf8'));
+    expect(migration).toHaveLength(1);
+    expect(migration[0]).toContain(toolSeriesInStoreSql());
+  });
+
+  it('0004 keeps the series of a database kept by the triggers of 0003, and the store carries on', () => {
+    const dir = path.join(temp.dir, 'through-0003');
+    const old = openDatabaseBefore(dir, '_tool_series_in_store');
+    const vault = createVault({ dir });
+    const write = (trace: TraceRecord) => writeRowDirectly(old, vault, trace);
+    const unfinished = { status: 'running', finishedAt: null, latencyMs: null } as const;
+    write(makeTrace({ finishedAt: T0 + 1000, latencyMs: 4 }));
+    write(makeTrace({ tool: 'read_file', finishedAt: T0 + 2 * HOUR, latencyMs: 40, status: 'failed' }));
+    write(makeTrace({ finishedAt: T0 + 3000, latencyMs: null }));
+    const begunThenFinished = makeTrace({ finishedAt: T0 + MINUTE, latencyMs: 0.05 });
+    write({ ...begunThenFinished, ...unfinished });
+    write(begunThenFinished);
+    const moved = makeTrace({ finishedAt: T0 + 4000, latencyMs: 3 });
+    write(moved);
+    write({ ...moved, status: 'failed', latencyMs: 3000, finishedAt: T0 + 5 * MINUTE });
+    const deleted = makeTrace({ finishedAt: T0 + 5000 });
+    write(deleted);
+    old.prepare('DELETE FROM tool_calls WHERE id = ?').run(deleted.id);
+    const stillRunning = makeTrace({ ...unfinished, createdAt: T0 });
+    write(stillRunning);
+    const everything = (table: string) => old.prepare(`SELECT * FROM ${table} ORDER BY tool, bucket`).all();
+    const before = SERIES_TABLES.map(({ table }) => everything(table));
+    const beforeCheck = seriesVsCalls(old);
+    expect(beforeCheck.stored).toEqual(beforeCheck.grouped);
+
+    migrate(old);
+    const triggers = old.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'tool_series%'`);
+    expect(triggers.pluck().all()).toEqual(
+      expect.arrayContaining([
+        'tool_series_after_update_remove',
+        'tool_series_after_update_add',
+        'tool_series_after_delete',
+      ]),
+    );
+    expect(triggers.pluck().all()).not.toContain('tool_series_after_insert');
+    expect(SERIES_TABLES.map(({ table }) => everything(table))).toEqual(before);
+
+    // The store now counts what finishes: the call begun before the migration, and new ones.
+    const store = createSqliteTraceStore({ db: old, vault });
+    store.finish({ ...stillRunning, status: 'succeeded', finishedAt: T0 + 6000, latencyMs: 6000 });
+    store.finish(makeTrace({ finishedAt: T0 + 7000, latencyMs: 7 }));
+    store.finish({ ...moved, status: 'succeeded', latencyMs: 1 });
+    store.flush();
+    const after = seriesVsCalls(old);
+    expect(after.stored).toEqual(after.grouped);
+    expect(after.stored[0]?.reduce((sum, row) => sum + Number(row[2]), 0)).toBe(7);
+    store.close();
   });
 });
 

@@ -128,7 +128,7 @@ function toSeries(range: SeriesRange, from: number, rows: BinRow[]): Series {
 }
 
 /**
- * Reads the per-tool series that the `tool_series` triggers keep (see the migration): a chart
+ * Reads the per-tool series that the store and the `tool_series` triggers keep (see `schema.ts`): a chart
  * costs one indexed range read of at most a few hundred aggregate rows per tool, whatever the
  * number of calls. `beforeRead` lets the trace store write its queued calls first (calls begun
  * without a side effect, and finishes not yet committed at the end of the turn), so a chart

@@ -9,6 +9,7 @@ import { createSqliteListTraces, type ListTracesOptions } from './sqlite-list-tr
 import { createSqliteToolStats } from './sqlite-tool-stats';
 import { createSqliteTraceDeletion } from './sqlite-trace-deletion';
 import { createSqliteTraceNavigation } from './sqlite-trace-navigation';
+import { createAddToToolSeries, type FinishedCall } from './tool-series-batch';
 import { decodeTraceRecord, encodeTraceRecord, type TraceRowValues } from './trace-row';
 import { INTERRUPTED_ERROR, type TraceStore } from './trace-store';
 import type { Vault } from './vault';
@@ -72,22 +73,38 @@ const columns = getTableColumns(toolCalls);
 const MUTABLE = MUTABLE_KEYS.map((key) => [columns[key].name, key] as const);
 const ALL = [...IDENTITY_KEYS.map((key) => [columns[key].name, key] as const), ...MUTABLE];
 
-/**
- * The statements of the write path; exported for the query-plan tests. Neither writes over a row
- * marked `interrupted`: that mark comes from a newer process (see `markInterrupted`), and an
- * older process still finishing the call must not bring it back to life; its write is dropped.
- */
-export const TRACE_WRITE_SQL = {
-  upsert: `INSERT INTO tool_calls (${ALL.map(([column]) => column).join(', ')})
+const upsertSql = (where: string) => `INSERT INTO tool_calls (${ALL.map(([column]) => column).join(', ')})
     VALUES (${ALL.map(([, param]) => `@${param}`).join(', ')})
     ON CONFLICT (id) DO UPDATE SET ${ALL.filter(([column]) => column !== 'id')
       .map(([column]) => `${column} = excluded.${column}`)
       .join(', ')}
-    WHERE tool_calls.status != 'interrupted'`,
-  update: `UPDATE tool_calls SET ${MUTABLE.map(([column, param]) => `${column} = @${param}`).join(', ')}
-    WHERE id = @id AND status != 'interrupted'`,
-  interrupt: `UPDATE tool_calls SET status = 'interrupted', finished_at = @now, error = @error, error_code = @code
-    WHERE status = 'running'`,
+    WHERE tool_calls.status != 'interrupted' AND tool_calls.${where}`;
+const updateSql = (where: string) =>
+  `UPDATE tool_calls SET ${MUTABLE.map(([column, param]) => `${column} = @${param}`).join(', ')}
+    WHERE id = @id AND status != 'interrupted' AND ${where}`;
+const interruptSql = (where: string) =>
+  `UPDATE tool_calls SET status = 'interrupted', finished_at = @now, error = @error, error_code = @code
+    WHERE status = 'running' AND ${where}`;
+
+/**
+ * The statements of the write path; exported for the query-plan tests. None writes over a row
+ * marked `interrupted`: that mark comes from a newer process (see `markInterrupted`), and an
+ * older process still finishing the call must not bring it back to life; its write is dropped.
+ *
+ * The store counts a call in the tool series when it finishes (see `createAddToToolSeries`), so
+ * it must know whether a write is that transition. Each statement comes in two: one for a row not
+ * yet finished (or new), so every row it changes is such a transition — the hot path — and one
+ * for the rare write over a call already finished, which the triggers of migration 0004 move in
+ * the series.
+ */
+export const TRACE_WRITE_SQL = {
+  upsert: upsertSql('finished_at IS NULL'),
+  upsertFinished: upsertSql('finished_at IS NOT NULL'),
+  update: updateSql('finished_at IS NULL'),
+  updateFinished: updateSql('finished_at IS NOT NULL'),
+  interrupt: `${interruptSql('finished_at IS NULL')}
+    RETURNING tool, status, finished_at AS finishedAt, latency_ms AS latencyMs`,
+  interruptFinished: interruptSql('finished_at IS NOT NULL'),
 } as const;
 
 /** Queued writes that force a commit when reached, so a burst never queues without bound. */
@@ -153,8 +170,12 @@ export function createSqliteTraceStore({
   const navigation = createSqliteTraceNavigation(sqlite);
   const deletion = createSqliteTraceDeletion(sqlite);
   const upsert = sqlite.prepare(TRACE_WRITE_SQL.upsert);
+  const upsertFinished = sqlite.prepare(TRACE_WRITE_SQL.upsertFinished);
   const update = sqlite.prepare(TRACE_WRITE_SQL.update);
-  const interrupt = sqlite.prepare(TRACE_WRITE_SQL.interrupt);
+  const updateFinished = sqlite.prepare(TRACE_WRITE_SQL.updateFinished);
+  const interrupt = sqlite.prepare<Record<string, unknown>, FinishedCall>(TRACE_WRITE_SQL.interrupt);
+  const interruptFinished = sqlite.prepare(TRACE_WRITE_SQL.interruptFinished);
+  const addToToolSeries = createAddToToolSeries(sqlite);
   const getById = db
     .select()
     .from(toolCalls)
@@ -164,18 +185,38 @@ export function createSqliteTraceStore({
   // skip the vault. Bounded by the number of calls in flight.
   const sealedInFlight = new Map<string, string>();
 
-  const writeAll = sqlite.transaction((writes: PendingWrite[]) => {
-    for (const write of writes) {
-      if (
-        !write.insert &&
-        sealedInFlight.get(write.id) === write.rawArguments &&
-        update.run(write.values).changes === 1
-      )
-        continue;
-      // The trace id is the associated data: a sealed blob copied into another row will not open.
-      upsert.run({ ...write.values, sealedArguments: vault.seal(write.rawArguments, write.id) });
-      sealedInFlight.set(write.id, write.rawArguments);
+  /**
+   * Writes one call: by id when this process sealed its current raw arguments, else by upsert.
+   * True when it changed a row not yet finished (or new): the call finished now if it has
+   * `finished_at`. A row finished already is moved by the triggers; one interrupted is left.
+   */
+  function writeOne(write: PendingWrite): boolean {
+    if (!write.insert && sealedInFlight.get(write.id) === write.rawArguments) {
+      if (update.run(write.values).changes === 1) return true;
+      if (updateFinished.run(write.values).changes === 1) return false;
     }
+    // The trace id is the associated data: a sealed blob copied into another row will not open.
+    const values = { ...write.values, sealedArguments: vault.seal(write.rawArguments, write.id) };
+    sealedInFlight.set(write.id, write.rawArguments);
+    if (upsert.run(values).changes === 1) return true;
+    upsertFinished.run(values);
+    return false;
+  }
+
+  // The calls finishing in a batch are added to the tool series at its end, in its transaction.
+  const writeAll = sqlite.transaction((writes: PendingWrite[]) => {
+    const finished: FinishedCall[] = [];
+    for (const write of writes) {
+      const { tool, status, finishedAt, latencyMs } = write.values;
+      if (writeOne(write) && finishedAt !== null) finished.push({ tool, status, finishedAt, latencyMs });
+    }
+    addToToolSeries(finished);
+  });
+
+  const interruptAll = sqlite.transaction((params: { now: number; error: string; code: string }): number => {
+    const marked = interrupt.all(params);
+    addToToolSeries(marked);
+    return marked.length + interruptFinished.run(params).changes;
   });
   const group = createGroupCommit<PendingWrite>({
     commit(writes) {
@@ -256,7 +297,7 @@ export function createSqliteTraceStore({
     markInterrupted(now) {
       flush();
       const error = JSON.stringify(INTERRUPTED_ERROR);
-      return interrupt.run({ now, error, code: INTERRUPTED_ERROR.code }).changes;
+      return interruptAll({ now, error, code: INTERRUPTED_ERROR.code });
     },
 
     close() {
