@@ -67,7 +67,8 @@ describe('createToolscope', () => {
     const pending = makeTrace({ status: 'awaiting_approval', sideEffect: 'write', finishedAt: null });
     first.store.begin(running);
     first.store.begin(pending);
-    first.store.close();
+    // Closed, not stopped: its calls stay as a dead process leaves them (and it lets the data folder go).
+    first.close();
 
     const second = createToolscope(config);
     expect(second.interruptedAtStart).toBe(1);

@@ -14,6 +14,7 @@ import { createRedactor } from '../executor/redact';
 import { createRegistry } from '../executor/registry';
 import type { CancelReason, Policy, SideEffect, TraceRecord, TraceSink } from '../executor/types';
 import { createBuiltinTools, createCalculatorPool } from '../tools';
+import { acquireDataFolderLock } from './data-lock';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -87,7 +88,8 @@ function publishingSink(
 
 /**
  * The composition root: wires config, SQLite store, vault, built-in tools and executor.
- * 1. loads and validates the config; creates the data and workspace folders;
+ * 1. loads and validates the config; creates the data and workspace folders, and takes the data
+ *    folder's lock (`data-lock.ts`: a second process on the same folder refuses to start);
  * 2. opens the database (WAL, migrations applied) and starts its checkpoint thread;
  * 3. marks calls a previous process left running as interrupted, and starts retention;
  * 4. builds the registry and the executor with the configured policies.
@@ -95,7 +97,14 @@ function publishingSink(
 export function createToolscope(config: Config = loadConfig()): Toolscope {
   fs.mkdirSync(config.dataDir, { recursive: true });
   fs.mkdirSync(config.workspace, { recursive: true });
-  const db = openDatabase(config.dbPath);
+  const lock = acquireDataFolderLock(config.dataDir);
+  let db: ReturnType<typeof openDatabase>;
+  try {
+    db = openDatabase(config.dbPath);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   // Checkpoints run on a thread of their own: on the event loop they stalled every request of their turn.
   const checkpointer = startWalCheckpointer(config.dbPath);
   const store = createSqliteTraceStore({ db, vault: createVault({ dir: config.dataDir }) });
@@ -116,6 +125,8 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
     } catch (error) {
       console.error('[toolscope] could not write the last traces:', error);
     }
+    // The OS drops the lock itself; this also removes the owner file, so the next start sees a clean stop.
+    lock.release();
   });
   const events = createTraceEvents();
   // Started now, so the first calculator call does not wait for its workers to load mathjs.
@@ -168,6 +179,7 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
       void calculatorPool.close();
       void checkpointer.stop();
       store.close();
+      lock.release();
     },
   };
 }
