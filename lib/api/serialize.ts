@@ -1,5 +1,5 @@
 import type { TraceSummary } from '../db/trace-store';
-import type { Attempt, ToolErrorData, ToolResult, TraceRecord, TraceStage } from '../executor/types';
+import type { ApprovalRecord, Attempt, ToolErrorData, ToolResult, TraceRecord, TraceStage } from '../executor/types';
 
 /** snake_case forms of the executor's data for the HTTP API. */
 
@@ -84,6 +84,21 @@ function flagsJson(flags: TraceRecord['flags']) {
  * The whole trace, redacted; the sealed raw arguments never leave. Also the live snapshot of a
  * running call (running stage and attempt, output so far).
  */
+/** The audit of a call that waited for approval; null for one that never did. */
+export function approvalJson(approval: ApprovalRecord | null) {
+  if (!approval) return null;
+  return {
+    rule: approval.rule,
+    requested_at: iso(approval.requestedAt),
+    expires_at: iso(approval.expiresAt),
+    decision: approval.decision,
+    by: approval.by,
+    decided_at: iso(approval.decidedAt),
+    reason: approval.reason,
+    rule_created: approval.ruleCreated,
+  };
+}
+
 export function traceJson(trace: TraceRecord) {
   return {
     id: trace.id,
@@ -94,6 +109,8 @@ export function traceJson(trace: TraceRecord) {
     side_effect: trace.sideEffect,
     status: trace.status,
     arguments: trace.arguments,
+    edited_arguments: trace.editedArguments,
+    approval: approvalJson(trace.approval),
     result: {
       success: trace.status === 'succeeded',
       output: trace.output,

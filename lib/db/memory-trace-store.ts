@@ -22,6 +22,7 @@ interface MemoryRow {
   /** Its encoded form, made on first read: writes stay cheap, reads see what SQLite would return. */
   encoded: TraceRowValues | null;
   rawArguments: string;
+  rawEditedArguments: string | null;
 }
 
 /**
@@ -80,6 +81,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
       existing.snapshot = snapshot;
       existing.encoded = null;
       existing.rawArguments = record.rawArguments;
+      existing.rawEditedArguments = record.rawEditedArguments;
       return;
     }
     const row: MemoryRow = {
@@ -88,6 +90,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
       snapshot,
       encoded: null,
       rawArguments: record.rawArguments,
+      rawEditedArguments: record.rawEditedArguments,
     };
     rows.push(row);
     byId.set(record.id, row);
@@ -102,7 +105,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
 
     get(id) {
       const row = byId.get(id);
-      return row ? decodeTraceRecord(valuesOf(row), row.rawArguments) : null;
+      return row ? decodeTraceRecord(valuesOf(row), row.rawArguments, row.rawEditedArguments) : null;
     },
 
     list(query) {

@@ -57,6 +57,12 @@ export const toolCalls = sqliteTable(
     faulted: flag('faulted'),
     replayed: flag('replayed'),
     metadata: text('metadata').notNull(),
+    /** Redacted JSON of the arguments an approver edited (what ran); NULL when the call ran as sent. */
+    editedArguments: text('edited_arguments'),
+    /** The edited arguments exactly as given, sealed like `sealed_arguments`; NULL without edits. */
+    sealedEditedArguments: blob('sealed_edited_arguments', { mode: 'buffer' }),
+    /** JSON `ApprovalRecord`: the wait for approval and its decision; NULL for calls that never waited. */
+    approval: text('approval'),
   },
   (table) => [
     uniqueIndex('tool_calls_id_unique').on(table.id),

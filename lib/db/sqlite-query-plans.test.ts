@@ -162,7 +162,7 @@ describe.each([
 
   it('finds rows to update by id, and running rows by status', () => {
     for (const update of [TRACE_WRITE_SQL.update, TRACE_WRITE_SQL.updateFinished])
-      expect(planOf(update, encodeTraceRecord(makeTrace()))).toBe(
+      expect(planOf(update, { ...encodeTraceRecord(makeTrace()), sealedEditedArguments: null })).toBe(
         'SEARCH tool_calls USING INDEX tool_calls_id_unique (id=?)',
       );
     for (const interrupt of [TRACE_WRITE_SQL.interrupt, TRACE_WRITE_SQL.interruptFinished])

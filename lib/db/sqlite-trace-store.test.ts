@@ -269,11 +269,16 @@ describe('sqlite trace store group commit', () => {
     expect(onDisk(trace.id)).toBe('running');
   });
 
-  it('commits a pending approval at once', () => {
+  it('resolves an update (a pending approval, a decision) only once it is committed', async () => {
     const trace = makeTrace({ status: 'running', sideEffect: 'none' });
     store.begin(trace);
-    store.update({ ...trace, status: 'awaiting_approval' });
-    expect(onDisk(trace.id)).toBe('awaiting_approval');
+    let seenWhenResolved: string | undefined;
+    const updated = Promise.resolve(store.update({ ...trace, status: 'awaiting_approval' })).then(() => {
+      seenWhenResolved = onDisk(trace.id);
+    });
+    await clock.advance(0);
+    await updated;
+    expect(seenWhenResolved).toBe('awaiting_approval');
   });
 
   it('writes a slow side-effect-free call to disk while it runs, so a crash leaves it interrupted', async () => {

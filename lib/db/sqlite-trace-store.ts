@@ -57,6 +57,9 @@ const MUTABLE_KEYS = [
   'faulted',
   'replayed',
   'metadata',
+  'editedArguments',
+  'sealedEditedArguments',
+  'approval',
 ] as const satisfies readonly (keyof ToolCallRow)[];
 const IDENTITY_KEYS = [
   'id',
@@ -112,9 +115,12 @@ export const MAX_PENDING_WRITES = DEFAULT_MAX_BATCH;
 /** After a failed commit, when the writes it left queued are tried again. */
 export const COMMIT_RETRY_MS = 1000;
 
+/** The owner a call's edited arguments are sealed to: not its id, so the two blobs cannot be swapped. */
+const editedOwner = (id: string) => `${id}#edited`;
+
 interface PendingWrite {
   id: string;
-  values: TraceRowValues;
+  values: TraceRowValues & { sealedEditedArguments: Buffer | null };
   rawArguments: string;
   /** The row may not exist yet: write it with INSERT … ON CONFLICT (and seal the raw arguments). */
   insert: boolean;
@@ -234,9 +240,16 @@ export function createSqliteTraceStore({
   });
   const flush = () => group.flush();
 
+  // Edited arguments (rare: an approver changed them) are sealed on every write that has them.
+  const sealedValues = (record: TraceRecord): PendingWrite['values'] => {
+    const values = encodeTraceRecord(record) as PendingWrite['values'];
+    values.sealedEditedArguments =
+      record.rawEditedArguments === null ? null : vault.seal(record.rawEditedArguments, editedOwner(record.id));
+    return values;
+  };
   const pendingWrite = (record: TraceRecord, insert: boolean, final: boolean): PendingWrite => ({
     id: record.id,
-    values: encodeTraceRecord(record),
+    values: sealedValues(record),
     rawArguments: record.rawArguments,
     insert,
     final,
@@ -248,8 +261,9 @@ export function createSqliteTraceStore({
       if (mustBeginDurably(record)) group.addNow(record.id, write);
       else group.defer(record.id, write);
     },
+    // Durable when the promise resolves: the executor waits for it before an approved call runs.
     update(record) {
-      group.addNow(record.id, pendingWrite(record, false, false));
+      return group.add(record.id, pendingWrite(record, false, false));
     },
     finish(record) {
       return group.add(record.id, pendingWrite(record, false, true));
@@ -260,7 +274,8 @@ export function createSqliteTraceStore({
       flush();
       const row = getById.get({ id });
       if (!row) return null;
-      return decodeTraceRecord(row, vault.open(row.sealedArguments, row.id));
+      const edited = row.sealedEditedArguments ? vault.open(row.sealedEditedArguments, editedOwner(row.id)) : null;
+      return decodeTraceRecord(row, vault.open(row.sealedArguments, row.id), edited);
     },
 
     list(query) {

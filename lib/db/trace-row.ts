@@ -1,10 +1,17 @@
-import type { Attempt, ModelTruncation, ToolErrorData, TraceRecord, TraceStage } from '../executor/types';
+import type {
+  ApprovalRecord,
+  Attempt,
+  ModelTruncation,
+  ToolErrorData,
+  TraceRecord,
+  TraceStage,
+} from '../executor/types';
 import { fromJson, toJson } from './json-column';
 import type { ToolCallRow } from './schema';
 import type { TraceSummary } from './trace-store';
 
 /** Every column of a row except the ones the store owns: `seq` (SQLite) and the sealed arguments (vault). */
-export type TraceRowValues = Omit<ToolCallRow, 'seq' | 'sealedArguments'>;
+export type TraceRowValues = Omit<ToolCallRow, 'seq' | 'sealedArguments' | 'sealedEditedArguments'>;
 
 /** The columns the traces list reads. */
 export type TraceSummaryRow = Pick<
@@ -64,11 +71,17 @@ export function encodeTraceRecord(record: TraceRecord): TraceRowValues {
     faulted: bit(record.flags.faulted),
     replayed: bit(record.flags.replayed),
     metadata: toJson(record.metadata) ?? '{}',
+    editedArguments: record.rawEditedArguments === null ? null : toJson(record.editedArguments),
+    approval: record.approval === null ? null : toJson(record.approval),
   };
 }
 
 /** Rebuilds the trace record from its columns and the unsealed raw arguments. */
-export function decodeTraceRecord(row: TraceRowValues, rawArguments: string): TraceRecord {
+export function decodeTraceRecord(
+  row: TraceRowValues,
+  rawArguments: string,
+  rawEditedArguments: string | null = null,
+): TraceRecord {
   return {
     id: row.id,
     toolCallId: row.toolCallId,
@@ -79,6 +92,9 @@ export function decodeTraceRecord(row: TraceRowValues, rawArguments: string): Tr
     sideEffect: row.sideEffect,
     arguments: fromJson(row.arguments),
     rawArguments,
+    editedArguments: row.editedArguments === null ? null : fromJson(row.editedArguments),
+    rawEditedArguments,
+    approval: (fromJson(row.approval) ?? null) as ApprovalRecord | null,
     createdAt: row.createdAt,
     finishedAt: row.finishedAt,
     latencyMs: row.latencyMs,

@@ -37,9 +37,9 @@ export const ERROR_CODES = {
   },
   /** Nobody approved the call in time. */
   APPROVAL_TIMEOUT: {
-    retryable: true,
+    retryable: false,
     kind: 'permission',
-    hint: 'The user did not answer in time; ask before trying again.',
+    hint: 'No one answered in time: do not repeat the call unasked; tell the user it needs their approval.',
   },
   /** An attempt ran past its deadline. */
   TIMEOUT: { retryable: true, kind: 'timeout', hint: 'Try again later or with a smaller request.' },

@@ -181,9 +181,12 @@ describe('permission', () => {
     const approver: Approver = { request: async () => ({ approved: true, input: { text: 'edited' }, by: 'alice' }) };
     const executor = createExecutor({ registry: createRegistry([write]), sink, approver });
     const result = await executor.execute({ name: 'write', arguments: { text: 'original' } });
-    expect(statuses).toEqual(['awaiting_approval:waiting']);
+    // The decision is written before the tool runs, the permission stage still open.
+    expect(statuses).toEqual(['awaiting_approval:waiting', 'running:waiting']);
     expect(result.output).toEqual({ wrote: 'edited' });
-    expect(store.get(result.traceId)?.stages.find((s) => s.name === 'permission')?.detail).toBe('approved by alice');
+    expect(store.get(result.traceId)?.stages.find((s) => s.name === 'permission')?.detail).toBe(
+      'approved by alice with edited arguments (default for write: ask)',
+    );
   });
 
   it('rejects edited arguments that do not validate, and reports approval timeouts', async () => {
@@ -195,7 +198,7 @@ describe('permission', () => {
       approver: { request: async () => ({ approved: false, reason: 'nobody answered', timedOut: true }) },
     });
     const result = await late.executor.execute({ name: 'write', arguments: { text: 'x' } });
-    expect(result.error).toMatchObject({ code: 'APPROVAL_TIMEOUT', retryable: true });
+    expect(result.error).toMatchObject({ code: 'APPROVAL_TIMEOUT', retryable: false });
     expect(result.status).toBe('denied');
   });
 

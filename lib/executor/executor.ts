@@ -20,11 +20,16 @@ import { runValidateStage } from './validate-stage';
 
 export type { BatchOptions } from './execute-batch';
 
+/** How long a call waits for approval unless configured otherwise. */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
+
 export interface ExecutorOptions {
   registry: Registry;
   sink: TraceSink;
   /** Decides `ask` calls; by default they are denied with "approval required". */
   approver?: Approver;
+  /** How long an `ask` call waits for its decision before APPROVAL_TIMEOUT (default 10 minutes); null: for ever. */
+  approvalTimeoutMs?: number | null;
   /** Per-call policy; by default `none`/`read` allow and `write`/`exec` ask. */
   policy?: PolicyResolver;
   /** The config file in use (named in denials so a person knows what to edit); null when none. */
@@ -72,7 +77,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const limits = { ...DEFAULT_OUTPUT_LIMITS, ...options.limits };
   const newId = options.newId ?? (() => crypto.randomUUID());
   const executeStage = createExecuteStage({ registry, clock, random, faults: options.faults, policyOf });
-  const permissionDeps = { approver, policyOf, redactor, sink, clock, configFile };
+  const approvalTimeoutMs =
+    options.approvalTimeoutMs === undefined ? DEFAULT_APPROVAL_TIMEOUT_MS : options.approvalTimeoutMs;
+  const permissionDeps = { approver, policyOf, redactor, sink, clock, configFile, approvalTimeoutMs };
   const calls = new Map<string, LiveCall>();
   const finish = createTraceStage({ sink, redactor, calls });
   const validateDeps = { registry, redactor };

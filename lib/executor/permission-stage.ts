@@ -1,11 +1,20 @@
 import { CallCancelled, cancelledError } from './call-cancellation';
 import type { Clock } from './clock';
 import { errorData } from './errors';
+import { sideEffectOf } from './execute-stage';
 import type { LiveCall } from './live-call';
 import { type ApprovalDecision, type Approver, decidePolicy, type PolicyResolver } from './ports';
 import type { Redactor } from './redact';
 import type { StageRecorder } from './stage-recorder';
-import type { AnyTool, CancelReason, PermissionRefusal, SideEffect, ToolErrorData, TraceSink } from './types';
+import type {
+  AnyTool,
+  ApprovalRecord,
+  CancelReason,
+  PermissionRefusal,
+  SideEffect,
+  ToolErrorData,
+  TraceSink,
+} from './types';
 import { validateInput } from './validate-input';
 
 interface PermissionCall {
@@ -26,6 +35,8 @@ export interface PermissionDeps {
   clock: Clock;
   /** The config file the policies come from, named in denials; null when none is in use. */
   configFile: string | null;
+  /** How long a call waits for a decision before it ends APPROVAL_TIMEOUT; null: for ever. */
+  approvalTimeoutMs: number | null;
 }
 
 /** The tool's own check on its input; a check that throws refuses the call too. */
@@ -103,6 +114,19 @@ export function runPermissionStage(
 async function awaitApproval(deps: PermissionDeps, call: PermissionCall, rule: string): Promise<PermissionOutcome> {
   const { tool, live, stages } = call;
   const record = live.record;
+  const requestedAt = deps.clock.epochMs();
+  const expiresAt = deps.approvalTimeoutMs === null ? null : requestedAt + deps.approvalTimeoutMs;
+  const approval: ApprovalRecord = {
+    rule,
+    requestedAt,
+    expiresAt,
+    decision: null,
+    by: null,
+    decidedAt: null,
+    reason: null,
+    ruleCreated: null,
+  };
+  record.approval = approval;
   stages.begin('permission', 'waiting', `awaiting approval (${rule})`);
   record.status = 'awaiting_approval';
   try {
@@ -111,60 +135,147 @@ async function awaitApproval(deps: PermissionDeps, call: PermissionCall, rule: s
   } catch (cause) {
     console.error(`[toolscope] could not record pending approval ${record.id}:`, cause);
   }
-  const decision = await askApprover(deps.approver, call, rule);
+  const answer = await askApprover(deps, call, approval);
+  approval.decidedAt = deps.clock.epochMs();
   record.status = 'running';
-  if ('cancelled' in decision) {
-    const error = cancelledError(decision.cancelled, 'permission');
+
+  if ('cancelled' in answer) {
+    approval.decision = 'cancelled';
+    approval.by = answer.cancelled.by;
+    approval.reason = answer.cancelled.reason ?? null;
+    const error = cancelledError(answer.cancelled, 'permission');
     stages.end('failed', error.message);
     return { ok: false, error };
   }
+  if ('expired' in answer) {
+    approval.decision = 'expired';
+    const waited = formatWait(deps.approvalTimeoutMs ?? 0);
+    const message = `No one approved or denied this call to ${tool.name} within ${waited}, so it was not run.`;
+    stages.end('failed', `approval expired after ${waited}`);
+    return {
+      ok: false,
+      error: errorData('APPROVAL_TIMEOUT', message, { details: { rule, expiresAt }, stage: 'permission' }),
+    };
+  }
+  const decision = answer.decision;
+  approval.by = decision.by ?? null;
+  approval.reason = decision.reason ?? null;
   if (!decision.approved) {
-    const by = decision.by ? { by: decision.by } : undefined;
+    approval.decision = decision.timedOut ? 'expired' : 'denied';
     const error = decision.timedOut
-      ? errorData('APPROVAL_TIMEOUT', decision.reason, { details: by, stage: 'permission' })
-      : errorData('PERMISSION_DENIED', decision.reason, {
-          details: { policy: 'ask', rule, ...by },
+      ? errorData('APPROVAL_TIMEOUT', decision.reason, { details: { rule }, stage: 'permission' })
+      : errorData('PERMISSION_DENIED', deniedMessage(tool.name, decision), {
+          details: { policy: 'ask', rule, ...(decision.by ? { by: decision.by } : {}), reason: decision.reason },
           stage: 'permission',
         });
-    stages.end('failed', decision.reason);
+    stages.end(
+      'failed',
+      decision.timedOut ? decision.reason : `denied${decision.by ? ` by ${decision.by}` : ''}: ${decision.reason}`,
+    );
     return { ok: false, error };
   }
+  approval.decision = 'approved';
+  approval.ruleCreated = decision.ruleCreated ?? null;
+
   let input = call.input;
   if (decision.input !== undefined) {
-    const edited = validateInput(tool.name, tool.inputSchema, decision.input);
+    const edited = applyEdit(deps, call, decision.input);
     if (!edited.ok) {
-      stages.end('failed', 'edited arguments are invalid');
-      return { ok: false, error: { ...edited.error, stage: 'permission' } };
+      stages.end('failed', edited.error.message);
+      return { ok: false, error: edited.error };
     }
-    const redactedEdit = deps.redactor.redact(decision.input, tool.sensitivePaths);
-    record.metadata = { ...record.metadata, editedArguments: redactedEdit.value };
-    live.secrets = [...live.secrets, ...redactedEdit.secrets];
-    const editRefusal = checkTool(tool, edited.value);
-    if (editRefusal) {
-      stages.end('failed', `${editRefusal.check}: ${editRefusal.message}`);
-      return { ok: false, error: refusalError(editRefusal) };
-    }
-    input = edited.value;
+    input = edited.input;
   }
-  stages.end('ok', `approved${decision.by ? ` by ${decision.by}` : ''}`);
+  // The decision and `running` are on disk before the tool can act: a crash from here on leaves
+  // the call `interrupted`, never pending again (it might have run).
+  try {
+    await deps.sink.update(record);
+  } catch (cause) {
+    const error = errorData('TRACE_UNAVAILABLE', 'Toolscope could not record the approval, so the call was not run.', {
+      details: { cause: String(cause) },
+      stage: 'permission',
+    });
+    stages.end('failed', error.message);
+    return { ok: false, error };
+  }
+  const edits = decision.input === undefined ? '' : ' with edited arguments';
+  stages.end('ok', `approved${decision.by ? ` by ${decision.by}` : ''}${edits} (${rule})`);
   return { ok: true, input };
 }
 
-/** Asks the approver; a cancellation of the call aborts the request's signal and ends the wait. */
-function askApprover(
-  approver: Approver,
-  call: { tool: AnyTool; input: unknown; sideEffect: SideEffect; live: LiveCall },
-  rule: string,
-): Promise<ApprovalDecision | { cancelled: CancelReason }> {
-  const { live } = call;
+/** What the model reads when a person denied its call: who, and their reason, so it can adapt. */
+function deniedMessage(toolName: string, decision: { reason: string; by?: string }): string {
+  return `The call to ${toolName} was denied${decision.by ? ` by ${decision.by}` : ''}: ${decision.reason}`;
+}
+
+/** `12 min`, `30 s`: how long an approval was waited for. */
+function formatWait(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms >= 1000) return `${Math.round(ms / 100) / 10} s`;
+  return `${ms} ms`;
+}
+
+/**
+ * Edited arguments from the approver: validated again, recorded beside the original (redacted,
+ * and sealed raw), the side effect recomputed from them, the tool's check and the deny rules run
+ * again — what runs is what the trace says ran.
+ */
+function applyEdit(
+  deps: PermissionDeps,
+  call: PermissionCall,
+  editedInput: unknown,
+): { ok: true; input: unknown } | { ok: false; error: ToolErrorData } {
+  const { tool, live } = call;
+  const record = live.record;
+  const edited = validateInput(tool.name, tool.inputSchema, editedInput);
+  if (!edited.ok) return { ok: false, error: { ...edited.error, stage: 'permission' } };
+  const redacted = deps.redactor.redact(editedInput, tool.sensitivePaths);
+  record.editedArguments = redacted.value;
+  record.rawEditedArguments = JSON.stringify(editedInput);
+  live.secrets = [...live.secrets, ...redacted.secrets];
+  const sideEffect = sideEffectOf(tool, edited.value);
+  record.sideEffect = sideEffect;
+  const refusal = checkTool(tool, edited.value);
+  if (refusal) return { ok: false, error: refusalError(refusal) };
+  const policy = decidePolicy(deps.policyOf, {
+    tool: tool.name,
+    input: edited.value,
+    sideEffect,
+    actor: record.actor,
+    sessionId: record.sessionId,
+  });
+  if (policy.policy === 'deny') {
+    const message = `The edited arguments are denied by the policy (${policy.rule}), so the call was not run.`;
+    return {
+      ok: false,
+      error: errorData('PERMISSION_DENIED', message, {
+        details: { policy: 'deny', rule: policy.rule },
+        stage: 'permission',
+      }),
+    };
+  }
+  return { ok: true, input: edited.value };
+}
+
+type ApproverAnswer = { decision: ApprovalDecision } | { cancelled: CancelReason } | { expired: true };
+
+/**
+ * Asks the approver. The wait ends with the decision, with the call's cancellation (the
+ * request's signal aborts), or at `expiresAt` on the executor's clock (the signal aborts with an
+ * `ApprovalExpired`).
+ */
+function askApprover(deps: PermissionDeps, call: PermissionCall, approval: ApprovalRecord): Promise<ApproverAnswer> {
+  const { live, tool } = call;
   if (live.cancelReason) return Promise.resolve({ cancelled: live.cancelReason });
   const controller = new AbortController();
   const record = live.record;
   return new Promise((resolve) => {
     let done = false;
-    const finish = (value: ApprovalDecision | { cancelled: CancelReason }) => {
+    let timer: unknown;
+    const finish = (value: ApproverAnswer) => {
       if (done) return;
       done = true;
+      if (timer !== undefined) deps.clock.clearTimeout(timer);
       live.onCancel(null);
       resolve(value);
     };
@@ -172,20 +283,47 @@ function askApprover(
       controller.abort(new CallCancelled(reason));
       finish({ cancelled: reason });
     });
+    if (approval.expiresAt !== null) {
+      timer = deps.clock.setTimeout(
+        () => {
+          controller.abort(new ApprovalExpired(record.id));
+          finish({ expired: true });
+        },
+        Math.max(0, approval.expiresAt - approval.requestedAt),
+      );
+    }
     Promise.resolve()
       .then(() =>
-        approver.request({
+        deps.approver.request({
           traceId: record.id,
           toolCallId: record.toolCallId,
           sessionId: record.sessionId,
-          tool: call.tool.name,
+          actor: record.actor,
+          tool: tool.name,
           sideEffect: call.sideEffect,
           arguments: record.arguments,
           input: call.input,
-          rule,
+          rule: approval.rule,
+          requestedAt: approval.requestedAt,
+          expiresAt: approval.expiresAt,
+          validate: (input) => {
+            const checked = validateInput(tool.name, tool.inputSchema, input);
+            return checked.ok ? { ok: true } : { ok: false, error: checked.error };
+          },
           signal: controller.signal,
         }),
       )
-      .then(finish, (cause: unknown) => finish({ approved: false, reason: `The approver failed: ${String(cause)}` }));
+      .then(
+        (decision) => finish({ decision }),
+        (cause: unknown) => finish({ decision: { approved: false, reason: `the approver failed: ${String(cause)}` } }),
+      );
   });
+}
+
+/** The reason an approval request's signal aborts with when its time is up. */
+export class ApprovalExpired extends Error {
+  override readonly name = 'ApprovalExpired';
+  constructor(readonly traceId: string) {
+    super(`The approval of ${traceId} expired.`);
+  }
 }

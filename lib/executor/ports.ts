@@ -1,10 +1,11 @@
-import type { Policy, SideEffect } from './types';
+import type { Policy, SideEffect, ToolErrorData } from './types';
 
 /** What a person (or a rule) is asked to decide for a call whose policy is `ask`. */
 export interface ApprovalRequest {
   traceId: string;
   toolCallId: string;
   sessionId: string | null;
+  actor: string;
   tool: string;
   sideEffect: SideEffect;
   /** Redacted: what the approver may show. */
@@ -13,12 +14,26 @@ export interface ApprovalRequest {
   input: unknown;
   /** The rule or default that asked for approval (`ask run_shell(npm *)`, `default for write: ask`). */
   rule: string;
-  /** Fires when the caller gives up on the call. */
+  /** Epoch ms. */
+  requestedAt: number;
+  /** Epoch ms: the executor ends the wait with APPROVAL_TIMEOUT then (the signal aborts); null: never. */
+  expiresAt: number | null;
+  /** Checks edited arguments against the tool's schema, so an approver can refuse them and keep the call pending. */
+  validate(input: unknown): { ok: true } | { ok: false; error: ToolErrorData };
+  /** Fires when the wait is over without a decision: the call was cancelled, or the approval expired. */
   signal: AbortSignal;
 }
 
 export type ApprovalDecision =
-  | { approved: true /** Edited input to run instead; validated again. */; input?: unknown; by?: string }
+  | {
+      approved: true;
+      /** Edited input to run instead; validated again. */
+      input?: unknown;
+      by?: string;
+      reason?: string;
+      /** The rule the decision created ("always allow"), as the Policy page shows it. */
+      ruleCreated?: string;
+    }
   | { approved: false; reason: string; timedOut?: boolean; by?: string };
 
 /** Decides calls whose policy is `ask`. The approvals queue implements it; tests pass their own. */

@@ -241,6 +241,26 @@ export interface ModelTruncation {
   totalChars: number;
 }
 
+/** How a call that needed approval was decided: the trace's audit of it. */
+export interface ApprovalRecord {
+  /** The rule or default that asked for approval (`ask run_shell(npm *)`, `default for write: ask`). */
+  rule: string;
+  /** Epoch ms: when the call started waiting. */
+  requestedAt: number;
+  /** Epoch ms: when the wait ends with APPROVAL_TIMEOUT; null when it never does. */
+  expiresAt: number | null;
+  /** Null while the call waits. */
+  decision: 'approved' | 'denied' | 'expired' | 'cancelled' | null;
+  /** Who decided (a user name, `api`), or who cancelled. */
+  by: string | null;
+  /** Epoch ms. */
+  decidedAt: number | null;
+  /** The reason given with a denial (it reaches the model) or an approval. */
+  reason: string | null;
+  /** A rule the decision created ("always allow"), as written on the Policy page. */
+  ruleCreated: string | null;
+}
+
 /** Everything recorded about one call; what a trace sink persists. */
 export interface TraceRecord {
   id: string;
@@ -257,6 +277,15 @@ export interface TraceRecord {
    * (never store plaintext); they never leave in exports or API responses.
    */
   rawArguments: string;
+  /**
+   * Redacted: the arguments an approver edited, which are what ran (`arguments` keeps what the
+   * model sent). Null when the call ran as sent.
+   */
+  editedArguments: unknown;
+  /** The edited arguments exactly as given, sealed at rest like `rawArguments`; null without edits. */
+  rawEditedArguments: string | null;
+  /** Set once the call waited for approval; null for calls that never did. */
+  approval: ApprovalRecord | null;
   /** Wall-clock epoch milliseconds. */
   createdAt: number;
   finishedAt: number | null;

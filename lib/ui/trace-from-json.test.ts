@@ -31,7 +31,7 @@ describe('traceFromJson', () => {
     const json = JSON.parse(JSON.stringify(traceJson(trace)));
     expect(json).not.toHaveProperty('raw_arguments');
     expect(JSON.stringify(json)).not.toContain('sealed-secret');
-    const { rawArguments: _sealed, ...expected } = trace;
+    const { rawArguments: _sealed, rawEditedArguments: _sealedEdit, ...expected } = trace;
     expect(traceFromJson(json)).toEqual(expected);
   });
 });

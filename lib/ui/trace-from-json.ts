@@ -5,7 +5,7 @@ import type { Attempt, ToolErrorData, TraceRecord, TraceStage } from '../executo
 export type TraceJson = ReturnType<typeof traceJson> & { server_time: string };
 
 /** A trace as the browser holds it: everything but the sealed raw arguments, which never leave. */
-export type TraceView = Omit<TraceRecord, 'rawArguments'>;
+export type TraceView = Omit<TraceRecord, 'rawArguments' | 'rawEditedArguments'>;
 
 const epoch = (iso: string | null) => (iso === null ? null : Date.parse(iso));
 
@@ -51,6 +51,17 @@ export function traceFromJson(json: ReturnType<typeof traceJson>): TraceView {
     status: json.status,
     sideEffect: json.side_effect,
     arguments: json.arguments,
+    editedArguments: json.edited_arguments,
+    approval: json.approval && {
+      rule: json.approval.rule,
+      requestedAt: epoch(json.approval.requested_at) ?? 0,
+      expiresAt: epoch(json.approval.expires_at),
+      decision: json.approval.decision,
+      by: json.approval.by,
+      decidedAt: epoch(json.approval.decided_at),
+      reason: json.approval.reason,
+      ruleCreated: json.approval.rule_created,
+    },
     createdAt: epoch(json.created_at) ?? 0,
     finishedAt: epoch(json.finished_at),
     latencyMs: json.result.latency_ms,

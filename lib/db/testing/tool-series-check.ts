@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { getTableColumns } from 'drizzle-orm';
 import type { TraceRecord } from '../../executor/types';
 import { LATENCY_BIN_COLUMNS, latencyBinSql } from '../latency-bins';
 import { openDatabase, type SqliteDatabase } from '../open-database';
@@ -66,10 +66,18 @@ export function openDatabaseBefore(dir: string, beforeTag: string): SqliteDataba
 
 /** Writes `trace` by a plain upsert, bypassing the store: as a store that relied on triggers did. */
 export function writeRowDirectly(db: SqliteDatabase, vault: Vault, trace: TraceRecord): void {
-  const values = { ...encodeTraceRecord(trace), sealedArguments: vault.seal(trace.rawArguments, trace.id) };
-  drizzle({ client: db })
-    .insert(toolCalls)
-    .values(values)
-    .onConflictDoUpdate({ target: toolCalls.id, set: values })
-    .run();
+  const all: Record<string, unknown> = {
+    ...encodeTraceRecord(trace),
+    sealedArguments: vault.seal(trace.rawArguments, trace.id),
+  };
+  // An older database lacks the columns later migrations add: write the ones it has, as the store of its day did.
+  const present = new Set((db.pragma('table_info(tool_calls)') as { name: string }[]).map((column) => column.name));
+  const columns = Object.entries(getTableColumns(toolCalls))
+    .filter(([key, column]) => present.has(column.name) && key in all)
+    .map(([key, column]) => [column.name, key] as const);
+  const names = columns.map(([name]) => name);
+  db.prepare(
+    `INSERT INTO tool_calls (${names.join(', ')}) VALUES (${columns.map(([, key]) => `@${key}`).join(', ')})
+     ON CONFLICT (id) DO UPDATE SET ${names.map((name) => `${name} = excluded.${name}`).join(', ')}`,
+  ).run(Object.fromEntries(columns.map(([, key]) => [key, all[key]])));
 }
