@@ -10,7 +10,7 @@ export interface BatchOptions {
 /**
  * Runs calls with at most `maxConcurrency` at once; results in input order, one failure never
  * loses another's result. A pool of workers pulls the next call (a semaphore, not fixed chunks),
- * so a slow call never holds a slot idle. Under fail-fast, calls not yet started when one fails
+ * so a slow call never holds a slot idle, and a call waiting for approval holds none. Under fail-fast, calls not yet started when one fails
  * run with a signal aborted by `fail_fast`: they are recorded as CANCELLED, naming the call that
  * failed (its trace id, tool call id and tool) so the UI can link to it.
  */
@@ -20,32 +20,50 @@ export async function executeBatch(
   batch: BatchOptions = {},
   ctx: ExecutionContext = {},
 ): Promise<ToolResult[]> {
+  // One call (what most agent requests are): nothing to schedule.
+  if (calls.length === 1) return [await execute(calls[0] as ToolCall, { ...ctx, traceId: undefined })];
   const limit = Math.max(1, Math.floor(batch.maxConcurrency ?? 4));
   const results = new Array<ToolResult>(calls.length);
+  const waitingForApproval: Promise<void>[] = [];
   let cancelled: AbortSignal | null = null;
   let next = 0;
+  const settle = (index: number, result: ToolResult) => {
+    results[index] = result;
+    if (!result.success && batch.failFast && !cancelled) {
+      const reason: CancelReason = {
+        by: 'fail_fast',
+        reason: 'another call in the same batch failed',
+        details: { failedTraceId: result.traceId, failedToolCallId: result.toolCallId, failedTool: result.tool },
+      };
+      const controller = new AbortController();
+      controller.abort(reason);
+      cancelled = controller.signal;
+    }
+  };
   const worker = async () => {
     while (next < calls.length) {
       const index = next++;
       const call = calls[index] as ToolCall;
-      const result = await execute(call, {
+      // A call waiting for a person holds no slot: the worker goes on, the call settles later.
+      let park: (() => void) | undefined;
+      const parked = new Promise<'parked'>((resolve) => {
+        park = () => resolve('parked');
+      });
+      const running = execute(call, {
         ...ctx,
         traceId: undefined,
         signal: batch.failFast && cancelled ? cancelled : ctx.signal,
+        onAwaitingApproval: (traceId) => {
+          ctx.onAwaitingApproval?.(traceId);
+          park?.();
+        },
       });
-      results[index] = result;
-      if (!result.success && batch.failFast && !cancelled) {
-        const reason: CancelReason = {
-          by: 'fail_fast',
-          reason: 'another call in the same batch failed',
-          details: { failedTraceId: result.traceId, failedToolCallId: result.toolCallId, failedTool: result.tool },
-        };
-        const controller = new AbortController();
-        controller.abort(reason);
-        cancelled = controller.signal;
-      }
+      const first = await Promise.race([running, parked]);
+      if (first === 'parked') waitingForApproval.push(running.then((result) => settle(index, result)));
+      else settle(index, first);
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, calls.length) }, worker));
+  await Promise.all(waitingForApproval);
   return results;
 }

@@ -58,6 +58,11 @@ export interface Executor {
   inFlight(traceId: string): TraceRecord | null;
   /** Trace ids of the calls in flight. */
   inFlightIds(): string[];
+  /**
+   * The caller of a call in flight stops waiting for it (answered that it awaits approval): its
+   * signal no longer cancels it. False when no such call is in flight.
+   */
+  release(traceId: string): boolean;
   circuitState(tool: string): CircuitState;
   readonly registry: Registry;
 }
@@ -98,8 +103,14 @@ export function createExecutor(options: ExecutorOptions): Executor {
   async function execute(call: ToolCall, ctx: ExecutionContext = {}): Promise<ToolResult> {
     const t0 = clock.now();
     const traceId = ctx.traceId ?? newId();
-    const record = createTraceRecord(call, ctx, traceId, clock.epochMs());
+    const record = createTraceRecord(call, ctx, traceId, ctx.resume?.createdAt ?? clock.epochMs());
+    if (ctx.resume) {
+      // Pending from the first write on: a crash now must leave it pending, not interrupted.
+      record.status = 'awaiting_approval';
+      record.approval = { ...ctx.resume.approval, decision: null };
+    }
     const live = new LiveCall(record, redactor, limits.maxTraceBytes, clock, sink);
+    if (ctx.onAwaitingApproval) live.onAwaitingApproval = ctx.onAwaitingApproval;
     const stages = createStageRecorder(clock, t0, live);
     record.stages = stages.list;
     calls.set(traceId, live);
@@ -215,6 +226,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
       ),
     inFlight: (traceId) => calls.get(traceId)?.snapshot() ?? null,
     inFlightIds: () => [...calls.keys()],
+    release(traceId) {
+      const live = calls.get(traceId);
+      live?.release();
+      return live !== undefined;
+    },
     circuitState: executeStage.circuitState,
     registry,
   };

@@ -38,6 +38,20 @@ export class LiveCall implements Cancellable {
     this.throttle = progress ? createProgressThrottle(clock, () => this.publish(sink, progress)) : null;
   }
 
+  /** Set by the executor from the context: told once the call awaits approval. */
+  onAwaitingApproval: ((traceId: string) => void) | null = null;
+
+  /** The call is recorded as awaiting approval: tell whoever asked to know. */
+  awaitingApproval(): void {
+    const hook = this.onAwaitingApproval;
+    if (!hook) return;
+    try {
+      hook(this.record.id);
+    } catch (error) {
+      console.error('[toolscope] an onAwaitingApproval hook failed:', error);
+    }
+  }
+
   onCancel(hook: CancelHook | null): void {
     this.hook = hook;
   }
@@ -47,6 +61,16 @@ export class LiveCall implements Cancellable {
     this.signal = signal;
     this.onAbort = () => this.cancel(cancelReasonOf(signal.reason));
     signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /**
+   * The caller stops waiting (it was answered that the call awaits approval): its signal no
+   * longer cancels the call, which goes on until it is decided.
+   */
+  release(): void {
+    if (this.signal && this.onAbort) this.signal.removeEventListener('abort', this.onAbort);
+    this.signal = null;
+    this.onAbort = null;
   }
 
   /** Cancels the call; the first reason wins. Interrupts whatever the call is waiting on. */

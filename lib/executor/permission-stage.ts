@@ -91,7 +91,10 @@ export function runPermissionStage(
     sessionId: record.sessionId,
   });
   const { policy, rule } = decision;
-  if (policy === 'allow') {
+  // A call taken up after a restart was waiting for a person: it runs only if one approves it,
+  // whatever the rules say now (unless they deny it).
+  const resumed = record.approval !== null;
+  if (policy === 'allow' && !resumed) {
     stages.add('permission', start, 'ok', rule);
     return { ok: true, input: call.input };
   }
@@ -107,15 +110,21 @@ export function runPermissionStage(
     };
   }
 
-  return awaitApproval(deps, call, rule);
+  return awaitApproval(deps, call, resumed && policy === 'allow' ? (record.approval?.rule ?? rule) : rule);
 }
 
 /** The `ask` branch: the call waits, recorded as `awaiting_approval`, for the approver's decision. */
 async function awaitApproval(deps: PermissionDeps, call: PermissionCall, rule: string): Promise<PermissionOutcome> {
   const { tool, live, stages } = call;
   const record = live.record;
-  const requestedAt = deps.clock.epochMs();
-  const expiresAt = deps.approvalTimeoutMs === null ? null : requestedAt + deps.approvalTimeoutMs;
+  // A call taken up after a restart keeps its wait: requested then, expiring when it would have.
+  const resumed = record.approval;
+  const requestedAt = resumed?.requestedAt ?? deps.clock.epochMs();
+  const expiresAt = resumed
+    ? resumed.expiresAt
+    : deps.approvalTimeoutMs === null
+      ? null
+      : requestedAt + deps.approvalTimeoutMs;
   const approval: ApprovalRecord = {
     rule,
     requestedAt,
@@ -135,6 +144,7 @@ async function awaitApproval(deps: PermissionDeps, call: PermissionCall, rule: s
   } catch (cause) {
     console.error(`[toolscope] could not record pending approval ${record.id}:`, cause);
   }
+  live.awaitingApproval();
   const answer = await askApprover(deps, call, approval);
   approval.decidedAt = deps.clock.epochMs();
   record.status = 'running';
@@ -289,7 +299,7 @@ function askApprover(deps: PermissionDeps, call: PermissionCall, approval: Appro
           controller.abort(new ApprovalExpired(record.id));
           finish({ expired: true });
         },
-        Math.max(0, approval.expiresAt - approval.requestedAt),
+        Math.max(0, approval.expiresAt - deps.clock.epochMs()),
       );
     }
     Promise.resolve()

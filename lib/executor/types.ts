@@ -43,6 +43,16 @@ export interface ExecutionContext {
   signal?: AbortSignal;
   /** Free-form data kept with the trace (replay source, client info...). */
   metadata?: Record<string, unknown>;
+  /**
+   * Told once the call is recorded as `awaiting_approval` (before the approver is asked): a batch
+   * frees its slot, an HTTP caller that does not wait answers.
+   */
+  onAwaitingApproval?: (traceId: string) => void;
+  /**
+   * Takes up a call a previous process left awaiting approval (`traceId` is its trace): it keeps
+   * its creation time and its wait (requested and expiry times), and waits for a decision again.
+   */
+  resume?: { createdAt: number; approval: ApprovalRecord };
 }
 
 /** Where a tool reports output as it is produced (a child's stdout and stderr), for live views. */

@@ -1,0 +1,167 @@
+import type { ApprovalDecision, ApprovalRequest, Approver } from '../executor/ports';
+import type { SideEffect, ToolErrorData } from '../executor/types';
+
+/** A call waiting for a person, as the approvals page and `GET /api/v1/approvals` show it. */
+export interface PendingApproval {
+  traceId: string;
+  toolCallId: string;
+  sessionId: string | null;
+  actor: string;
+  tool: string;
+  sideEffect: SideEffect;
+  /** Redacted: secrets stay `[REDACTED]`. */
+  arguments: unknown;
+  /** The rule or default that asked. */
+  rule: string;
+  /** Epoch ms. */
+  requestedAt: number;
+  /** Epoch ms; null when the wait never expires. */
+  expiresAt: number | null;
+}
+
+/** What a person decides, as `POST /api/v1/approvals/:trace_id` takes it. */
+export interface DecisionInput {
+  decision: 'approve' | 'deny';
+  /** Reaches the model with a denial; kept in the audit with an approval. */
+  reason?: string;
+  /** Edited arguments to run instead (approve only); validated against the tool's schema first. */
+  arguments?: unknown;
+  /** Approve, and allow such calls from now on: the tool, or the tool with this specifier; in this session only if `session`. */
+  always?: { specifier?: string; session?: boolean };
+}
+
+export type DecideOutcome =
+  | { ok: true; ruleCreated: string | null }
+  /** Edited arguments that do not fit the schema: the call stays pending. */
+  | { ok: false; reason: 'invalid_arguments'; error: ToolErrorData }
+  /** "Always allow" with a rule that cannot be made (a bad specifier): the call stays pending. */
+  | { ok: false; reason: 'invalid_rule'; message: string }
+  /** No call with this trace id is waiting (unknown, or already decided). */
+  | { ok: false; reason: 'not_pending' };
+
+export interface ApprovalQueueOptions {
+  /**
+   * Creates an allow rule for "always allow" and returns it as the Policy page shows it
+   * (`allow write_file(notes/**) [session s-1]`); throws with a message a person can act on when
+   * the rule is invalid. Without it, "always" is refused.
+   */
+  allowFromNowOn?: (rule: { tool: string; specifier: string | null; session: string | null }) => string;
+}
+
+export interface ApprovalQueue extends Approver {
+  /** Calls waiting, oldest first. */
+  list(): PendingApproval[];
+  get(traceId: string): PendingApproval | null;
+  /** Decides a waiting call as `by`; the executor records the decision and goes on. */
+  decide(traceId: string, input: DecisionInput, by: string): DecideOutcome;
+  /** Called whenever a call starts or stops waiting. */
+  subscribe(listener: () => void): () => void;
+  readonly size: number;
+}
+
+interface Waiting {
+  pending: PendingApproval;
+  request: ApprovalRequest;
+  answer(decision: ApprovalDecision): void;
+}
+
+/**
+ * The approvals queue: the executor's approver for `ask` calls, held in memory by trace id.
+ * Each call is recorded `awaiting_approval` (with its rule and expiry) before it is asked, and a
+ * restart takes pending calls up again through the executor (`resume`), so this queue is the
+ * complete list. A call leaves the queue when it is decided, cancelled or expires (its request's
+ * signal aborts). Deciding is synchronous; the executor then records the decision durably
+ * before anything runs.
+ */
+export function createApprovalQueue(options: ApprovalQueueOptions = {}): ApprovalQueue {
+  const waiting = new Map<string, Waiting>();
+  const listeners = new Set<() => void>();
+  const changed = () => {
+    for (const listener of listeners) {
+      try {
+        listener();
+      } catch (error) {
+        console.error('[toolscope] an approvals listener failed:', error);
+      }
+    }
+  };
+  const leave = (traceId: string, entry: Waiting) => {
+    if (waiting.get(traceId) !== entry) return;
+    waiting.delete(traceId);
+    changed();
+  };
+
+  return {
+    request(request) {
+      return new Promise<ApprovalDecision>((resolve) => {
+        const entry: Waiting = {
+          request,
+          pending: {
+            traceId: request.traceId,
+            toolCallId: request.toolCallId,
+            sessionId: request.sessionId,
+            actor: request.actor,
+            tool: request.tool,
+            sideEffect: request.sideEffect,
+            arguments: request.arguments,
+            rule: request.rule,
+            requestedAt: request.requestedAt,
+            expiresAt: request.expiresAt,
+          },
+          answer: (decision) => {
+            leave(request.traceId, entry);
+            resolve(decision);
+          },
+        };
+        if (request.signal.aborted) return;
+        // Cancelled or expired: the executor has ended the wait; the call just leaves the queue.
+        request.signal.addEventListener('abort', () => leave(request.traceId, entry), { once: true });
+        waiting.set(request.traceId, entry);
+        changed();
+      });
+    },
+    list: () => [...waiting.values()].map((entry) => entry.pending).sort((a, b) => a.requestedAt - b.requestedAt),
+    get: (traceId) => waiting.get(traceId)?.pending ?? null,
+    decide(traceId, input, by) {
+      const entry = waiting.get(traceId);
+      if (!entry) return { ok: false, reason: 'not_pending' };
+      if (input.decision === 'deny') {
+        entry.answer({ approved: false, reason: input.reason?.trim() || 'no reason was given', by });
+        return { ok: true, ruleCreated: null };
+      }
+      if (input.arguments !== undefined) {
+        const checked = entry.request.validate(input.arguments);
+        if (!checked.ok) return { ok: false, reason: 'invalid_arguments', error: checked.error };
+      }
+      let ruleCreated: string | null = null;
+      if (input.always) {
+        if (!options.allowFromNowOn)
+          return { ok: false, reason: 'invalid_rule', message: 'Rules cannot be created here.' };
+        try {
+          ruleCreated = options.allowFromNowOn({
+            tool: entry.pending.tool,
+            specifier: input.always.specifier?.trim() || null,
+            session: input.always.session ? entry.pending.sessionId : null,
+          });
+        } catch (error) {
+          return { ok: false, reason: 'invalid_rule', message: error instanceof Error ? error.message : String(error) };
+        }
+      }
+      entry.answer({
+        approved: true,
+        by,
+        ...(input.arguments !== undefined ? { input: input.arguments } : {}),
+        ...(input.reason?.trim() ? { reason: input.reason.trim() } : {}),
+        ...(ruleCreated ? { ruleCreated } : {}),
+      });
+      return { ok: true, ruleCreated };
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    get size() {
+      return waiting.size;
+    },
+  };
+}
