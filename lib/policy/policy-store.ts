@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from '../config';
-import type { PolicyDecision, PolicyResolver } from '../executor/ports';
+import type { PolicyDecision, PolicyRequest } from '../executor/ports';
 import type { Policy, SideEffect } from '../executor/types';
 import type { RuleList } from './parse-rule';
 import { type DataRule, readPolicyFile, writePolicyFile } from './policy-file';
@@ -68,7 +68,8 @@ export interface PolicyStore {
   draft(rules: readonly RuleInput[]): RuleSet;
   /** The rules in force, compiled. */
   current(): RuleSet;
-  resolve: PolicyResolver;
+  /** The executor's `PolicyResolver`: the rules in force decide each call. */
+  resolve(request: PolicyRequest): PolicyDecision;
   /** A tool's policy for calls no argument-specific or session rule matches. */
   toolPolicy(tool: string, sideEffect: SideEffect): PolicyDecision;
   readonly dataFile: string;
