@@ -9,6 +9,8 @@ import type { PermissionSubject } from '../executor/types';
  * `src/**\/*.ts`); `*` stays inside one folder, `**` crosses folders, dotfiles match like others.
  * A path that leaves the workspace (absolute, or `..` after normalizing) is refused by the tool
  * itself; as a subject it stays as normalized, and no relative glob matches it.
+ * The path is judged as written, not through symlinks: where the workspace holds `link → secrets`,
+ * `link/key` is not `secrets/key` to a rule (the sandbox only keeps links inside the workspace).
  */
 export function createPathSubject<I extends { path: string }>(): PermissionSubject<I> {
   return {
