@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_LIMITS, DEFAULT_RETENTION, loadConfig } from './config';
+import { ConfigError, DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_LIMITS, DEFAULT_RETENTION, loadConfig } from './config';
 
 const dirs: string[] = [];
 function tempDir() {
@@ -110,5 +110,70 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TOOLSCOPE_CONFIG: 'missing.json' }, cwd)).toThrow(/does not exist/);
     fs.writeFileSync(path.join(cwd, 'toolscope.config.json'), '{ nope');
     expect(() => loadConfig({}, cwd)).toThrow(/not valid JSON/);
+  });
+
+  it('reads permission rules, plain or limited to a session, and reports bad ones with their path', () => {
+    const cwd = tempDir();
+    const file = path.join(cwd, 'toolscope.config.json');
+    expect(loadConfig({}, cwd).permissions).toEqual({ allow: [], ask: [], deny: [] });
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        permissions: {
+          allow: [' run_shell(git status) ', { rule: 'run_shell(npm run *)', session: 's-1' }],
+          deny: ['write_file(secrets/**)'],
+        },
+      }),
+    );
+    expect(loadConfig({}, cwd).permissions).toEqual({
+      allow: [
+        { rule: 'run_shell(git status)', session: null },
+        { rule: 'run_shell(npm run *)', session: 's-1' },
+      ],
+      ask: [],
+      deny: [{ rule: 'write_file(secrets/**)', session: null }],
+    });
+
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        permissions: {
+          allow: ['read_file', 'write_file(', 'write_file()'],
+          ask: [{ rule: 'bad name', session: 's-1' }, 42, { rule: 'read_file' }],
+          always: [],
+        },
+      }),
+    );
+    let message = '';
+    try {
+      loadConfig({}, cwd);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      message = (error as Error).message;
+    }
+    expect(message).toContain('permissions.allow.1: The rule "write_file(" has no closing ")"');
+    expect(message).toContain('permissions.allow.2: The rule "write_file()" has an empty specifier');
+    expect(message).toContain('permissions.ask.0.rule: The rule names the tool "bad name"');
+    expect(message).toContain('permissions.ask.1: a rule such as "run_shell(git status)"');
+    expect(message).toContain('permissions.ask.2: a rule such as');
+    expect(message).toMatch(/permissions: .*always/i);
+    expect(message).not.toContain('permissions.allow.0');
+  });
+
+  it('reads approvals: 10 minutes, a wait as long as the timeout, the OS user by default', () => {
+    const cwd = tempDir();
+    const file = path.join(cwd, 'toolscope.config.json');
+    expect(loadConfig({}, cwd).approvals).toEqual({
+      timeoutMs: DEFAULT_APPROVAL_TIMEOUT_MS,
+      waitMs: DEFAULT_APPROVAL_TIMEOUT_MS,
+      user: os.userInfo().username || 'local',
+    });
+    expect(DEFAULT_APPROVAL_TIMEOUT_MS).toBe(600_000);
+    fs.writeFileSync(file, JSON.stringify({ approvals: { timeoutMs: 60_000, user: 'ana' } }));
+    expect(loadConfig({}, cwd).approvals).toEqual({ timeoutMs: 60_000, waitMs: 60_000, user: 'ana' });
+    fs.writeFileSync(file, JSON.stringify({ approvals: { timeoutMs: 60_000, waitMs: 0 } }));
+    expect(loadConfig({}, cwd).approvals.waitMs).toBe(0);
+    fs.writeFileSync(file, JSON.stringify({ approvals: { timeoutMs: -1, user: '', wait: 1 } }));
+    expect(() => loadConfig({}, cwd)).toThrow(/approvals.timeoutMs[\s\S]*approvals.user[\s\S]*wait/);
   });
 });

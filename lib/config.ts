@@ -1,14 +1,65 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { parseRule } from './policy/parse-rule';
 
 const policy = z.enum(['allow', 'ask', 'deny']);
+
+/**
+ * A permission rule: `"tool"`, `"tool(specifier)"`, or `{ "rule": ..., "session": ... }` for a
+ * rule limited to one session. The syntax is checked here; whether the tool exists and takes that
+ * specifier is checked once the tools are known (`createPolicyStore`).
+ */
+const permissionRule = z
+  .union([z.string(), z.object({ rule: z.string(), session: z.string().trim().min(1).max(256) }).strict()], {
+    error: 'a rule such as "run_shell(git status)", or { "rule": "...", "session": "..." } for one session',
+  })
+  .transform((value, ctx) => {
+    const entry = typeof value === 'string' ? { rule: value, session: null } : value;
+    const parsed = parseRule(entry.rule);
+    if (!parsed.ok) {
+      ctx.addIssue({ code: 'custom', message: parsed.message, path: typeof value === 'string' ? [] : ['rule'] });
+      return z.NEVER;
+    }
+    return { rule: entry.rule.trim(), session: entry.session };
+  });
 
 /** The shape of `toolscope.config.json`. Every field is optional. */
 export const configFileSchema = z
   .object({
     workspace: z.string().min(1).optional().describe('Sandbox folder for file and shell tools'),
-    policies: z.record(z.string(), policy).default({}).describe('Per-tool policy: allow, ask or deny'),
+    policies: z
+      .record(z.string(), policy)
+      .default({})
+      .describe('Per-tool policy: allow, ask or deny; below every rule in permissions'),
+    permissions: z
+      .object({
+        allow: z.array(permissionRule).default([]),
+        ask: z.array(permissionRule).default([]),
+        deny: z.array(permissionRule).default([]),
+      })
+      .strict()
+      .default({ allow: [], ask: [], deny: [] })
+      .describe('Rules in Claude Code style, tool or tool(specifier): deny, then ask, then allow'),
+    approvals: z
+      .object({
+        timeoutMs: z
+          .number()
+          .int()
+          .min(1000)
+          .max(7 * 24 * 3_600_000),
+        waitMs: z
+          .number()
+          .int()
+          .min(0)
+          .max(7 * 24 * 3_600_000),
+        user: z.string().trim().min(1).max(64),
+      })
+      .partial()
+      .strict()
+      .default({})
+      .describe('How long a call waits for a decision, how long the API holds a caller, and who decides'),
     shell: z
       .object({
         allow: z.array(
@@ -85,6 +136,24 @@ export interface RetentionConfig {
 /** Keep the last 30 days, however many calls that is. */
 export const DEFAULT_RETENTION: RetentionConfig = { maxAgeDays: 30, maxCalls: null };
 
+/** A permission rule from the config file, maybe limited to one session. */
+export interface RuleSetting {
+  rule: string;
+  session: string | null;
+}
+
+/** Manual approval: how long a call may wait, how long an API caller is kept waiting, who decides. */
+export interface ApprovalsConfig {
+  /** A call not decided within this is denied with APPROVAL_TIMEOUT. Default 10 minutes. */
+  timeoutMs: number;
+  /** How long `POST /api/v1/tool-calls` waits for decisions before answering. Default: `timeoutMs`. */
+  waitMs: number;
+  /** The name recorded as the one who decided. Default: the OS user, else `local`. */
+  user: string;
+}
+
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
+
 export interface Config {
   /** The port the app serves on (`PORT`, default 3000): the HTTP tool refuses it on loopback. */
   port: number;
@@ -94,6 +163,9 @@ export interface Config {
   /** The config file read, or null when none exists. */
   configPath: string | null;
   policies: Record<string, 'allow' | 'ask' | 'deny'>;
+  /** The rule lists of the config file (read-only at runtime; the data folder holds the edited ones). */
+  permissions: { allow: RuleSetting[]; ask: RuleSetting[]; deny: RuleSetting[] };
+  approvals: ApprovalsConfig;
   shellAllow: string[];
   httpAllow: string[];
   redactKeys: string[];
@@ -161,10 +233,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workspace: file.workspace ? path.resolve(base, file.workspace) : path.join(dataDir, 'workspace'),
     configPath,
     policies: file.policies,
+    permissions: file.permissions,
+    approvals: approvalsOf(file.approvals),
     shellAllow: file.shell.allow,
     httpAllow: file.http.allow,
     redactKeys: file.redact.keys,
     limits: { ...DEFAULT_LIMITS, ...file.limits },
     retention: { ...DEFAULT_RETENTION, ...file.retention },
   };
+}
+
+function approvalsOf(file: Partial<ApprovalsConfig>): ApprovalsConfig {
+  const timeoutMs = file.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+  return { timeoutMs, waitMs: file.waitMs ?? timeoutMs, user: file.user ?? localUserName() };
+}
+
+/** The OS user, recorded as the one who approved; `local` where the system has no name for it. */
+function localUserName(): string {
+  try {
+    return os.userInfo().username || 'local';
+  } catch {
+    return 'local';
+  }
 }

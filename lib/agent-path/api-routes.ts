@@ -15,6 +15,8 @@ export const API_ROUTES = [
   { pattern: '/api/v1/stats', methods: ['GET'] },
   { pattern: '/api/v1/tools', methods: ['GET'] },
   { pattern: '/api/v1/tools/:name/stats', methods: ['GET'] },
+  { pattern: '/api/v1/policy', methods: ['GET', 'PUT'] },
+  { pattern: '/api/v1/policy/preview', methods: ['POST'] },
 ] as const satisfies readonly ApiRouteSpec[];
 
 interface ApiRouteSpec {

@@ -74,6 +74,26 @@ export interface PermissionRefusal {
   details?: Record<string, unknown>;
 }
 
+/**
+ * How a tool's calls are matched by the specifier of a permission rule, `tool(specifier)`.
+ * Rules are compiled once (at start and when they change), calls are matched on the hot path:
+ * `compile` does the parsing, the matcher it returns only compares.
+ * @example
+ * permissionSubject: {
+ *   describe: 'the argv joined by spaces; `*` matches any text',
+ *   of: ({ command }) => command.join(' '),
+ *   compile: (specifier) => (subject) => subject === specifier,
+ * }
+ */
+export interface PermissionSubject<I = unknown> {
+  /** What a specifier names, for error messages and docs: `a path glob relative to the workspace`. */
+  describe: string;
+  /** The subject of one call, from its validated input: `notes/todo.md`, `git status`, `GET https://…`. */
+  of(input: I): string;
+  /** Compiles a specifier into a matcher of subjects; throws an Error saying why a specifier is invalid. */
+  compile(specifier: string): (subject: string) => boolean;
+}
+
 /** Why a call was cancelled: given to `executor.cancel` or as an AbortSignal's reason. */
 export interface CancelReason {
   /** Who cancelled: `user`, `api`, `shutdown`, `fail_fast`, a user name... */
@@ -125,6 +145,11 @@ export interface ToolDefinition<I = unknown, O = unknown> {
    * run by the permission stage: a refusal is recorded there, never at the execute stage.
    */
   checkPermission?: (input: I) => PermissionRefusal | null;
+  /**
+   * What a permission rule's specifier names for this tool (`write_file(notes/**)`,
+   * `run_shell(git status)`): without it, the tool takes only tool-wide rules (`write_file`).
+   */
+  permissionSubject?: PermissionSubject<I>;
   /**
    * Arguments the schema does not name: `reject` (default) refuses them with INVALID_ARGUMENTS
    * naming each one, and the JSON Schema says `additionalProperties: false`; `ignore` drops them.

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { type Config, loadConfig } from '../config';
 import { openDatabase } from '../db/open-database';
 import { startRetention } from '../db/retention';
+import { createSqliteRecentCalls, type RecentCalls } from '../db/sqlite-recent-calls';
 import { createSqliteToolSeries, type ToolSeries } from '../db/sqlite-tool-series';
 import { createSqliteTraceStore } from '../db/sqlite-trace-store';
 import type { TraceStore } from '../db/trace-store';
@@ -9,10 +11,11 @@ import { createVault } from '../db/vault';
 import { startWalCheckpointer } from '../db/wal-checkpointer';
 import { createTraceEvents, type TraceEvents } from '../events';
 import { createExecutor, type Executor } from '../executor/executor';
-import { decidePolicy, defaultDecision, type PolicyResolver } from '../executor/ports';
+import type { PolicyResolver } from '../executor/ports';
 import { createRedactor } from '../executor/redact';
 import { createRegistry } from '../executor/registry';
 import type { CancelReason, Policy, SideEffect, TraceRecord, TraceSink } from '../executor/types';
+import { createPolicyStore, type PolicyStore } from '../policy/policy-store';
 import { createBuiltinTools, createCalculatorPool } from '../tools';
 import { acquireDataFolderLock } from './data-lock';
 
@@ -26,6 +29,10 @@ export interface Toolscope {
   executor: Executor;
   events: TraceEvents;
   policyOf: PolicyResolver;
+  /** The permission rules: the config's and the data folder's (policy.json), editable at runtime. */
+  policy: PolicyStore;
+  /** The newest recorded calls as a policy sees them (redacted arguments), for the rules preview. */
+  recentCalls: RecentCalls;
   /** A tool's policy for calls of `sideEffect` that no rule about their arguments matches (the tools pages). */
   toolPolicy(tool: string, sideEffect: SideEffect): Policy;
   /** How many calls were marked interrupted at start. */
@@ -88,21 +95,54 @@ function publishingSink(
 
 /**
  * The composition root: wires config, SQLite store, vault, built-in tools and executor.
- * 1. loads and validates the config; creates the data and workspace folders, and takes the data
- *    folder's lock (`data-lock.ts`: a second process on the same folder refuses to start);
- * 2. opens the database (WAL, migrations applied) and starts its checkpoint thread;
- * 3. marks calls a previous process left running as interrupted, and starts retention;
- * 4. builds the registry and the executor with the configured policies.
+ * 1. loads and validates the config; creates the data and workspace folders;
+ * 2. builds the registry and the permission rules (config and policy.json), checked against it;
+ * 3. takes the data folder's lock (`data-lock.ts`: a second process on the same folder refuses
+ *    to start), opens the database (WAL, migrations applied) and starts its checkpoint thread;
+ * 4. marks calls a previous process left running as interrupted, and starts retention;
+ * 5. builds the executor with the rules' resolver.
  */
 export function createToolscope(config: Config = loadConfig()): Toolscope {
   fs.mkdirSync(config.dataDir, { recursive: true });
   fs.mkdirSync(config.workspace, { recursive: true });
+  // Started now, so the first calculator call does not wait for its workers to load mathjs.
+  const calculatorPool = createCalculatorPool();
+  calculatorPool.warm();
+  const registry = createRegistry(
+    createBuiltinTools({
+      workspace: config.workspace,
+      shellAllow: config.shellAllow,
+      httpAllow: config.httpAllow,
+      // A model must not drive Toolscope itself (read traces, later approve calls) through loopback.
+      httpDeny: ['127.0.0.1', 'localhost', '[::1]'].map((host) => `${host}:${config.port}`),
+      maxFileBytes: config.limits.maxFileBytes,
+      maxResponseBytes: config.limits.maxResponseBytes,
+      configFile: config.configPath,
+      calculatorPool,
+    }),
+  );
+  // Rules are checked against the tools before anything else opens: a bad rule stops the start.
+  let policy: PolicyStore;
+  try {
+    policy = createPolicyStore({
+      configRules: config.permissions,
+      policies: config.policies,
+      configFile: config.configPath,
+      dataFile: path.join(config.dataDir, 'policy.json'),
+      lookup: registry.get,
+    });
+  } catch (error) {
+    void calculatorPool.close();
+    throw error;
+  }
+  const policyOf = policy.resolve;
   const lock = acquireDataFolderLock(config.dataDir);
   let db: ReturnType<typeof openDatabase>;
   try {
     db = openDatabase(config.dbPath);
   } catch (error) {
     lock.release();
+    void calculatorPool.close();
     throw error;
   }
   // Checkpoints run on a thread of their own: on the event loop they stalled every request of their turn.
@@ -129,26 +169,6 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
     lock.release();
   });
   const events = createTraceEvents();
-  // Started now, so the first calculator call does not wait for its workers to load mathjs.
-  const calculatorPool = createCalculatorPool();
-  calculatorPool.warm();
-  const registry = createRegistry(
-    createBuiltinTools({
-      workspace: config.workspace,
-      shellAllow: config.shellAllow,
-      httpAllow: config.httpAllow,
-      // A model must not drive Toolscope itself (read traces, later approve calls) through loopback.
-      httpDeny: ['127.0.0.1', 'localhost', '[::1]'].map((host) => `${host}:${config.port}`),
-      maxFileBytes: config.limits.maxFileBytes,
-      maxResponseBytes: config.limits.maxResponseBytes,
-      configFile: config.configPath,
-      calculatorPool,
-    }),
-  );
-  const policyOf: PolicyResolver = ({ tool, sideEffect }) => {
-    const policy = config.policies[tool];
-    return policy ? { policy, rule: `policies.${tool} = ${policy}` } : defaultDecision(sideEffect);
-  };
   const executor = createExecutor({
     registry,
     sink: publishingSink(store, events, lifecycle),
@@ -164,8 +184,9 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
     executor,
     events,
     policyOf,
-    toolPolicy: (tool, sideEffect) =>
-      decidePolicy(policyOf, { tool, sideEffect, input: undefined, actor: 'api', sessionId: null }).policy,
+    policy,
+    recentCalls: createSqliteRecentCalls(db, { beforeRead: () => store.flush() }),
+    toolPolicy: (tool, sideEffect) => policy.toolPolicy(tool, sideEffect).policy,
     interruptedAtStart,
     async stop(reason) {
       lifecycle.stopping = true;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../executor/define-tool';
 import { ToolError } from '../executor/errors';
 import type { PermissionRefusal, SideEffect, Tool } from '../executor/types';
+import { createHttpSubject } from '../policy/http-subject';
 import { createByteCollector } from './byte-collector';
 import { settingSource } from './config-source';
 import { BINARY_SAMPLE_BYTES, detectBinary } from './detect-binary';
@@ -121,6 +122,7 @@ export function createHttpRequestTool(options: HttpRequestOptions = {}): Tool<Pa
     inputSchema,
     sideEffect: 'write',
     sideEffectOf: httpSideEffect,
+    permissionSubject: createHttpSubject(),
     timeoutMs: options.timeoutMs ?? 15_000,
     sensitivePaths: sensitiveHeaderPaths(),
     checkPermission: (input) => {

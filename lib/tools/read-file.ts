@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { defineTool } from '../executor/define-tool';
 import { ToolError } from '../executor/errors';
 import type { Tool } from '../executor/types';
+import { createPathSubject } from '../policy/path-subject';
 import { BINARY_SAMPLE_BYTES, detectBinary } from './detect-binary';
 import { fileError, fileNotFound } from './file-errors';
 import { formatBytes } from './format-bytes';
@@ -79,6 +80,7 @@ export function createReadFileTool(options: ReadFileOptions): Tool<ReadFileInput
     ].join(' '),
     inputSchema,
     sideEffect: 'read',
+    permissionSubject: createPathSubject(),
     timeoutMs: 10_000,
     retry: { maxAttempts: 2, baseDelayMs: 100 },
     async execute({ path: requested, offset = 1, limit = defaultLimit }, ctx) {

@@ -5,6 +5,7 @@ import { defineTool } from '../executor/define-tool';
 import { errorData, ToolError } from '../executor/errors';
 import { type ProcessOutput, processOutput } from '../executor/process-output';
 import type { PermissionRefusal, Tool } from '../executor/types';
+import { createCommandSubject } from '../policy/command-subject';
 import { settingSource } from './config-source';
 import { fileError } from './file-errors';
 import { formatBytes } from './format-bytes';
@@ -83,6 +84,7 @@ export function createRunShellTool(options: RunShellOptions): Tool<RunShellInput
     ].join(' '),
     inputSchema,
     sideEffect: 'exec',
+    permissionSubject: createCommandSubject(),
     timeoutMs: options.timeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS,
     // Commands may change things; running one twice is the model's decision, not ours.
     retry: { maxAttempts: 1 },

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { defineTool } from '../executor/define-tool';
 import { ToolError } from '../executor/errors';
 import type { Tool } from '../executor/types';
+import { createPathSubject } from '../policy/path-subject';
 import { fileError } from './file-errors';
 import { formatBytes } from './format-bytes';
 import { isInside, resolveInWorkspace } from './sandbox';
@@ -62,6 +63,7 @@ export function createWriteFileTool(options: WriteFileOptions): Tool<WriteFileIn
     ].join(' '),
     inputSchema,
     sideEffect: 'write',
+    permissionSubject: createPathSubject(),
     timeoutMs: 10_000,
     // A write that failed halfway is not retried blindly; the model decides.
     retry: { maxAttempts: 1 },
