@@ -103,7 +103,8 @@ const interruptSql = (where: string) =>
 export const TRACE_WRITE_SQL = {
   upsert: upsertSql('finished_at IS NULL'),
   upsertFinished: upsertSql('finished_at IS NOT NULL'),
-  update: updateSql('finished_at IS NULL'),
+  // `tool` is not in the SET: the one the store counts (the record's) must be the row's.
+  update: updateSql('finished_at IS NULL AND tool = @tool'),
   updateFinished: updateSql('finished_at IS NOT NULL'),
   interrupt: `${interruptSql('finished_at IS NULL')}
     RETURNING tool, status, finished_at AS finishedAt, latency_ms AS latencyMs`,

@@ -22,6 +22,8 @@ const finish = fc.record({
   pick: fc.nat(),
   fresh: fc.boolean(), // a call never begun: a rejected call, written by upsert
   failed: fc.boolean(),
+  // Now and then a record whose tool is not the one it began with.
+  tool: fc.option(fc.constantFrom('calculator', 'read_file'), { freq: 4 }),
   latencyMs: latency,
   at: fc.integer({ min: 0, max: 3 * HOUR }),
 });
@@ -89,7 +91,8 @@ function run(commands: Command[], runId: number) {
         if (base === undefined) continue;
         if (c.fresh) calls.push(base);
         const status = c.failed ? 'failed' : 'succeeded';
-        void store.finish({ ...base, status, finishedAt: T0 + c.at, latencyMs: c.latencyMs });
+        const tool = c.tool ?? base.tool;
+        void store.finish({ ...base, tool, status, finishedAt: T0 + c.at, latencyMs: c.latencyMs });
       } else if (c.kind === 'interrupt') store.markInterrupted(T0 + c.at);
       else if (c.kind === 'delete' && calls.length > 0) store.delete(pick(c.pick)?.id ?? '');
       else if (c.kind === 'prune') store.prune({ keepNewest: c.keepNewest, limit: 3 });
