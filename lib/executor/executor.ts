@@ -52,8 +52,12 @@ export interface Executor {
    * Null when no call with that trace id is in flight.
    */
   cancel(traceId: string, reason: CancelReason): Promise<ToolResult> | null;
-  /** Cancels every call in flight (shutdown); resolves once all of them are recorded. */
-  cancelAll(reason: CancelReason): Promise<ToolResult[]>;
+  /**
+   * Cancels every call in flight (shutdown); resolves once all of them are recorded. With
+   * `keepAwaitingApproval`, calls waiting for a person are left pending instead (their callers
+   * released), for the next process to take up.
+   */
+  cancelAll(reason: CancelReason, options?: { keepAwaitingApproval?: boolean }): Promise<ToolResult[]>;
   /** A scrubbed snapshot of a call in flight: running stage and attempt, live stdout and stderr. */
   inFlight(traceId: string): TraceRecord | null;
   /** Trace ids of the calls in flight. */
@@ -220,10 +224,18 @@ export function createExecutor(options: ExecutorOptions): Executor {
     execute,
     executeBatch: (batchCalls, batch, ctx) => executeBatch(execute, batchCalls, batch, ctx),
     cancel,
-    cancelAll: (reason) =>
-      Promise.all(
-        [...calls.keys()].map((id) => cancel(id, reason)).filter((p): p is Promise<ToolResult> => p !== null),
-      ),
+    cancelAll(reason, cancelOptions = {}) {
+      const cancelling: Promise<ToolResult>[] = [];
+      for (const [id, live] of calls) {
+        if (cancelOptions.keepAwaitingApproval && live.record.status === 'awaiting_approval') {
+          live.release();
+          continue;
+        }
+        const result = cancel(id, reason);
+        if (result) cancelling.push(result);
+      }
+      return Promise.all(cancelling);
+    },
     inFlight: (traceId) => calls.get(traceId)?.snapshot() ?? null,
     inFlightIds: () => [...calls.keys()],
     release(traceId) {

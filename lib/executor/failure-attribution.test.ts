@@ -215,10 +215,13 @@ describe('denials name the config file in use', () => {
     const { executor } = setup([write], { configFile: '/srv/app/toolscope.config.json' });
     const result = await executor.execute({ name: 'write', arguments: {} });
     expect(result.error?.message).toContain('in /srv/app/toolscope.config.json');
-    const denied = setup([write], { configFile: '/srv/app/toolscope.config.json', policy: () => 'deny' });
+    const denied = setup([write], {
+      configFile: '/srv/app/toolscope.config.json',
+      policy: () => ({ policy: 'deny', rule: 'deny write', source: '/srv/app/toolscope.config.json' }),
+    });
     const deny = await denied.executor.execute({ name: 'write', arguments: {} });
     expect(deny.error?.message).toBe(
-      'The policy denies this call to write (policy deny; set in /srv/app/toolscope.config.json).',
+      'The policy denies this call to write (deny write; set in /srv/app/toolscope.config.json).',
     );
   });
 

@@ -99,12 +99,12 @@ export function runPermissionStage(
     return { ok: true, input: call.input };
   }
   if (policy === 'deny') {
-    const where = deps.configFile ? `; set in ${deps.configFile}` : '';
+    const where = decision.source ? `; set in ${decision.source}` : '';
     stages.add('permission', start, 'failed', `${rule}${where}`);
     return {
       ok: false,
       error: errorData('PERMISSION_DENIED', `The policy denies this call to ${tool.name} (${rule}${where}).`, {
-        details: { policy, rule, ...(deps.configFile ? { configFile: deps.configFile } : {}) },
+        details: { policy, rule, ...(decision.source ? { source: decision.source } : {}) },
         stage: 'permission',
       }),
     };

@@ -91,6 +91,8 @@ export interface PolicyDecision {
    * `policies.write_file = ask`, `default for write: ask`.
    */
   rule: string;
+  /** The file the rule is written in, named in denials (config file, policy.json); absent for defaults. */
+  source?: string;
 }
 
 /**

@@ -46,7 +46,11 @@ describe('createPolicyStore', () => {
       { id: 'config-allow-0', list: 'allow', rule: 'run_shell(git status)', session: null, source: 'config' },
       { id: 'config-deny-0', list: 'deny', rule: 'write_file(secrets/**)', session: null, source: 'config' },
     ]);
-    expect(store.resolve(shell('git status'))).toEqual({ policy: 'allow', rule: 'allow run_shell(git status)' });
+    expect(store.resolve(shell('git status'))).toEqual({
+      policy: 'allow',
+      rule: 'allow run_shell(git status)',
+      source: '/srv/toolscope.config.json',
+    });
     expect(store.toolPolicy('run_shell', 'exec')).toEqual({ policy: 'ask', rule: 'default for exec: ask' });
   });
 

@@ -82,6 +82,8 @@ export interface PolicyStore {
 export function createPolicyStore(options: PolicyStoreOptions): PolicyStore {
   const { lookup, policies, dataFile } = options;
   const configRules = configRulesOf(options.configRules);
+  // Where each kind of rule is written, named in denials.
+  const files = { config: options.configFile, data: dataFile };
   startupCheck(
     `Invalid configuration in ${options.configFile}`,
     (['allow', 'ask', 'deny'] as const).flatMap((list) =>
@@ -99,7 +101,7 @@ export function createPolicyStore(options: PolicyStoreOptions): PolicyStore {
     lookup,
   );
   const all = (): PolicyRule[] => [...configRules, ...dataRules.map((rule) => ({ ...rule, source: 'data' as const }))];
-  let compiled = compileRuleSet(all(), policies, lookup);
+  let compiled = compileRuleSet(all(), policies, lookup, files);
 
   const check = (rules: readonly RuleInput[]): RuleIssue[] =>
     rules.flatMap((rule, index) => {
@@ -107,7 +109,7 @@ export function createPolicyStore(options: PolicyStoreOptions): PolicyStore {
       return result.ok ? [] : [{ path: `rules[${index}].rule`, message: result.message }];
     });
   const commit = (next: DataRule[]) => {
-    const nextCompiled = compileRuleSet([...configRules, ...next], policies, lookup);
+    const nextCompiled = compileRuleSet([...configRules, ...next], policies, lookup, files);
     writePolicyFile(dataFile, next);
     dataRules = next;
     compiled = nextCompiled;
@@ -149,7 +151,7 @@ export function createPolicyStore(options: PolicyStoreOptions): PolicyStore {
     draft(rules) {
       const issues = check(rules);
       if (issues.length > 0) throw new PolicyRulesError(issues);
-      return compileRuleSet([...configRules, ...rules], policies, lookup);
+      return compileRuleSet([...configRules, ...rules], policies, lookup, files);
     },
     current: () => compiled,
     resolve: (request) => compiled.decide(request),

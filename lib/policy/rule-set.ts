@@ -50,7 +50,7 @@ const DEFAULTS: Record<SideEffect, PolicyDecision> = {
  * Checks one rule against the tools and compiles it: its syntax, that the tool exists, and that
  * a specifier is one the tool's `permissionSubject` understands.
  */
-export function compileRule(input: RuleInput, lookup: ToolLookup): CompileRuleResult {
+export function compileRule(input: RuleInput, lookup: ToolLookup, source?: string | null): CompileRuleResult {
   const parsed = parseRule(input.rule);
   if (!parsed.ok) return parsed;
   const { tool: name, specifier } = parsed.rule;
@@ -76,6 +76,7 @@ export function compileRule(input: RuleInput, lookup: ToolLookup): CompileRuleRe
   const decision: PolicyDecision = {
     policy: input.list,
     rule: `${input.list} ${formatRule(parsed.rule)}${session}`,
+    ...(source ? { source } : {}),
   };
   return { ok: true, tool: name, subject, rule: { session: input.session, matches, decision } };
 }
@@ -93,12 +94,14 @@ export function compileRuleSet(
   rules: readonly RuleInput[],
   policies: Readonly<Record<string, Policy>>,
   lookup: ToolLookup,
+  files: { config: string | null; data: string | null } = { config: null, data: null },
 ): RuleSet {
   const byTool = new Map<string, ToolRules>();
   for (const list of RULE_LISTS) {
     for (const input of rules) {
       if (input.list !== list) continue;
-      const compiled = compileRule(input, lookup);
+      const source = (input as { source?: string }).source === 'config' ? files.config : files.data;
+      const compiled = compileRule(input, lookup, source);
       if (!compiled.ok) throw new Error(`${input.list} ${input.rule}: ${compiled.message}`);
       let entry = byTool.get(compiled.tool);
       if (!entry) {
@@ -109,7 +112,10 @@ export function compileRuleSet(
     }
   }
   const fallbacks = new Map<string, PolicyDecision>(
-    Object.entries(policies).map(([tool, policy]) => [tool, { policy, rule: `policies.${tool} = ${policy}` }]),
+    Object.entries(policies).map(([tool, policy]) => [
+      tool,
+      { policy, rule: `policies.${tool} = ${policy}`, ...(files.config ? { source: files.config } : {}) },
+    ]),
   );
   const fallback = (tool: string, sideEffect: SideEffect) => fallbacks.get(tool) ?? DEFAULTS[sideEffect];
 
