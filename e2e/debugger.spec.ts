@@ -40,16 +40,16 @@ test('the playground form validates inline and stays in sync with raw JSON', asy
   await expect(tool.field('expression')).toHaveAttribute('aria-invalid', 'true');
 });
 
-test('a denied side-effectful call says that approval is required', async ({ page }) => {
+test('a side-effectful call from the playground waits for approval, and nothing runs', async ({ page }) => {
   const tool = new ToolPage(page);
   await tool.goto('write_file');
   await expect(page.getByTestId('policy-note')).toContainText(/approval/i);
-  await tool.field('path').fill('notes/e2e.txt');
+  await tool.field('path').fill('notes/e2e-playground.txt');
   await tool.field('content').fill('hello');
   await tool.runAndWait();
-  await expect(tool.result).toHaveAttribute('data-status', 'denied');
-  await expect(page.getByTestId('playground-error')).toContainText('PERMISSION_DENIED');
-  await expect(page.getByTestId('playground-error')).toContainText(/approval is required/i);
+  await expect(tool.result).toHaveAttribute('data-status', 'awaiting_approval');
+  await expect(page.getByTestId('playground-pending')).toContainText(/waiting for approval/i);
+  await expect(page.getByTestId('playground-approvals-link')).toHaveAttribute('href', '/approvals');
 });
 
 test('a call with bad arguments shows the failing stage, the field and the model message', async ({

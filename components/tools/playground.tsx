@@ -223,6 +223,17 @@ function RunResult({ result }: { result: PlaygroundRun }) {
           Open trace →
         </Link>
       </div>
+      {result.status === 'awaiting_approval' && (
+        <div
+          className="rounded border border-amber-300 bg-amber-50 p-2 text-xs dark:border-amber-800 dark:bg-amber-950/40"
+          data-testid="playground-pending"
+        >
+          Waiting for approval: nothing has run yet.{' '}
+          <Link href="/approvals" className="text-accent hover:underline" data-testid="playground-approvals-link">
+            Decide it in Approvals →
+          </Link>
+        </div>
+      )}
       {result.error && (
         <div
           className={`rounded border p-2 text-xs ${result.error.kind === 'permission' ? 'border-orange-300 bg-orange-50 dark:border-orange-800 dark:bg-orange-950/40' : 'border-red-300 bg-red-50 dark:border-red-800 dark:bg-red-950/40'}`}
@@ -233,8 +244,11 @@ function RunResult({ result }: { result: PlaygroundRun }) {
           </div>
           {result.error.kind === 'permission' && (
             <div className="mt-1 text-fg-muted">
-              The permission stage stopped this call before it ran; nothing was changed. Set the tool’s policy to
-              “allow” in <code className="font-mono">toolscope.config.json</code> to run it from here.
+              The permission stage stopped this call before it ran; nothing was changed. Rules on the{' '}
+              <Link href="/policy" className="text-accent hover:underline">
+                Policy page
+              </Link>{' '}
+              decide which calls run, ask or are denied.
             </div>
           )}
         </div>

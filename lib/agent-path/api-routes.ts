@@ -17,6 +17,8 @@ export const API_ROUTES = [
   { pattern: '/api/v1/tools/:name/stats', methods: ['GET'] },
   { pattern: '/api/v1/policy', methods: ['GET', 'PUT'] },
   { pattern: '/api/v1/policy/preview', methods: ['POST'] },
+  { pattern: '/api/v1/approvals', methods: ['GET'] },
+  { pattern: '/api/v1/approvals/:traceId', methods: ['POST'] },
 ] as const satisfies readonly ApiRouteSpec[];
 
 interface ApiRouteSpec {

@@ -75,12 +75,14 @@ describe('POST /api/v1/tool-calls', () => {
     expect(body.messages[2].content).toContain('UNKNOWN_TOOL');
   });
 
-  it('denies write and exec tools by default, saying approval is required', async () => {
-    const body = await (await post({ tool_calls: [call('w', 'write_file', { path: 'a.txt', content: 'x' })] })).json();
-    expect(body.results[0]).toMatchObject({ status: 'denied', success: false });
-    expect(body.results[0].error.code).toBe('PERMISSION_DENIED');
-    expect(body.results[0].error.message).toMatch(/approval is required/i);
+  it('asks for approval of write and exec tools by default: nothing runs until a person decides', async () => {
+    const body = await (
+      await post({ wait: false, tool_calls: [call('w', 'write_file', { path: 'a.txt', content: 'x' })] })
+    ).json();
+    expect(body.results[0]).toMatchObject({ status: 'awaiting_approval', success: false });
+    expect(ts.approvals.get(body.results[0].trace_id)).toMatchObject({ tool: 'write_file' });
     expect(fs.existsSync(path.join(ts.config.workspace, 'a.txt'))).toBe(false);
+    ts.executor.cancel(body.results[0].trace_id, { by: 'test' });
   });
 
   it.each([

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isInvalidCursorError } from '../db/trace-store';
 import { inputJsonSchema, toAnthropicTool, toOpenAITool } from '../executor/json-schema';
 import { modelMessageContent } from '../executor/model-message';
-import type { TraceRecord } from '../executor/types';
+import type { ToolResult, TraceRecord } from '../executor/types';
 import type { Toolscope } from '../server/create-toolscope';
 import { apiError, handle, readJsonBody } from './http';
 import { guardJsonBody } from './request-guard';
@@ -33,6 +33,8 @@ function toolCallsBody(maxBatch: number) {
     tool_calls: z.array(openAIToolCall).min(1).max(maxBatch),
     max_concurrency: z.number().int().min(1).max(64).optional(),
     fail_fast: z.boolean().optional(),
+    /** false: answer as soon as every call has finished or awaits approval. */
+    wait: z.boolean().optional(),
   });
 }
 
@@ -67,19 +69,123 @@ const errorAnswer = (status: number, code: string, message: string): JsonAnswer 
 export async function runToolCalls(body: unknown, ts: Toolscope, signal?: AbortSignal): Promise<JsonAnswer> {
   const parsed = toolCallsBodyFor(ts.config.limits.maxBatchSize).safeParse(body);
   if (!parsed.success) return errorAnswer(400, 'INVALID_REQUEST', zodMessage(parsed.error));
-  const { tool_calls, session_id, max_concurrency, fail_fast } = parsed.data;
-  const results = await ts.executor.executeBatch(
+  const { tool_calls, session_id, max_concurrency, fail_fast, wait } = parsed.data;
+  const waiting = waitForApprovals(tool_calls.length, wait === false ? 0 : ts.config.approvals.waitMs);
+  const batch = ts.executor.executeBatch(
     tool_calls.map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })),
-    { maxConcurrency: max_concurrency ?? 4, failFast: fail_fast ?? false },
+    {
+      maxConcurrency: max_concurrency ?? 4,
+      failFast: fail_fast ?? false,
+      onAwaitingApproval: waiting.pending,
+      onSettled: waiting.settled,
+    },
     { sessionId: session_id ?? null, actor: 'api', signal },
   );
+  const first = await Promise.race([batch, waiting.answerNow]);
+  const answers =
+    first === 'now'
+      ? answeredWhilePending(
+          batch,
+          waiting,
+          ts,
+          tool_calls.map((call) => call.id),
+        )
+      : first.map(answerOf);
   return {
     status: 200,
     body: {
-      results: results.map(resultJson),
-      messages: results.map((r) => ({ role: 'tool', tool_call_id: r.toolCallId, content: modelMessageContent(r) })),
+      results: answers.map((answer) => answer.result),
+      messages: answers.map((answer) => answer.message),
     },
   };
+}
+
+/** A finished call: its result, and the `role: "tool"` message the model gets. */
+function answerOf(result: ToolResult) {
+  return {
+    result: resultJson(result) as Record<string, unknown>,
+    message: { role: 'tool', tool_call_id: result.toolCallId, content: modelMessageContent(result) },
+  };
+}
+
+/**
+ * When a request that has calls awaiting approval is answered: once every call has finished or
+ * waits, at once (`waitMs` 0, `"wait": false`) or after `waitMs` — the batch's own end answers
+ * sooner when every call is decided in time. Costs nothing until a call waits.
+ */
+function waitForApprovals(calls: number, waitMs: number) {
+  const results = new Array<ToolResult | undefined>(calls);
+  const waitingIds = new Map<number, string>();
+  let done = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let answer: (now: 'now') => void = () => {};
+  const answerNow = new Promise<'now'>((resolve) => {
+    answer = resolve;
+  });
+  const check = () => {
+    if (waitingIds.size === 0 || done + waitingIds.size < calls) return;
+    if (waitMs <= 0) return answer('now');
+    timer ??= setTimeout(() => answer('now'), waitMs);
+  };
+  return {
+    results,
+    waitingIds,
+    answerNow,
+    pending: (index: number, traceId: string) => {
+      waitingIds.set(index, traceId);
+      check();
+    },
+    settled: (index: number, result: ToolResult) => {
+      results[index] = result;
+      done++;
+      waitingIds.delete(index);
+      if (done === calls && timer) clearTimeout(timer);
+      else check();
+    },
+  };
+}
+
+/**
+ * The answer while some calls still await approval: their callers are released (a closed
+ * connection no longer cancels them) and they are reported `awaiting_approval`, with where their
+ * outcome will be; the batch goes on without anyone waiting for it.
+ */
+function answeredWhilePending(
+  batch: Promise<ToolResult[]>,
+  waiting: ReturnType<typeof waitForApprovals>,
+  ts: Toolscope,
+  toolCallIds: string[],
+) {
+  batch.catch((error: unknown) => console.error('[toolscope] a batch answered while pending failed:', error));
+  return Array.from(waiting.results, (result, index) => {
+    if (result) return answerOf(result);
+    const traceId = waiting.waitingIds.get(index) ?? '';
+    const toolCallId = toolCallIds[index] ?? '';
+    ts.executor.release(traceId);
+    const pending = ts.approvals.get(traceId) ?? ts.executor.inFlight(traceId);
+    const tool = pending?.tool ?? '';
+    const expires = ts.approvals.get(traceId)?.expiresAt;
+    const until = expires ? ` It expires at ${new Date(expires).toISOString()} if no one decides.` : '';
+    return {
+      result: {
+        tool_call_id: toolCallId,
+        trace_id: traceId,
+        tool,
+        status: 'awaiting_approval',
+        success: false,
+        output: null,
+        error: null,
+        latency_ms: null,
+        attempts: 0,
+        metadata: { trace_id: traceId, attempts: 0 },
+      } as Record<string, unknown>,
+      message: {
+        role: 'tool',
+        tool_call_id: toolCallId,
+        content: `The call to ${tool} is waiting for a person to approve it, so it has not run yet.${until} Its outcome will be at GET /api/v1/traces/${traceId}.`,
+      },
+    };
+  });
 }
 
 /**

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config';
 import { createTempDataDir } from '../db/test-database';
+import { denyUntilApproved } from '../executor/ports';
 import { createToolscope, type Toolscope } from '../server/create-toolscope';
 import { getPolicy, previewPolicy, putPolicy } from './policy';
 
@@ -21,7 +22,8 @@ beforeAll(() => {
       },
     }),
   );
-  ts = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: 'data' }, temp.dir));
+  // `ask` calls are denied at once here: these tests look at which rule decided, not at the queue.
+  ts = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: 'data' }, temp.dir), { approver: denyUntilApproved });
 });
 
 afterAll(() => {

@@ -5,6 +5,10 @@ export interface BatchOptions {
   maxConcurrency?: number;
   /** After the first failure, calls not yet started are cancelled. */
   failFast?: boolean;
+  /** Told when call `index` is recorded as awaiting approval (its slot is then free). */
+  onAwaitingApproval?: (index: number, traceId: string) => void;
+  /** Told when call `index` has its result (before the whole batch has). */
+  onSettled?: (index: number, result: ToolResult) => void;
 }
 
 /**
@@ -21,7 +25,18 @@ export async function executeBatch(
   ctx: ExecutionContext = {},
 ): Promise<ToolResult[]> {
   // One call (what most agent requests are): nothing to schedule.
-  if (calls.length === 1) return [await execute(calls[0] as ToolCall, { ...ctx, traceId: undefined })];
+  if (calls.length === 1) {
+    const only = batch.onAwaitingApproval;
+    const hook = only
+      ? (traceId: string) => {
+          ctx.onAwaitingApproval?.(traceId);
+          only(0, traceId);
+        }
+      : ctx.onAwaitingApproval;
+    const result = await execute(calls[0] as ToolCall, { ...ctx, traceId: undefined, onAwaitingApproval: hook });
+    batch.onSettled?.(0, result);
+    return [result];
+  }
   const limit = Math.max(1, Math.floor(batch.maxConcurrency ?? 4));
   const results = new Array<ToolResult>(calls.length);
   const waitingForApproval: Promise<void>[] = [];
@@ -29,6 +44,7 @@ export async function executeBatch(
   let next = 0;
   const settle = (index: number, result: ToolResult) => {
     results[index] = result;
+    batch.onSettled?.(index, result);
     if (!result.success && batch.failFast && !cancelled) {
       const reason: CancelReason = {
         by: 'fail_fast',
@@ -55,6 +71,7 @@ export async function executeBatch(
         signal: batch.failFast && cancelled ? cancelled : ctx.signal,
         onAwaitingApproval: (traceId) => {
           ctx.onAwaitingApproval?.(traceId);
+          batch.onAwaitingApproval?.(index, traceId);
           park?.();
         },
       });

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { type ApprovalQueue, createApprovalQueue } from '../approvals/approval-queue';
 import { type Config, loadConfig } from '../config';
 import { openDatabase } from '../db/open-database';
 import { startRetention } from '../db/retention';
@@ -11,10 +12,10 @@ import { createVault } from '../db/vault';
 import { startWalCheckpointer } from '../db/wal-checkpointer';
 import { createTraceEvents, type TraceEvents } from '../events';
 import { createExecutor, type Executor } from '../executor/executor';
-import type { PolicyResolver } from '../executor/ports';
+import type { Approver, FaultSource, PolicyResolver } from '../executor/ports';
 import { createRedactor } from '../executor/redact';
 import { createRegistry } from '../executor/registry';
-import type { CancelReason, Policy, SideEffect, TraceRecord, TraceSink } from '../executor/types';
+import type { AnyTool, CancelReason, Policy, SideEffect, TraceRecord, TraceSink } from '../executor/types';
 import { createPolicyStore, type PolicyStore } from '../policy/policy-store';
 import { createBuiltinTools, createCalculatorPool } from '../tools';
 import { acquireDataFolderLock } from './data-lock';
@@ -35,8 +36,12 @@ export interface Toolscope {
   recentCalls: RecentCalls;
   /** A tool's policy for calls of `sideEffect` that no rule about their arguments matches (the tools pages). */
   toolPolicy(tool: string, sideEffect: SideEffect): Policy;
+  /** Calls waiting for a person: the approvals page and API decide them here. */
+  approvals: ApprovalQueue;
   /** How many calls were marked interrupted at start. */
   interruptedAtStart: number;
+  /** How many calls a previous process left awaiting approval were taken up again at start. */
+  resumedAtStart: number;
   /**
    * Stops taking calls (new ones are refused before they run), ends the event streams and
    * cancels the calls in flight, resolving once they are recorded. See `stopToolscope`.
@@ -94,6 +99,77 @@ function publishingSink(
 }
 
 /**
+ * Takes up the calls a previous process left awaiting approval: each waits again (same trace,
+ * same expiry) through the executor, so the approvals queue lists it and deciding it runs it
+ * from its sealed arguments; one that expired meanwhile ends APPROVAL_TIMEOUT at once.
+ */
+function resumePendingApprovals(store: TraceStore, executor: Executor): number {
+  let resumed = 0;
+  let cursor: string | undefined;
+  do {
+    const page = store.list({ status: 'awaiting_approval', limit: 200, cursor });
+    for (const summary of page.items) {
+      const record = store.get(summary.id);
+      if (!record || record.status !== 'awaiting_approval') continue;
+      const approval = record.approval ?? {
+        rule: 'pending before a restart',
+        requestedAt: record.createdAt,
+        expiresAt: null,
+        decision: null,
+        by: null,
+        decidedAt: null,
+        reason: null,
+        ruleCreated: null,
+      };
+      executor
+        .execute(
+          { id: record.toolCallId, name: record.tool, arguments: record.rawArguments },
+          {
+            traceId: record.id,
+            sessionId: record.sessionId,
+            actor: record.actor,
+            metadata: record.metadata,
+            resume: { createdAt: record.createdAt, approval },
+          },
+        )
+        .catch((error: unknown) => console.error(`[toolscope] could not take up pending call ${record.id}:`, error));
+      resumed++;
+    }
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return resumed;
+}
+
+/** The store's sink, then each extra sink; an extra sink that throws is logged, never fails the call. */
+function withExtraSinks(main: TraceSink, extra: TraceSink[]): TraceSink {
+  if (extra.length === 0) return main;
+  const tell = (type: 'begin' | 'update' | 'finish', record: TraceRecord) => {
+    for (const sink of extra) {
+      try {
+        const told = sink[type](record);
+        if (told) told.catch((error: unknown) => console.error(`[toolscope] a trace sink failed (${type}):`, error));
+      } catch (error) {
+        console.error(`[toolscope] a trace sink failed (${type}):`, error);
+      }
+    }
+  };
+  const after = (type: 'begin' | 'update' | 'finish') => (record: TraceRecord) => {
+    const saved = main[type](record);
+    if (!saved) {
+      tell(type, record);
+      return;
+    }
+    return saved.then(() => tell(type, record));
+  };
+  return {
+    begin: after('begin'),
+    update: after('update'),
+    finish: after('finish'),
+    progress: main.progress ? (record) => main.progress?.(record) : undefined,
+  };
+}
+
+/**
  * The composition root: wires config, SQLite store, vault, built-in tools and executor.
  * 1. loads and validates the config; creates the data and workspace folders;
  * 2. builds the registry and the permission rules (config and policy.json), checked against it;
@@ -102,7 +178,19 @@ function publishingSink(
  * 4. marks calls a previous process left running as interrupted, and starts retention;
  * 5. builds the executor with the rules' resolver.
  */
-export function createToolscope(config: Config = loadConfig()): Toolscope {
+/** What a host adds to the composition root: the ports the next features plug into. */
+export interface ToolscopeOptions {
+  /** Decides `ask` calls instead of the approvals queue (tests, scripted approvals). */
+  approver?: Approver;
+  /** Faults injected into attempts. */
+  faults?: FaultSource;
+  /** Tools registered beside the built-in ones. */
+  tools?: AnyTool[];
+  /** Sinks told of every call after the store (exporters); one failing never fails a call. */
+  sinks?: TraceSink[];
+}
+
+export function createToolscope(config: Config = loadConfig(), options: ToolscopeOptions = {}): Toolscope {
   fs.mkdirSync(config.dataDir, { recursive: true });
   fs.mkdirSync(config.workspace, { recursive: true });
   // Started now, so the first calculator call does not wait for its workers to load mathjs.
@@ -119,7 +207,7 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
       maxResponseBytes: config.limits.maxResponseBytes,
       configFile: config.configPath,
       calculatorPool,
-    }),
+    }).concat(options.tools ?? []),
   );
   // Rules are checked against the tools before anything else opens: a bad rule stops the start.
   let policy: PolicyStore;
@@ -169,10 +257,17 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
     lock.release();
   });
   const events = createTraceEvents();
+  const approvals = createApprovalQueue({
+    allowFromNowOn: ({ tool, specifier, session }) =>
+      policy.add('allow', specifier ? `${tool}(${specifier})` : tool, session).rule,
+  });
   const executor = createExecutor({
     registry,
-    sink: publishingSink(store, events, lifecycle),
+    sink: withExtraSinks(publishingSink(store, events, lifecycle), options.sinks ?? []),
     policy: policyOf,
+    approver: options.approver ?? approvals,
+    approvalTimeoutMs: config.approvals.timeoutMs,
+    faults: options.faults,
     configFile: config.configPath,
     redactor: createRedactor(config.redactKeys),
     limits: { maxModelOutputChars: config.limits.maxModelOutputChars, maxTraceBytes: config.limits.maxTraceBytes },
@@ -187,11 +282,14 @@ export function createToolscope(config: Config = loadConfig()): Toolscope {
     policy,
     recentCalls: createSqliteRecentCalls(db, { beforeRead: () => store.flush() }),
     toolPolicy: (tool, sideEffect) => policy.toolPolicy(tool, sideEffect).policy,
+    approvals,
     interruptedAtStart,
+    resumedAtStart: resumePendingApprovals(store, executor),
     async stop(reason) {
       lifecycle.stopping = true;
       events.closeAll();
-      await executor.cancelAll(reason);
+      // Calls waiting for a person stay pending on disk: the next start takes them up again.
+      await executor.cancelAll(reason, { keepAwaitingApproval: true });
     },
     close() {
       if (lifecycle.closed) return;

@@ -28,5 +28,5 @@ export function policyNote(toolName: string, policyText: string, policy: Policy)
   if (policy === 'allow') return null;
   if (policy === 'deny')
     return `The policy denies calls to ${toolName}: a run is recorded and rejected with PERMISSION_DENIED.`;
-  return `Policy for ${toolName}: ${policyText}. Calls that need approval are denied with “approval is required” until the approvals queue lands; a run still shows the full trace of the rejection.`;
+  return `Policy for ${toolName}: ${policyText}. A run that needs approval waits in the approvals queue until someone approves, edits or denies it.`;
 }

@@ -29,8 +29,30 @@ export async function runTool(name: string, input: unknown): Promise<PlaygroundR
   const { executor } = getToolscope();
   if (!executor.registry.get(name)) return { ok: false, message: `There is no tool named "${name}".` };
   const args = typeof input === 'string' ? input : (input ?? {});
-  const result = await executor.execute({ name, arguments: args }, { actor: 'playground' });
+  // A call that needs approval goes to the queue; the playground answers at once with its trace.
+  let pendingTrace: ((traceId: string) => void) | undefined;
+  const pending = new Promise<string>((resolve) => {
+    pendingTrace = resolve;
+  });
+  const running = executor.execute(
+    { name, arguments: args },
+    { actor: 'playground', onAwaitingApproval: (traceId) => pendingTrace?.(traceId) },
+  );
+  const result = await Promise.race([running, pending]);
   revalidatePath(`/tools/${encodeURIComponent(name)}`);
+  if (typeof result === 'string') {
+    running.catch((error: unknown) => console.error('[toolscope] a playground call awaiting approval failed:', error));
+    return {
+      ok: true,
+      traceId: result,
+      status: 'awaiting_approval',
+      success: false,
+      output: null,
+      error: null,
+      latencyMs: 0,
+      modelMessage: 'Not answered yet: the call is waiting for a person to approve it.',
+    };
+  }
   return {
     ok: true,
     traceId: result.traceId,

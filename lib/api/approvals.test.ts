@@ -1,0 +1,271 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { loadConfig } from '../config';
+import { defineTool } from '../executor/define-tool';
+import { createToolscope, type Toolscope } from '../server/create-toolscope';
+import { decideApproval, getApprovals } from './approvals';
+import { runToolCalls } from './handlers';
+
+/**
+ * Manual approval through the API against a real SQLite file: the queue, decisions, edits,
+ * "always allow", the agent's wait, and pending calls across a restart. `write_file` asks by
+ * default (its side effect is `write`).
+ */
+const dirs: string[] = [];
+const open: Toolscope[] = [];
+afterEach(async () => {
+  for (const ts of open.splice(0)) {
+    await ts.stop({ by: 'test' });
+    ts.close();
+  }
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function dataDir(config: object = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-approvals-'));
+  dirs.push(dir);
+  fs.writeFileSync(
+    path.join(dir, 'toolscope.config.json'),
+    JSON.stringify({ approvals: { user: 'alice' }, ...config }),
+  );
+  return dir;
+}
+
+function start(dir: string, options: Parameters<typeof createToolscope>[1] = {}) {
+  const ts = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: dir }, dir), options);
+  open.push(ts);
+  return ts;
+}
+
+/** Stops and closes `ts` as a shutdown would, leaving its data folder for the next start. */
+async function restart(ts: Toolscope, dir: string, options: Parameters<typeof createToolscope>[1] = {}) {
+  open.splice(open.indexOf(ts), 1);
+  await ts.stop({ by: 'shutdown' });
+  ts.close();
+  return start(dir, options);
+}
+
+const writeCall = (id: string, file: string, content: string) => ({
+  id,
+  type: 'function',
+  function: { name: 'write_file', arguments: JSON.stringify({ path: file, content }) },
+});
+
+// biome-ignore lint/suspicious/noExplicitAny: the tests read JSON answers whose shape they assert on
+type Json = any;
+
+async function post(ts: Toolscope, body: object): Promise<Json> {
+  const answer = await runToolCalls(body, ts);
+  expect(answer.status).toBe(200);
+  return answer.body;
+}
+
+async function decide(ts: Toolscope, traceId: string, body: object) {
+  const response = await decideApproval(
+    new Request(`http://127.0.0.1/api/v1/approvals/${traceId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+    traceId,
+    ts,
+  );
+  return { status: response.status, json: (await response.json()) as Json };
+}
+
+const approvalsOf = async (ts: Toolscope): Promise<Json[]> => (await getApprovals(ts).json()).approvals;
+
+async function until<T>(read: () => T | undefined | null | false, what: string, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = read();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('the approvals queue through the API', () => {
+  it('answers "wait": false at once with the call awaiting approval, lists it, and runs it with edited arguments', async () => {
+    const dir = dataDir();
+    const ts = start(dir);
+    const answer = await post(ts, { wait: false, tool_calls: [writeCall('w1', 'notes/a.md', 'draft')] });
+    expect(answer.results[0]).toMatchObject({ tool_call_id: 'w1', status: 'awaiting_approval', success: false });
+    expect(answer.messages[0].content).toMatch(/waiting for a person to approve it/);
+    const traceId = answer.results[0].trace_id;
+    expect(ts.store.get(traceId)?.status).toBe('awaiting_approval');
+
+    const [pending] = await approvalsOf(ts);
+    expect(pending).toMatchObject({
+      trace_id: traceId,
+      tool_call_id: 'w1',
+      tool: 'write_file',
+      side_effect: 'write',
+      arguments: { path: 'notes/a.md', content: 'draft' },
+      rule: 'default for write: ask',
+    });
+    expect(Date.parse(pending.expires_at) - Date.parse(pending.requested_at)).toBe(10 * 60_000);
+
+    // Invalid edits are refused with the field errors; the call stays pending.
+    const bad = await decide(ts, traceId, { decision: 'approve', arguments: { path: 'notes/a.md' } });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.code).toBe('INVALID_ARGUMENTS');
+    expect(bad.json.error.message).toMatch(/content/);
+    expect(await approvalsOf(ts)).toHaveLength(1);
+
+    const ok = await decide(ts, traceId, {
+      decision: 'approve',
+      arguments: { path: 'notes/a.md', content: 'edited by alice' },
+      reason: 'fixed the wording',
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.json).toMatchObject({ id: traceId, tool: 'write_file', rule_created: null });
+    expect(['running', 'succeeded']).toContain(ok.json.status);
+    const trace = await until(() => {
+      const t = ts.store.get(traceId);
+      return t?.status === 'succeeded' && t;
+    }, 'the approved call');
+    expect(fs.readFileSync(path.join(ts.config.workspace, 'notes/a.md'), 'utf8')).toBe('edited by alice');
+    expect(trace.arguments).toEqual({ path: 'notes/a.md', content: 'draft' });
+    expect(trace.editedArguments).toEqual({ path: 'notes/a.md', content: 'edited by alice' });
+    expect(trace.approval).toMatchObject({ decision: 'approved', by: 'alice', reason: 'fixed the wording' });
+    expect(await approvalsOf(ts)).toEqual([]);
+
+    // Decided already: 409; unknown: 404.
+    expect((await decide(ts, traceId, { decision: 'approve' })).status).toBe(409);
+    expect((await decide(ts, 'no-such-trace', { decision: 'approve' })).status).toBe(404);
+  });
+
+  it('waits for the decision by default, and a denial reason reaches the model', async () => {
+    const ts = start(dataDir());
+    const answering = post(ts, { tool_calls: [writeCall('w2', 'b.md', 'x')] });
+    const [pending] = await until(() => ts.approvals.list().length > 0 && ts.approvals.list(), 'the pending call');
+    const denied = await decide(ts, pending?.traceId ?? '', { decision: 'deny', reason: 'write to notes/ instead' });
+    expect(denied.status).toBe(200);
+    expect(denied.json.status).toBe('denied');
+    const answer = await answering;
+    expect(answer.results[0]).toMatchObject({ status: 'denied', error: { code: 'PERMISSION_DENIED' } });
+    expect(answer.messages[0].content).toContain('denied by alice: write to notes/ instead');
+    expect(fs.existsSync(path.join(ts.config.workspace, 'b.md'))).toBe(false);
+  });
+
+  it('answers after waitMs with calls still pending, the others finished', async () => {
+    const ts = start(dataDir({ approvals: { user: 'alice', waitMs: 50 } }));
+    const calc = { id: 'c', type: 'function', function: { name: 'calculator', arguments: '{"expression":"6*7"}' } };
+    const answer = await post(ts, { tool_calls: [writeCall('w3', 'c.md', 'x'), calc] });
+    expect(answer.results.map((r: Json) => r.status)).toEqual(['awaiting_approval', 'succeeded']);
+    expect(ts.approvals.list()).toHaveLength(1);
+  });
+
+  it('"always allow" creates a rule, approves this call, and the next identical call runs unasked', async () => {
+    const ts = start(dataDir());
+    const first = await post(ts, { wait: false, tool_calls: [writeCall('w4', 'notes/x.md', '1')] });
+    const traceId = first.results[0].trace_id;
+    const ok = await decide(ts, traceId, { decision: 'approve', always: { specifier: 'notes/**' } });
+    expect(ok.status).toBe(200);
+    expect(ok.json.rule_created).toBe('write_file(notes/**)');
+    expect(ts.policy.rules()).toContainEqual(
+      expect.objectContaining({ list: 'allow', rule: 'write_file(notes/**)', source: 'data' }),
+    );
+    await until(() => ts.store.get(traceId)?.status === 'succeeded', 'the approved call');
+    expect(ts.store.get(traceId)?.approval?.ruleCreated).toBe('write_file(notes/**)');
+    const next = await post(ts, { wait: false, tool_calls: [writeCall('w5', 'notes/x.md', '2')] });
+    expect(next.results[0].status).toBe('succeeded');
+    expect(ts.store.get(next.results[0].trace_id)?.stages.find((s) => s.name === 'permission')?.detail).toBe(
+      'allow write_file(notes/**)',
+    );
+    // A bad specifier is a 400 and the call stays pending.
+    const other = await post(ts, { wait: false, tool_calls: [writeCall('w6', 'elsewhere.md', '3')] });
+    const bad = await decide(ts, other.results[0].trace_id, { decision: 'approve', always: { specifier: '/etc/**' } });
+    expect(bad.status).toBe(400);
+    expect(ts.approvals.get(other.results[0].trace_id)).not.toBeNull();
+  });
+});
+
+describe('pending approvals across a restart', () => {
+  it('are still listed after a restart, with the same expiry, and approving one runs it from its sealed arguments', async () => {
+    const dir = dataDir();
+    const first = start(dir);
+    const answer = await post(first, {
+      wait: false,
+      tool_calls: [writeCall('r1', 'after-restart.md', 'secret=sk-live-abcdefghijklmnop1234')],
+    });
+    const traceId = answer.results[0].trace_id;
+    const [before] = await approvalsOf(first);
+
+    const second = await restart(first, dir);
+    expect(second.resumedAtStart).toBe(1);
+    await until(() => second.approvals.size === 1, 'the call taken up again');
+    const [after] = await approvalsOf(second);
+    expect(after).toEqual(before);
+    expect(second.store.get(traceId)?.status).toBe('awaiting_approval');
+
+    expect((await decide(second, traceId, { decision: 'approve' })).status).toBe(200);
+    await until(() => second.store.get(traceId)?.status === 'succeeded', 'the call approved after the restart');
+    // The raw arguments ran (the secret was only ever redacted in what is shown).
+    expect(fs.readFileSync(path.join(second.config.workspace, 'after-restart.md'), 'utf8')).toBe(
+      'secret=sk-live-abcdefghijklmnop1234',
+    );
+    expect(second.store.get(traceId)?.approval).toMatchObject({ decision: 'approved', by: 'alice' });
+  });
+
+  it('expire on time after a restart', async () => {
+    const dir = dataDir({ approvals: { user: 'alice', timeoutMs: 1000 } });
+    const first = start(dir);
+    const answer = await post(first, { wait: false, tool_calls: [writeCall('r2', 'late.md', 'x')] });
+    const traceId = answer.results[0].trace_id;
+    const expiresAt = first.store.get(traceId)?.approval?.expiresAt;
+    const second = await restart(first, dir);
+    await until(
+      () => second.approvals.size === 1 || second.store.get(traceId)?.status === 'denied',
+      'the call taken up',
+    );
+    if (second.approvals.size === 1) expect(second.approvals.get(traceId)?.expiresAt).toBe(expiresAt);
+    const trace = await until(
+      () => {
+        const t = second.store.get(traceId);
+        return t?.status === 'denied' && t;
+      },
+      'the expiry',
+      5000,
+    );
+    expect(trace.error).toMatchObject({ code: 'APPROVAL_TIMEOUT', retryable: false });
+    expect(trace.approval?.decision).toBe('expired');
+    expect(fs.existsSync(path.join(second.config.workspace, 'late.md'))).toBe(false);
+  });
+
+  it('a call approved and started before a crash comes back interrupted, never pending or run again', async () => {
+    const dir = dataDir();
+    let runs = 0;
+    const hang = defineTool({
+      name: 'hang',
+      description: 'Writes, then never finishes (the process "crashes" meanwhile).',
+      inputSchema: z.object({}),
+      sideEffect: 'write',
+      execute: () => {
+        runs++;
+        return new Promise(() => {});
+      },
+    });
+    const first = start(dir, { tools: [hang] });
+    const answer = await post(first, {
+      wait: false,
+      tool_calls: [{ id: 'h', type: 'function', function: { name: 'hang', arguments: '{}' } }],
+    });
+    const traceId = answer.results[0].trace_id;
+    expect((await decide(first, traceId, { decision: 'approve' })).json.status).toBe('running');
+    expect(runs).toBe(1);
+    // A crash: no stop, nothing cancelled; the store closes with the call running.
+    open.splice(open.indexOf(first), 1);
+    first.close();
+
+    const second = start(dir, { tools: [hang] });
+    expect(second.resumedAtStart).toBe(0);
+    expect(second.store.get(traceId)).toMatchObject({ status: 'interrupted', approval: { decision: 'approved' } });
+    expect(await approvalsOf(second)).toEqual([]);
+    expect(runs).toBe(1);
+  });
+});
