@@ -3,6 +3,8 @@ import type { Metadata } from 'next';
 import { cookies } from 'next/headers';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
+import { ApprovalsLive } from '@/components/approvals/approvals-live';
+import { ApprovalsNavLink } from '@/components/approvals/approvals-nav-link';
 import { NavLink } from '@/components/nav-link';
 import { Providers } from '@/components/providers';
 import { ShortcutsDialog } from '@/components/shortcuts-dialog';
@@ -43,26 +45,30 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           Skip to content
         </a>
         <Providers>
-          <TimeZoneProvider initial={timeZone} renderedAt={renderedAt}>
-            <header className="sticky top-0 z-30 border-b border-line bg-bg/95 backdrop-blur">
-              <nav aria-label="Main" className="mx-auto flex h-11 max-w-[1600px] items-center gap-1 px-3 sm:px-4">
-                <Link href="/" className="mr-1 flex items-center gap-1.5 font-semibold tracking-tight sm:mr-3">
-                  <Activity size={16} className="text-accent" aria-hidden />
-                  Toolscope
-                </Link>
-                <NavLink href="/">Traces</NavLink>
-                <NavLink href="/tools">Tools</NavLink>
-                <div className="ml-auto flex items-center gap-1.5">
-                  <TimeZoneMenu />
-                  <ShortcutsDialog />
-                  <ThemeToggle />
-                </div>
-              </nav>
-            </header>
-            <main id="main" className="mx-auto max-w-[1600px] px-3 py-4 sm:px-4">
-              {children}
-            </main>
-          </TimeZoneProvider>
+          <ApprovalsLive>
+            <TimeZoneProvider initial={timeZone} renderedAt={renderedAt}>
+              <header className="sticky top-0 z-30 border-b border-line bg-bg/95 backdrop-blur">
+                <nav aria-label="Main" className="mx-auto flex h-11 max-w-[1600px] items-center gap-1 px-3 sm:px-4">
+                  <Link href="/" className="mr-1 flex items-center gap-1.5 font-semibold tracking-tight sm:mr-3">
+                    <Activity size={16} className="text-accent" aria-hidden />
+                    Toolscope
+                  </Link>
+                  <NavLink href="/">Traces</NavLink>
+                  <NavLink href="/tools">Tools</NavLink>
+                  <ApprovalsNavLink />
+                  <NavLink href="/policy">Policy</NavLink>
+                  <div className="ml-auto flex items-center gap-1.5">
+                    <TimeZoneMenu />
+                    <ShortcutsDialog />
+                    <ThemeToggle />
+                  </div>
+                </nav>
+              </header>
+              <main id="main" className="mx-auto max-w-[1600px] px-3 py-4 sm:px-4">
+                {children}
+              </main>
+            </TimeZoneProvider>
+          </ApprovalsLive>
         </Providers>
       </body>
     </html>

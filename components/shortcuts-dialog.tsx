@@ -35,6 +35,15 @@ const GROUPS: { title: string; keys: [string[], string][] }[] = [
     ],
   },
   {
+    title: 'Approvals',
+    keys: [
+      [['j', 'k'], 'Next / previous pending call'],
+      [['a'], 'Approve the selected call'],
+      [['e'], 'Edit its arguments, then approve'],
+      [['d'], 'Deny it (type the reason)'],
+    ],
+  },
+  {
     title: 'Large text (output, stdout, stderr)',
     keys: [
       [['Enter'], 'Next match (in the find box)'],

@@ -8,6 +8,7 @@ import { currentActivity, isUnfinished, withElapsed } from '@/lib/ui/live-trace'
 import { type TraceJson, traceFromJson } from '@/lib/ui/trace-from-json';
 import { LiveIndicator } from '../traces/live-indicator';
 import { useTraceEvents } from '../use-trace-events';
+import { ApprovalPanel } from './approval-panel';
 import { AttemptsTable } from './attempts-table';
 import { ErrorPanel } from './error-panel';
 import { LiveOutput } from './live-output';
@@ -174,6 +175,19 @@ export function LiveTraceView({
       </Section>
 
       {trace.error && <ErrorPanel error={trace.error} />}
+
+      {trace.approval && (
+        <Section title="Approval" id="approval-heading">
+          <ApprovalPanel
+            traceId={trace.id}
+            tool={trace.tool}
+            approval={trace.approval}
+            original={trace.arguments}
+            edited={trace.editedArguments}
+            skewMs={unfinished ? Math.round((now - Date.now()) / 1_000) * 1_000 : 0}
+          />
+        </Section>
+      )}
 
       <Section title="Waterfall" id="waterfall-heading">
         <Waterfall

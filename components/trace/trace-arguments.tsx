@@ -10,7 +10,7 @@ import { JsonTree } from './json-tree';
  */
 export const TraceArguments = memo(function TraceArguments({ trace }: { trace: TraceView }) {
   const issues = trace.error?.code === 'INVALID_ARGUMENTS' ? fieldIssuesOf(trace.error.details) : [];
-  const editedArguments = trace.metadata.editedArguments;
+  const editedArguments = trace.editedArguments;
   return (
     <div className="rounded border border-line p-3" data-testid="arguments">
       {containsRedacted(trace.arguments) && (
@@ -26,10 +26,10 @@ export const TraceArguments = memo(function TraceArguments({ trace }: { trace: T
       ) : (
         <JsonTree value={trace.arguments} issues={issues} label="Arguments" testId="arguments-tree" />
       )}
-      {editedArguments !== undefined && (
+      {editedArguments !== null && editedArguments !== undefined && (
         <div className="mt-3 border-t border-line pt-2">
-          <p className="mb-1 text-xs text-fg-muted">Arguments as edited by the approver:</p>
-          <JsonTree value={editedArguments} label="Edited arguments" />
+          <p className="mb-1 text-xs text-fg-muted">Arguments as edited by the approver (what ran):</p>
+          <JsonTree value={editedArguments} label="Edited arguments" testId="edited-arguments-tree" />
         </div>
       )}
     </div>

@@ -8,6 +8,7 @@ import {
   formatDuration,
   formatPercent,
   formatRelative,
+  formatTimer,
   formatUtcOffset,
 } from './format';
 import { parseTimeZoneChoice, resolveTimeZone, timeZoneCookieValue } from './time-zone';
@@ -93,5 +94,15 @@ describe('times in one zone', () => {
     expect(resolveTimeZone({ kind: 'server' }, 'Asia/Tokyo').zone).toBe('Asia/Tokyo');
     expect(resolveTimeZone({ kind: 'utc' }, 'Asia/Tokyo').zone).toBe('UTC');
     expect(timeZoneCookieValue({ kind: 'fixed', zone: 'Europe/Paris' })).toBe('Europe/Paris');
+  });
+});
+
+describe('formatTimer', () => {
+  it('reads as a clock, never negative', () => {
+    expect(formatTimer(0)).toBe('0:00');
+    expect(formatTimer(7_900)).toBe('0:07');
+    expect(formatTimer(272_400)).toBe('4:32');
+    expect(formatTimer(3_729_000)).toBe('1:02:09');
+    expect(formatTimer(-5_000)).toBe('0:00');
   });
 });

@@ -194,3 +194,15 @@ export function axisTicks(total: number): number[] {
   for (let i = 0; i <= count; i++) ticks.push(Number((i * step).toPrecision(12)));
   return ticks;
 }
+
+/**
+ * A running timer or countdown as a clock: `0:07`, `4:32`, `1:02:09` (negative counts as 0).
+ * @example formatTimer(272_400) // '4:32'
+ */
+export function formatTimer(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}

@@ -1,0 +1,21 @@
+import type { Metadata } from 'next';
+import { ApprovalsView } from '@/components/approvals/approvals-view';
+import { approvalJson } from '@/lib/api/approvals';
+import { inputJsonSchema } from '@/lib/executor/json-schema';
+import { getToolscope } from '@/lib/server/toolscope';
+import type { JsonSchema } from '@/lib/ui/json-schema';
+
+export const dynamic = 'force-dynamic';
+
+export const metadata: Metadata = { title: 'Approvals' };
+
+/**
+ * The approval queue, rendered from the queue as it is now (the API's JSON), then kept live in
+ * the browser. The tools' input schemas go along for "Approve with edits".
+ */
+export default function ApprovalsPage() {
+  const ts = getToolscope();
+  const schemas: Record<string, JsonSchema> = {};
+  for (const tool of ts.executor.registry.list()) schemas[tool.name] = inputJsonSchema(tool) as JsonSchema;
+  return <ApprovalsView initial={{ approvals: ts.approvals.list().map(approvalJson), skewMs: 0 }} schemas={schemas} />;
+}

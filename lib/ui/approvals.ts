@@ -1,0 +1,114 @@
+import type { approvalJson } from '../api/approvals';
+import { type FieldIssue, fieldIssuesOf } from './json-issues';
+
+/** A pending call as `GET /api/v1/approvals` lists it. */
+export type PendingApprovalJson = ReturnType<typeof approvalJson>;
+
+/** The TanStack Query key of the approval queue, shared by the page, the nav badge and the trace page. */
+export const APPROVALS_KEY = ['approvals'] as const;
+
+/** The queue as the browser holds it: the calls, oldest first, and the server's clock skew. */
+export interface ApprovalQueue {
+  approvals: PendingApprovalJson[];
+  /** Server clock minus browser clock (ms), from the answer's `Date` header; 0 within 2 s. */
+  skewMs: number;
+}
+
+/** `GET /api/v1/approvals`. */
+export async function fetchApprovals(): Promise<ApprovalQueue> {
+  const response = await fetch('/api/v1/approvals', { cache: 'no-store' });
+  if (!response.ok) throw new Error(`approvals: HTTP ${response.status}`);
+  const body = (await response.json()) as { approvals: PendingApprovalJson[] };
+  const date = Date.parse(response.headers.get('date') ?? '');
+  // The header has 1 s resolution: only a real difference between the clocks is worth correcting.
+  const skew = Number.isNaN(date) ? 0 : date - Date.now();
+  return { approvals: body.approvals, skewMs: Math.abs(skew) > 2_000 ? skew : 0 };
+}
+
+/** The body of `POST /api/v1/approvals/:trace_id`. */
+export type Decision =
+  | { decision: 'approve'; arguments?: unknown; always?: { specifier?: string; session?: boolean } }
+  | { decision: 'deny'; reason: string };
+
+/** What the server answered once the decision was recorded. */
+export interface DecisionResult {
+  id: string;
+  status?: string;
+  rule_created: string | null;
+}
+
+/** A refused decision, by the API's error code: field issues for `INVALID_ARGUMENTS`. */
+export interface DecisionError extends Error {
+  code: string;
+  status: number;
+  issues: FieldIssue[];
+}
+
+function decisionError(status: number, code: string, message: string, issues: FieldIssue[]): DecisionError {
+  return Object.assign(new Error(message), { code, status, issues });
+}
+
+/** Whether `error` is a refusal from the approvals API (matched on its shape, not `instanceof`). */
+export function isDecisionError(error: unknown): error is DecisionError {
+  return error instanceof Error && typeof (error as Partial<DecisionError>).code === 'string';
+}
+
+/**
+ * `POST /api/v1/approvals/:trace_id`: resolves once the decision is recorded; rejects with a
+ * `DecisionError` when the server refuses it (400 with field issues, 404, 409 already decided).
+ */
+export async function postDecision(traceId: string, decision: Decision): Promise<DecisionResult> {
+  let response: Response;
+  try {
+    response = await fetch(`/api/v1/approvals/${encodeURIComponent(traceId)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(decision),
+    });
+  } catch (error) {
+    throw decisionError(0, 'NETWORK', `The server could not be reached (${String(error)}).`, []);
+  }
+  const body = (await response.json().catch(() => null)) as {
+    error?: { code?: string; message?: string; details?: { errors?: unknown } };
+  } | null;
+  if (!response.ok) {
+    const error = body?.error;
+    const issues = fieldIssuesOf(error?.details?.errors ?? null);
+    return Promise.reject(
+      decisionError(
+        response.status,
+        error?.code ?? `HTTP_${response.status}`,
+        error?.message ?? response.statusText,
+        issues,
+      ),
+    );
+  }
+  return body as unknown as DecisionResult;
+}
+
+const FILE_TOOLS = new Set(['read_file', 'write_file']);
+
+/**
+ * The specifier "always allow" suggests for this call, in the rule syntax each tool matches:
+ * the path for file tools, the argv joined by spaces for `run_shell`, `METHOD URL` for
+ * `http_request`; null when the arguments do not say (the user may still type one).
+ * @example suggestSpecifier('write_file', { path: 'notes/a.md', content: '…' }) // 'notes/a.md'
+ */
+export function suggestSpecifier(tool: string, args: unknown): string | null {
+  if (!args || typeof args !== 'object' || Array.isArray(args)) return null;
+  const a = args as Record<string, unknown>;
+  if (FILE_TOOLS.has(tool) || (typeof a.path === 'string' && tool.endsWith('_file'))) {
+    return typeof a.path === 'string' && a.path ? a.path : null;
+  }
+  if (tool === 'run_shell') {
+    const argv = a.command;
+    if (!Array.isArray(argv) || argv.length === 0 || !argv.every((part) => typeof part === 'string')) return null;
+    return argv.join(' ');
+  }
+  if (tool === 'http_request') {
+    if (typeof a.url !== 'string' || !a.url) return null;
+    const method = typeof a.method === 'string' && a.method ? a.method.toUpperCase() : 'GET';
+    return `${method} ${a.url}`;
+  }
+  return null;
+}
