@@ -2,9 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** Default shell programs plus `sh`, so e2e tests can run a program that prints and then waits. */
+/**
+ * Default shell programs plus `sh`, so e2e tests can run a program that prints and then waits;
+ * approvals expire after 20 s (the expiry test waits for it) and are decided as `e2e-reviewer`.
+ */
 const E2E_CONFIG = {
   policies: { run_shell: 'allow' },
+  approvals: { timeoutMs: 20_000, user: 'e2e-reviewer' },
   shell: { allow: ['echo', 'ls', 'cat', 'pwd', 'date', 'wc', 'head', 'tail', 'grep', 'sh'] },
 };
 

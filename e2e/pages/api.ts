@@ -3,16 +3,20 @@ import type { APIRequestContext } from '@playwright/test';
 export interface PostedCall {
   traceId: string;
   status: string;
+  /** The tool's output when it succeeded. */
+  output?: unknown;
+  error?: { code: string; message: string } | null;
 }
 
 /** Sends one OpenAI-style tool call through `POST /api/v1/tool-calls`; returns its trace id and status. */
 export async function postToolCall(
   request: APIRequestContext,
-  call: { id: string; name: string; arguments: unknown; sessionId?: string },
+  call: { id: string; name: string; arguments: unknown; sessionId?: string; wait?: boolean },
 ): Promise<PostedCall> {
   const response = await request.post('/api/v1/tool-calls', {
     data: {
       ...(call.sessionId ? { session_id: call.sessionId } : {}),
+      ...(call.wait === undefined ? {} : { wait: call.wait }),
       tool_calls: [
         {
           id: call.id,
@@ -26,10 +30,12 @@ export async function postToolCall(
     },
   });
   if (!response.ok()) throw new Error(`POST /api/v1/tool-calls: HTTP ${response.status()} ${await response.text()}`);
-  const body = (await response.json()) as { results: { trace_id: string; status: string }[] };
+  const body = (await response.json()) as {
+    results: { trace_id: string; status: string; output?: unknown; error?: PostedCall['error'] }[];
+  };
   const result = body.results[0];
   if (!result) throw new Error('no result');
-  return { traceId: result.trace_id, status: result.status };
+  return { traceId: result.trace_id, status: result.status, output: result.output, error: result.error ?? null };
 }
 
 /** A name unique to this test run, for sessions and call ids that isolate parallel tests. */
