@@ -180,19 +180,12 @@ test('screenshots of the approval queue and an approved trace', async ({ browser
     const approvals = new ApprovalsPage(page);
     await approvals.goto();
     const edited = await pendingWrite(request, 'notes/plan.md', '# Plan\n- ship the queue\n- sleep', session);
-    await pendingWrite(
+    const secret = await pendingWrite(
       request,
       'config/settings.json',
       '{"debug": true, "token": "sk-live-abcdefghijklmnop1234"}',
       session,
     );
-    await postToolCall(request, {
-      id: unique('call_http'),
-      name: 'http_request',
-      arguments: { url: 'https://api.example.com/v1/items/42', method: 'DELETE' },
-      sessionId: session,
-      wait: false,
-    });
     await expect(approvals.card(edited)).toBeVisible();
     await approvals.card(edited).getByTestId('edit').click();
     await approvals.editField(edited, 'content').fill('# Plan\n- ship the queue\n- write the e2e tests\n- sleep');
@@ -206,6 +199,10 @@ test('screenshots of the approval queue and an approved trace', async ({ browser
     await expect(trace.status).toHaveAttribute('data-status', 'succeeded');
     await page.getByTestId('approval-panel').scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(SCREENS!, `approvals-trace-${theme}.png`), fullPage: true });
+    await trace.goto(secret);
+    await expect(page.getByTestId('approval-panel')).toHaveAttribute('data-decision', 'pending');
+    await page.getByTestId('panel-deny').click();
+    await page.screenshot({ path: path.join(SCREENS!, `approvals-trace-pending-${theme}.png`) });
     await context.close();
   }
 });

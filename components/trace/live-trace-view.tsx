@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { CircleStop, LoaderCircle } from 'lucide-react';
+import { CircleStop, Hourglass, LoaderCircle } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { formatDuration } from '@/lib/ui/format';
 import { currentActivity, isUnfinished, withElapsed } from '@/lib/ui/live-trace';
@@ -143,7 +143,11 @@ export function LiveTraceView({
           data-testid="trace-now"
           role="status"
         >
-          <LoaderCircle size={15} className="animate-spin text-blue-700 dark:text-blue-300" aria-hidden />
+          {trace.status === 'awaiting_approval' ? (
+            <Hourglass size={15} className="text-amber-700 dark:text-amber-300" aria-hidden />
+          ) : (
+            <LoaderCircle size={15} className="animate-spin text-blue-700 dark:text-blue-300" aria-hidden />
+          )}
           <span className="font-medium" data-testid="trace-activity">
             {activity}
           </span>
