@@ -49,15 +49,21 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
             <TimeZoneProvider initial={timeZone} renderedAt={renderedAt}>
               <header className="sticky top-0 z-30 border-b border-line bg-bg/95 backdrop-blur">
                 <nav aria-label="Main" className="mx-auto flex h-11 max-w-[1600px] items-center gap-1 px-3 sm:px-4">
-                  <Link href="/" className="mr-1 flex items-center gap-1.5 font-semibold tracking-tight sm:mr-3">
+                  <Link
+                    href="/"
+                    className="mr-1 flex shrink-0 items-center gap-1.5 font-semibold tracking-tight sm:mr-3"
+                  >
                     <Activity size={16} className="text-accent" aria-hidden />
-                    Toolscope
+                    <span className="max-sm:sr-only">Toolscope</span>
                   </Link>
-                  <NavLink href="/">Traces</NavLink>
-                  <NavLink href="/tools">Tools</NavLink>
-                  <ApprovalsNavLink />
-                  <NavLink href="/policy">Policy</NavLink>
-                  <div className="ml-auto flex items-center gap-1.5">
+                  {/* On a phone the sections scroll sideways inside the bar, never the page. */}
+                  <div className="flex min-w-0 items-center gap-1 overflow-x-auto whitespace-nowrap [scrollbar-width:none]">
+                    <NavLink href="/">Traces</NavLink>
+                    <NavLink href="/tools">Tools</NavLink>
+                    <ApprovalsNavLink />
+                    <NavLink href="/policy">Policy</NavLink>
+                  </div>
+                  <div className="ml-auto flex shrink-0 items-center gap-1.5 pl-1">
                     <TimeZoneMenu />
                     <ShortcutsDialog />
                     <ThemeToggle />

@@ -52,7 +52,9 @@ export function ThemeToggle() {
       }}
     >
       <Icon size={14} aria-hidden />
-      <span className="text-xs">{current === 'system' ? 'Auto' : current === 'dark' ? 'Dark' : 'Light'}</span>
+      <span className="text-xs max-sm:sr-only">
+        {current === 'system' ? 'Auto' : current === 'dark' ? 'Dark' : 'Light'}
+      </span>
     </button>
   );
 }

@@ -30,6 +30,18 @@ test('a pending write appears live with the badge counting it, is approved with 
   page,
   request,
 }) => {
+  const problems: string[] = [];
+  // The Policy page is built elsewhere: until it lands, the nav's prefetch of /policy is a 404.
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+      problems.push(message.text());
+    }
+  });
+  page.on('response', (response) => {
+    const { pathname } = new URL(response.url());
+    if (response.status() >= 400 && !pathname.startsWith('/policy')) problems.push(`${response.status()} ${pathname}`);
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
   const approvals = new ApprovalsPage(page);
   await approvals.goto();
   const file = `notes/${unique('edited')}.txt`;
@@ -76,6 +88,7 @@ test('a pending write appears live with the badge counting it, is approved with 
   const diff = panel.getByTestId('arguments-diff');
   await expect(diff.locator('[data-diff="removed"]')).toContainText('written by the model');
   await expect(diff.locator('[data-diff="added"]')).toContainText('edited by a person');
+  expect(problems, 'no errors (hydration or other) in the console').toEqual([]);
 });
 
 test('an invalid edit is refused with the field error and the call stays; a denial by keyboard reaches the model', async ({

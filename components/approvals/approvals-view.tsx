@@ -127,6 +127,8 @@ export function ApprovalsView({ initial, schemas }: { initial: ApprovalQueue; sc
       }
       if (!selected || busyId === selected.trace_id) return;
       if (event.key === 'a') {
+        // With the edit form open, a plain approval would drop the edits: its own button decides.
+        if (panel?.traceId === selected.trace_id && panel.kind === 'edit') return;
         event.preventDefault();
         decide({ traceId: selected.trace_id, tool: selected.tool, decision: { decision: 'approve' } });
       } else if (event.key === 'e' || event.key === 'd') {
@@ -136,7 +138,7 @@ export function ApprovalsView({ initial, schemas }: { initial: ApprovalQueue; sc
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, [approvals, index, selected, busyId, decide, open]);
+  }, [approvals, index, selected, busyId, panel, decide, open]);
 
   const stale = log.filter((entry) => !entry.ok && !approvals.some((a) => a.trace_id === entry.traceId));
 
