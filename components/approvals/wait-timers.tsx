@@ -2,10 +2,8 @@
 
 import { Hourglass, TimerOff } from 'lucide-react';
 import { useEffect, useState } from 'react';
+import { isUrgent } from '@/lib/ui/approvals';
 import { formatTimer } from '@/lib/ui/format';
-
-/** Under this much time left (or a quarter of a shorter wait) a countdown is urgent. */
-const URGENT_MS = 60_000;
 
 /**
  * The browser's clock shifted by `skewMs` (server minus browser), ticking every second; null
@@ -20,11 +18,6 @@ export function useTickingNow(skewMs: number): number | null {
     return () => clearInterval(timer);
   }, [skewMs]);
   return now;
-}
-
-/** Whether a countdown to `expiresAt` from a wait that started at `requestedAt` is near its end. */
-export function isUrgent(requestedAt: number, expiresAt: number, now: number): boolean {
-  return expiresAt - now <= Math.min(URGENT_MS, (expiresAt - requestedAt) / 4);
 }
 
 /**

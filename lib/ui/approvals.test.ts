@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { suggestSpecifier } from './approvals';
+import { isUrgent, suggestSpecifier } from './approvals';
 
 describe('suggestSpecifier', () => {
   it('suggests the path for file tools', () => {
@@ -26,5 +26,15 @@ describe('suggestSpecifier', () => {
     expect(suggestSpecifier('calculator', { expression: '1+1' })).toBeNull();
     expect(suggestSpecifier('write_file', '{"path":')).toBeNull();
     expect(suggestSpecifier('write_file', null)).toBeNull();
+  });
+});
+
+describe('isUrgent', () => {
+  it('is the last minute of a long wait, the last quarter of a short one', () => {
+    expect(isUrgent(0, 600_000, 539_000)).toBe(false);
+    expect(isUrgent(0, 600_000, 540_000)).toBe(true);
+    expect(isUrgent(0, 20_000, 14_000)).toBe(false);
+    expect(isUrgent(0, 20_000, 15_000)).toBe(true);
+    expect(isUrgent(0, 20_000, 25_000)).toBe(true);
   });
 });

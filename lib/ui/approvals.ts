@@ -112,3 +112,14 @@ export function suggestSpecifier(tool: string, args: unknown): string | null {
   }
   return null;
 }
+
+/** Under this much time left (or a quarter of a shorter wait) an expiry countdown is urgent. */
+const URGENT_MS = 60_000;
+
+/**
+ * Whether a countdown to `expiresAt`, for a wait that started at `requestedAt`, is near its end:
+ * the last minute of a 10-minute wait, the last 5 s of a 20 s one.
+ */
+export function isUrgent(requestedAt: number, expiresAt: number, now: number): boolean {
+  return expiresAt - now <= Math.min(URGENT_MS, (expiresAt - requestedAt) / 4);
+}
