@@ -1,11 +1,11 @@
 'use client';
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { createContext, type ReactNode, useCallback, useContext, useEffect, useRef } from 'react';
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useRef, useSyncExternalStore } from 'react';
 import type { TraceEvent } from '@/lib/events';
 import { APPROVALS_KEY, type ApprovalQueue, fetchApprovals } from '@/lib/ui/approvals';
 import { type LiveConnection, useTraceEvents } from '../use-trace-events';
-import { notifyPendingCall } from './approval-notifications';
+import { notifyPendingCall, useNotificationSetting } from './approval-notifications';
 
 /** Events closer together than this cause one refetch. */
 const REFETCH_THROTTLE_MS = 250;
@@ -13,6 +13,20 @@ const REFETCH_THROTTLE_MS = 250;
 const POLL_MS = 5_000;
 
 const ConnectionContext = createContext<LiveConnection>({ state: 'connecting', retryAt: null });
+
+function subscribeVisibility(listener: () => void) {
+  document.addEventListener('visibilitychange', listener);
+  return () => document.removeEventListener('visibilitychange', listener);
+}
+
+/** Whether this tab is shown (true on the server). */
+function useTabVisible(): boolean {
+  return useSyncExternalStore(
+    subscribeVisibility,
+    () => document.visibilityState === 'visible',
+    () => true,
+  );
+}
 
 /** The approval queue's event stream state (one stream per tab, opened by `ApprovalsLive`). */
 export function useApprovalsConnection(): LiveConnection {
@@ -32,7 +46,9 @@ export function useApprovalQueue(initial?: ApprovalQueue) {
  * query when a call starts waiting (an event with status `awaiting_approval`) or a call in the
  * queue changes (decided, expired, cancelled), throttled; and once more after each reconnect.
  * While the stream is down the queue is polled. New pending calls may raise a browser
- * notification (see `approval-notifications`).
+ * notification (see `approval-notifications`). A hidden tab closes its stream (browsers allow
+ * few connections per host, and every tab has this one) unless notifications are on, and
+ * catches up when shown again.
  */
 export function ApprovalsLive({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
@@ -65,16 +81,19 @@ export function ApprovalsLive({ children }: { children: ReactNode }) {
     },
     [queryClient, invalidate],
   );
-  const connection = useTraceEvents(onEvent, { onReconnect: invalidate });
-  const live = connection.state === 'live';
+  const visible = useTabVisible();
+  const [notifications] = useNotificationSetting();
+  const enabled = visible || notifications === 'on';
+  const connection = useTraceEvents(onEvent, { enabled, onReconnect: invalidate });
+  const live = enabled && connection.state === 'live';
   useEffect(() => {
     if (live) invalidate();
   }, [live, invalidate]);
   useEffect(() => {
-    if (live) return;
+    if (live || !enabled) return;
     const timer = setInterval(invalidate, POLL_MS);
     return () => clearInterval(timer);
-  }, [live, invalidate]);
+  }, [live, enabled, invalidate]);
 
   return <ConnectionContext.Provider value={connection}>{children}</ConnectionContext.Provider>;
 }
