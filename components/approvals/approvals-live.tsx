@@ -3,7 +3,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useRef, useSyncExternalStore } from 'react';
 import type { TraceEvent } from '@/lib/events';
-import { APPROVALS_KEY, type ApprovalQueue, fetchApprovals } from '@/lib/ui/approvals';
+import { APPROVALS_KEY, type ApprovalQueue, DECIDE_KEY, fetchApprovals } from '@/lib/ui/approvals';
 import { type LiveConnection, useTraceEvents } from '../use-trace-events';
 import { notifyPendingCall, useNotificationSetting } from './approval-notifications';
 
@@ -57,6 +57,9 @@ export function ApprovalsLive({ children }: { children: ReactNode }) {
     if (throttle.current) return;
     throttle.current = setTimeout(() => {
       throttle.current = null;
+      // A decision in flight refetches the queue when it settles; a refetch now could bring the
+      // call back (the server records the decision a moment later) and undo the optimistic update.
+      if (queryClient.isMutating({ mutationKey: DECIDE_KEY }) > 0) return;
       void queryClient.invalidateQueries({ queryKey: APPROVALS_KEY });
     }, REFETCH_THROTTLE_MS);
   }, [queryClient]);

@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import {
   APPROVALS_KEY,
   type ApprovalQueue,
+  DECIDE_KEY,
   type Decision,
   type DecisionError,
   type DecisionResult,
@@ -19,13 +20,15 @@ export interface DecideVariables {
 /**
  * A decision on a pending call as a mutation with an optimistic update: the call leaves the
  * queue at once, comes back (the snapshot restored) when the server refuses, and the queue is
- * refetched either way. Every trace query of the call is refetched too.
+ * refetched either way (not before: the live queue holds its refetches while a decision is in
+ * flight, see `ApprovalsLive`). Every trace query of the call is refetched too.
  */
 export function useDecideApproval(
   options: { onDecided?: (variables: DecideVariables, result: DecisionResult) => void } = {},
 ) {
   const queryClient = useQueryClient();
   return useMutation<DecisionResult, DecisionError, DecideVariables, { before?: ApprovalQueue }>({
+    mutationKey: DECIDE_KEY,
     mutationFn: ({ traceId, decision }) => postDecision(traceId, decision),
     onMutate: async ({ traceId }) => {
       await queryClient.cancelQueries({ queryKey: APPROVALS_KEY });

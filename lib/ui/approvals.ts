@@ -7,6 +7,9 @@ export type PendingApprovalJson = ReturnType<typeof approvalJson>;
 /** The TanStack Query key of the approval queue, shared by the page, the nav badge and the trace page. */
 export const APPROVALS_KEY = ['approvals'] as const;
 
+/** The mutation key of decisions: while one is in flight, the queue is not refetched (it would bring the call back). */
+export const DECIDE_KEY = ['approvals', 'decide'] as const;
+
 /** The queue as the browser holds it: the calls, oldest first, and the server's clock skew. */
 export interface ApprovalQueue {
   approvals: PendingApprovalJson[];
