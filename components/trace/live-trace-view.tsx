@@ -139,7 +139,7 @@ export function LiveTraceView({
 
       {unfinished && (
         <div
-          className="flex flex-wrap items-center gap-x-3 gap-y-1 rounded border-2 border-blue-300 bg-blue-50/60 px-3 py-2 text-sm dark:border-blue-800 dark:bg-blue-950/30"
+          className={`flex flex-wrap items-center gap-x-3 gap-y-1 rounded border-2 px-3 py-2 text-sm ${trace.status === 'awaiting_approval' ? 'border-amber-300 bg-amber-50/60 dark:border-amber-800 dark:bg-amber-950/30' : 'border-blue-300 bg-blue-50/60 dark:border-blue-800 dark:bg-blue-950/30'}`}
           data-testid="trace-now"
           role="status"
         >
