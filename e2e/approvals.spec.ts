@@ -130,6 +130,26 @@ test('an invalid edit is refused with the field error and the call stays; a deni
   await expect(model).toContainText('Use notes/scratch.md for drafts');
 });
 
+test('keyboard: j/k move the selection and a approves the selected call', async ({ page, request }) => {
+  const approvals = new ApprovalsPage(page);
+  await approvals.goto();
+  const first = await pendingWrite(request, `notes/${unique('keys')}.txt`, 'one');
+  const second = await pendingWrite(request, `notes/${unique('keys')}.txt`, 'two');
+  await expect(approvals.card(second)).toBeVisible();
+  await approvals.card(first).getByRole('heading', { name: 'write_file' }).click();
+  await expect(approvals.card(first)).toHaveAttribute('data-selected', 'true');
+  await page.keyboard.press('j');
+  await expect(approvals.card(first)).not.toHaveAttribute('data-selected', 'true');
+  await page.keyboard.press('k');
+  await expect(approvals.card(first)).toHaveAttribute('data-selected', 'true');
+  await page.keyboard.press('a');
+  await expect(approvals.card(first)).toHaveCount(0);
+  await expect(approvals.card(second)).toBeVisible();
+  await expect
+    .poll(async () => ((await (await request.get(`/api/v1/traces/${first}`)).json()) as { status: string }).status)
+    .toBe('succeeded');
+});
+
 test('"always allow" with a specifier creates the rule and the next identical call runs without asking', async ({
   page,
   request,
