@@ -63,9 +63,27 @@ describe('policy draft', () => {
     const before = countsBefore({
       counts: { allow: 5, ask: 1, deny: 3 },
       changed: [
-        { trace_id: 't1', tool: 'run_shell', arguments: {}, before: { policy: 'allow', rule: 'x' }, after: { policy: 'deny', rule: 'y' } },
-        { trace_id: 't2', tool: 'run_shell', arguments: {}, before: { policy: 'allow', rule: 'x' }, after: { policy: 'deny', rule: 'y' } },
-        { trace_id: 't3', tool: 'write_file', arguments: {}, before: { policy: 'ask', rule: 'x' }, after: { policy: 'allow', rule: 'y' } },
+        {
+          trace_id: 't1',
+          tool: 'run_shell',
+          arguments: {},
+          before: { policy: 'allow', rule: 'x' },
+          after: { policy: 'deny', rule: 'y' },
+        },
+        {
+          trace_id: 't2',
+          tool: 'run_shell',
+          arguments: {},
+          before: { policy: 'allow', rule: 'x' },
+          after: { policy: 'deny', rule: 'y' },
+        },
+        {
+          trace_id: 't3',
+          tool: 'write_file',
+          arguments: {},
+          before: { policy: 'ask', rule: 'x' },
+          after: { policy: 'allow', rule: 'y' },
+        },
       ],
     });
     expect(before).toEqual({ allow: 6, ask: 2, deny: 1 });

@@ -43,7 +43,8 @@ export function rulesBody(rules: readonly RuleBody[]): { rules: RuleBody[] } {
   return { rules: rules.map(({ list, rule, session }) => ({ list, rule, session })) };
 }
 
-const same = (a: RuleBody, b: RuleBody) => a.list === b.list && a.rule.trim() === b.rule.trim() && a.session === b.session;
+const same = (a: RuleBody, b: RuleBody) =>
+  a.list === b.list && a.rule.trim() === b.rule.trim() && a.session === b.session;
 
 /**
  * What a draft changes against the server's data rules, matched as a multiset (the same rule twice
