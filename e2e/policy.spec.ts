@@ -185,8 +185,12 @@ test('screenshots of the policy page with a draft preview', async ({ browser, re
   test.skip(!screens, 'set SCREENS_DIR to take screenshots');
   const session = unique('sess-policy-screens');
   await recordCalls(request, session);
-  for (const theme of ['light', 'dark'] as const) {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  for (const [theme, width] of [
+    ['light', 1440],
+    ['dark', 1440],
+    ['light', 390],
+  ] as const) {
+    const context = await browser.newContext({ viewport: { width, height: width > 500 ? 900 : 844 } });
     await context.addInitScript((t) => localStorage.setItem('toolscope-theme', t), theme);
     const page = await context.newPage();
     const policy = new PolicyPage(page);
@@ -195,7 +199,10 @@ test('screenshots of the policy page with a draft preview', async ({ browser, re
     await expect(policy.changedCount).toHaveText('2');
     await policy.fillRule({ list: 'ask', tool: 'calculator', session });
     await expect(policy.changedCount).toHaveText('3');
-    await page.screenshot({ path: path.join(screens as string, `policy-${theme}.png`), fullPage: true });
+    await page.screenshot({
+      path: path.join(screens as string, width > 500 ? `policy-${theme}.png` : `policy-${theme}-${width}.png`),
+      fullPage: true,
+    });
     await context.close();
   }
 });

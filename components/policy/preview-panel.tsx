@@ -144,7 +144,9 @@ export function PreviewPanel({
                         >
                           {call.tool}
                         </Link>
-                        <div className="font-mono text-[11px] text-fg-muted">{call.trace_id.slice(0, 12)}</div>
+                        <div className="whitespace-nowrap font-mono text-[11px] text-fg-muted">
+                          {call.trace_id.slice(0, 8)}
+                        </div>
                       </td>
                       <td className="max-w-[22rem] px-2 py-1">
                         <code className="block truncate font-mono text-[11px]" title={oneLine(call.arguments)}>
@@ -158,7 +160,7 @@ export function PreviewPanel({
                           <PolicyBadge policy={call.after.policy} text={call.after.policy} />
                         </div>
                         <div className="font-mono text-[11px] text-fg-muted">
-                          <span className="line-through decoration-fg-muted/50">{call.before.rule}</span>
+                          <span>{call.before.rule}</span>
                           {' → '}
                           <span className="text-fg">{call.after.rule}</span>
                         </div>

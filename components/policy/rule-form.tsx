@@ -124,7 +124,7 @@ export function RuleForm({
             ))}
           </select>
         </label>
-        <label className="flex min-w-[16rem] flex-1 flex-col gap-0.5 text-[11px] text-fg-muted">
+        <label className="flex min-w-[12rem] flex-1 flex-col gap-0.5 text-[11px] text-fg-muted">
           Specifier {takesSpecifier ? '(blank: every call)' : ''}
           <input
             value={takesSpecifier ? specifier : ''}
@@ -142,7 +142,7 @@ export function RuleForm({
             autoComplete="off"
           />
         </label>
-        <label className="flex w-44 flex-col gap-0.5 text-[11px] text-fg-muted">
+        <label className="flex w-36 flex-col gap-0.5 text-[11px] text-fg-muted">
           Session (optional)
           <input
             value={session}

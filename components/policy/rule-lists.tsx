@@ -7,9 +7,9 @@ import { type DraftRule, type FieldErrors, LISTS, type PolicyRuleJson } from './
 import { splitRule } from './specifier';
 
 const LIST_TEXT = {
-  deny: 'refused with PERMISSION_DENIED',
-  ask: 'wait in the approvals queue for a person',
-  allow: 'run without asking',
+  deny: 'matching calls are refused (PERMISSION_DENIED)',
+  ask: 'matching calls wait in the approvals queue for a person',
+  allow: 'matching calls run without asking',
 } as const;
 
 const td = 'px-2 py-1 align-top';
@@ -32,7 +32,7 @@ function RuleCell({ rule }: { rule: string }) {
 
 function SessionCell({ session }: { session: string | null }) {
   return session ? (
-    <span className="font-mono text-[12px]" title="Only calls of this session">
+    <span className="break-all font-mono text-[12px]" title="Only calls of this session">
       {session}
     </span>
   ) : (
@@ -85,7 +85,7 @@ export function RuleLists({
               <span className="text-fg-muted">{order + 1}.</span>
               <PolicyBadge policy={list} text={list} />
               <span className="font-normal normal-case tracking-normal text-fg-muted">
-                {count} {count === 1 ? 'rule' : 'rules'} · matching calls are {LIST_TEXT[list]}
+                {count} {count === 1 ? 'rule' : 'rules'} · {LIST_TEXT[list]}
               </span>
             </h2>
             {count + gone.length === 0 ? (
@@ -188,7 +188,7 @@ export function RuleLists({
                               data-testid="rule-remove"
                             >
                               <X size={12} aria-hidden />
-                              Remove
+                              <span className="hidden sm:inline">Remove</span>
                             </button>
                           </td>
                         </tr>
@@ -220,7 +220,7 @@ export function RuleLists({
                             data-testid="rule-restore"
                           >
                             <RotateCcw size={12} aria-hidden />
-                            Restore
+                            <span className="hidden sm:inline">Restore</span>
                           </button>
                         </td>
                       </tr>

@@ -45,12 +45,14 @@ export function ToolDefaults({ tools }: { tools: PolicyToolInfo[] }) {
                     {tool.noRuleRead ? (
                       <span className="flex items-center gap-1">
                         <PolicyBadge policy={tool.noRuleRead.policy} text={tool.noRuleRead.policy} />
-                        <span className="font-mono text-[11px] text-fg-muted">reads: {tool.noRuleRead.rule}</span>
+                        <span className="whitespace-nowrap font-mono text-[11px] text-fg-muted">
+                          reads: {tool.noRuleRead.rule}
+                        </span>
                       </span>
                     ) : null}
                     <span className="flex items-center gap-1">
                       <PolicyBadge policy={tool.noRule.policy} text={tool.noRule.policy} />
-                      <span className="font-mono text-[11px] text-fg-muted">{tool.noRule.rule}</span>
+                      <span className="whitespace-nowrap font-mono text-[11px] text-fg-muted">{tool.noRule.rule}</span>
                     </span>
                   </div>
                 </td>
