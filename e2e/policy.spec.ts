@@ -128,20 +128,36 @@ test('a bad specifier shows the server error at the field and stays out of the d
   await expect(policy.specifierHelp).toContainText('takes no specifier');
 });
 
-test('a rule created through PUT /api/v1/policy appears on the page without a reload, and is removed there', async ({
+test('a rule created through PUT /api/v1/policy appears without a reload, and survives saving a draft begun before it', async ({
   page,
   request,
 }) => {
   const session = unique('sess-policy-api');
   const policy = new PolicyPage(page);
   await policy.goto();
+  // A draft begun before the API's rule…
+  await policy.fillRule({ list: 'deny', tool: 'read_file', specifier: 'secrets/**', session });
+  const drafted = policy.row('deny', 'read_file(secrets/**)', session);
+  await expect(drafted).toHaveAttribute('data-draft', 'added');
+
   await putRuleThroughApi(request, { list: 'ask', rule: 'calculator', session });
-  const row = policy.row('ask', 'calculator', session);
-  await expect(row).toBeVisible({ timeout: 15_000 });
-  await row.getByTestId('rule-remove').click();
+  const fromApi = policy.row('ask', 'calculator', session);
+  await expect(fromApi).toBeVisible({ timeout: 15_000 });
+  await expect(fromApi).not.toHaveAttribute('data-draft', 'added');
+
+  // …saved afterwards keeps it.
   await policy.save.click();
   await policy.expectSaved();
-  await expect(row).toHaveCount(0);
+  const saved = (await policyRules(request)).filter((r) => r.session === session);
+  expect(saved.map((r) => `${r.list} ${r.rule}`).sort()).toEqual(['ask calculator', 'deny read_file(secrets/**)']);
+
+  await fromApi.getByTestId('rule-remove').click();
+  await drafted.getByTestId('rule-remove').click();
+  await expect(page.getByTestId('rule-row-removed')).toHaveCount(2);
+  await policy.save.click();
+  await policy.expectSaved();
+  await expect(fromApi).toHaveCount(0);
+  await expect(drafted).toHaveCount(0);
   expect((await policyRules(request)).some((r) => r.session === session)).toBe(false);
 });
 

@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { countsBefore, type DraftRule, diffDraft, draftFrom, errorsByRule, rulesBody } from './policy-draft';
+import {
+  applyEdits,
+  countsBefore,
+  type DraftEdits,
+  draftFrom,
+  errorsByRule,
+  NO_EDITS,
+  removeRule,
+  restoreRule,
+  rulesBody,
+} from './policy-draft';
 
-const rule = (key: string, text: string, list: DraftRule['list'] = 'allow', session: string | null = null) => ({
+const rule = (key: string, text: string, list: 'allow' | 'ask' | 'deny' = 'allow', session: string | null = null) => ({
   key,
   id: key,
   list,
@@ -22,29 +32,39 @@ describe('policy draft', () => {
     expect(rulesBody(draft)).toEqual({ rules: [{ list: 'deny', rule: 'write_file(.env)', session: 's' }] });
   });
 
-  it('finds added and removed rules, matching them as a multiset', () => {
-    const server = [rule('a', 'calculator'), rule('b', 'calculator'), rule('c', 'run_shell(ls)', 'deny')];
-    const draft = [rule('a', 'calculator'), rule('n', 'calculator'), rule('m', 'run_shell(ls)', 'ask')];
-    const diff = diffDraft(server, draft);
-    // `n` takes the place of the second `calculator`: the same rule, not a new one
-    expect([...diff.added]).toEqual(['m']);
-    expect(diff.removed.map((r) => r.key)).toEqual(['c']);
-    expect(diff.changed).toBe(true);
+  it('applies the edits on top of the server rules, whatever changed there meanwhile', () => {
+    const server = [rule('a', 'calculator'), rule('b', 'run_shell(ls)', 'deny')];
+    let edits: DraftEdits = NO_EDITS;
+    expect(applyEdits(server, edits)).toEqual({ rules: server, removed: [], dirty: false });
+    edits = removeRule(edits, 'b');
+    edits = { ...edits, added: [rule('n1', 'read_file', 'ask', 'sess-1')] };
+    const draft = applyEdits(server, edits);
+    expect(draft.rules.map((r) => r.key)).toEqual(['a', 'n1']);
+    expect(draft.removed.map((r) => r.key)).toEqual(['b']);
+    expect(draft.dirty).toBe(true);
+    expect(rulesBody(draft.rules).rules).toEqual([
+      { list: 'allow', rule: 'calculator', session: null },
+      { list: 'ask', rule: 'read_file', session: 'sess-1' },
+    ]);
+
+    // "Always allow" added a rule and someone removed `b` elsewhere: the draft keeps the new rule
+    // and its own edit, and `b` is no longer an edit.
+    const moved = [rule('a', 'calculator'), rule('c', 'write_file(notes/**)')];
+    const rebased = applyEdits(moved, edits);
+    expect(rebased.rules.map((r) => r.key)).toEqual(['a', 'c', 'n1']);
+    expect(rebased.removed).toEqual([]);
   });
 
-  it('tells a session-limited rule from the same rule for every session', () => {
-    const diff = diffDraft([rule('a', 'calculator')], [rule('n', 'calculator', 'allow', 'sess-1')]);
-    expect([...diff.added]).toEqual(['n']);
-    expect(diff.removed).toHaveLength(1);
-  });
-
-  it('sees no change in the same rules, and a change in their order', () => {
-    const server = [rule('a', 'calculator'), rule('b', 'read_file')];
-    expect(diffDraft(server, [rule('x', ' calculator '), rule('y', 'read_file')]).changed).toBe(false);
-    const swapped = diffDraft(server, [server[1] as DraftRule, server[0] as DraftRule]);
-    expect(swapped.changed).toBe(true);
-    expect(swapped.added.size).toBe(0);
-    expect(swapped.removed).toHaveLength(0);
+  it('removes an added rule by dropping it, a server rule by marking it, and restores it', () => {
+    const server = [rule('a', 'calculator')];
+    let edits: DraftEdits = { added: [rule('n1', 'read_file')], removed: new Set() };
+    edits = removeRule(edits, 'n1');
+    expect(edits.added).toEqual([]);
+    expect(applyEdits(server, edits).dirty).toBe(false);
+    edits = removeRule(edits, 'a');
+    expect(applyEdits(server, edits).rules).toEqual([]);
+    edits = restoreRule(edits, 'a');
+    expect(applyEdits(server, edits)).toEqual({ rules: server, removed: [], dirty: false });
   });
 
   it('maps the API field errors to the rules sent and their fields', () => {

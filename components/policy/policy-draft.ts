@@ -43,27 +43,45 @@ export function rulesBody(rules: readonly RuleBody[]): { rules: RuleBody[] } {
   return { rules: rules.map(({ list, rule, session }) => ({ list, rule, session })) };
 }
 
-const same = (a: RuleBody, b: RuleBody) =>
-  a.list === b.list && a.rule.trim() === b.rule.trim() && a.session === b.session;
+/**
+ * A draft as edits of the server's data rules: rules added, and server rules (by id) removed.
+ * Kept as edits, not as a copy of the rules, so that a rule made meanwhile elsewhere ("Always
+ * allow", the API, another tab) is kept when the draft is saved instead of being overwritten.
+ */
+export interface DraftEdits {
+  added: readonly DraftRule[];
+  removed: ReadonlySet<string>;
+}
+
+export const NO_EDITS: DraftEdits = { added: [], removed: new Set() };
 
 /**
- * What a draft changes against the server's data rules, matched as a multiset (the same rule twice
- * counts twice): the draft's rules that are new, and the server's rules the draft no longer has.
- * `changed` is false when the draft would save the same rules in the same order.
+ * The draft's rules: the server's data rules without the removed ones, in their order, then the
+ * added ones; `removed` lists the removed rules still on the server (a rule removed there too is
+ * no longer an edit); `dirty` when saving would change anything.
  */
-export function diffDraft(
+export function applyEdits(
   server: readonly DraftRule[],
-  draft: readonly DraftRule[],
-): { added: Set<string>; removed: DraftRule[]; changed: boolean } {
-  const unused = [...server];
-  const added = new Set<string>();
-  for (const rule of draft) {
-    const at = unused.findIndex((r) => same(r, rule));
-    if (at === -1) added.add(rule.key);
-    else unused.splice(at, 1);
+  edits: DraftEdits,
+): { rules: DraftRule[]; removed: DraftRule[]; dirty: boolean } {
+  const kept = server.filter((rule) => !edits.removed.has(rule.key));
+  const removed = server.filter((rule) => edits.removed.has(rule.key));
+  return { rules: [...kept, ...edits.added], removed, dirty: edits.added.length > 0 || removed.length > 0 };
+}
+
+/** Removes a rule from the draft: an added rule is dropped, a server rule is marked removed. */
+export function removeRule(edits: DraftEdits, key: string): DraftEdits {
+  if (edits.added.some((rule) => rule.key === key)) {
+    return { ...edits, added: edits.added.filter((rule) => rule.key !== key) };
   }
-  const inOrder = server.length === draft.length && server.every((rule, i) => same(rule, draft[i] as DraftRule));
-  return { added, removed: unused, changed: !inOrder };
+  return { ...edits, removed: new Set(edits.removed).add(key) };
+}
+
+/** Takes a removed server rule back into the draft. */
+export function restoreRule(edits: DraftEdits, key: string): DraftEdits {
+  const removed = new Set(edits.removed);
+  removed.delete(key);
+  return { ...edits, removed };
 }
 
 /** One field error of `400 INVALID_RULES`: `{ path: 'rules[2].rule', message }`. */

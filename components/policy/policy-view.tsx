@@ -6,13 +6,17 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { isTypingTarget } from '../shortcuts-dialog';
 import { fetchPolicy, PolicyApiError, previewPolicy, putPolicy } from './policy-api';
 import {
+  applyEdits,
+  type DraftEdits,
   type DraftRule,
-  diffDraft,
   draftFrom,
   errorsByRule,
   type FieldErrors,
+  NO_EDITS,
   type PolicyJson,
   type RuleBody,
+  removeRule,
+  restoreRule,
   rulesBody,
 } from './policy-draft';
 import { PreviewPanel } from './preview-panel';
@@ -44,9 +48,10 @@ function Kbd({ children }: { children: string }) {
  * The Policy page: the rules in force, a draft of the data folder's rules, and its preview.
  * 1. The rules are a query (`GET /api/v1/policy`), first rendered by the server, read again
  *    every few seconds and on focus, so a rule made by "Always allow" or the API shows up.
- * 2. Edits make a draft of the data rules (config rules are read-only). While there is a draft,
- *    a query keyed on it (debounced) asks the server how it would have decided the last 1,000
- *    recorded calls.
+ * 2. Edits (rules added, data rules removed) make a draft on top of the data rules as the server
+ *    has them now (config rules are read-only), so a rule made meanwhile elsewhere survives a save.
+ *    While there is a draft, a query keyed on it (debounced) asks the server how it would have
+ *    decided the last 1,000 recorded calls.
  * 3. Save is a mutation (`PUT`) whose answer becomes the rules query's data; its field errors are
  *    shown at the rules they name. Discard drops the draft.
  * 4. Keys: `n` focuses the new-rule form, `s` or Ctrl/Cmd+S saves a draft, Escape clears the form.
@@ -73,24 +78,17 @@ export function PolicyView({
   const configRules = useMemo(() => policy.rules.filter((r) => r.source === 'config'), [policy]);
   const serverRules = useMemo(() => draftFrom(policy), [policy]);
 
-  const [draft, setDraft] = useState<DraftRule[] | null>(null);
-  const [base, setBase] = useState<DraftRule[]>(serverRules);
+  const [edits, setEdits] = useState<DraftEdits>(NO_EDITS);
   const [saveErrors, setSaveErrors] = useState<{ byKey: Map<string, FieldErrors>; message: string } | null>(null);
   const nextKey = useRef(0);
-  const rules = draft ?? serverRules;
-  const diff = useMemo(() => diffDraft(serverRules, rules), [serverRules, rules]);
-  const dirty = draft !== null && diff.changed;
-  // The server's rules moved since the draft began (another tab, "Always allow", the API).
-  const baseMoved = dirty && diffDraft(base, serverRules).changed;
+  // The draft is edits on top of the rules as the server has them now, so it follows their changes.
+  const { rules, removed, dirty } = useMemo(() => applyEdits(serverRules, edits), [serverRules, edits]);
+  const added = useMemo(() => new Set(edits.added.map((rule) => rule.key)), [edits]);
 
-  const edit = useCallback(
-    (change: (rules: DraftRule[]) => DraftRule[]) => {
-      setSaveErrors(null);
-      if (draft === null) setBase(serverRules);
-      setDraft(change(draft ?? serverRules));
-    },
-    [draft, serverRules],
-  );
+  const edit = useCallback((change: (edits: DraftEdits) => DraftEdits) => {
+    setSaveErrors(null);
+    setEdits(change);
+  }, []);
 
   const body = useMemo(() => JSON.stringify(rulesBody(rules)), [rules]);
   const previewBody = useDebounced(body, PREVIEW_DEBOUNCE_MS);
@@ -108,7 +106,7 @@ export function PolicyView({
     mutationFn: (toSave: DraftRule[]) => putPolicy(toSave),
     onSuccess: (saved) => {
       queryClient.setQueryData(POLICY_KEY, saved);
-      setDraft(null);
+      setEdits(NO_EDITS);
       setSaveErrors(null);
     },
     onError: (error, sent) => {
@@ -122,10 +120,10 @@ export function PolicyView({
     },
   });
   const saveDraft = useCallback(() => {
-    if (dirty && draft && !save.isPending) save.mutate(draft);
-  }, [dirty, draft, save]);
+    if (dirty && !save.isPending) save.mutate(rules);
+  }, [dirty, rules, save]);
   const discard = useCallback(() => {
-    setDraft(null);
+    setEdits(NO_EDITS);
     setSaveErrors(null);
   }, []);
 
@@ -188,19 +186,13 @@ export function PolicyView({
       >
         {dirty ? (
           <span>
-            <strong>Unsaved draft:</strong> {diff.added.size} added, {diff.removed.length} removed
-            {diff.added.size === 0 && diff.removed.length === 0 ? ' (reordered)' : ''}. Check the preview, then save.
+            <strong>Unsaved draft:</strong> {added.size} added, {removed.length} removed. Check the preview, then save.
           </span>
         ) : (
           <span className="text-fg-muted">
             No unsaved changes. {policy.rules.length} {policy.rules.length === 1 ? 'rule' : 'rules'} in force.
           </span>
         )}
-        {baseMoved ? (
-          <span className="text-amber-800 dark:text-amber-300" data-testid="draft-base-moved">
-            The saved rules changed since this draft began; saving replaces them with the draft.
-          </span>
-        ) : null}
         {saveErrors ? (
           <span className="text-red-700 dark:text-red-300" role="alert" data-testid="save-error">
             Not saved: {saveErrors.message}
@@ -213,7 +205,7 @@ export function PolicyView({
           <button
             type="button"
             onClick={discard}
-            disabled={draft === null || save.isPending}
+            disabled={!dirty || save.isPending}
             className="inline-flex items-center gap-1 rounded border border-line bg-bg px-2 py-0.5 text-fg hover:bg-muted disabled:opacity-50"
             data-testid="draft-discard"
           >
@@ -242,25 +234,22 @@ export function PolicyView({
           <RuleForm
             tools={tools}
             firstField={firstField}
-            onAdd={(rule) => edit((current) => [...current, { ...rule, key: `new-${nextKey.current++}` }])}
+            onAdd={(rule) =>
+              edit((current) => ({
+                ...current,
+                added: [...current.added, { ...rule, key: `new-${nextKey.current++}` }],
+              }))
+            }
           />
           <RuleLists
             configRules={configRules}
             rules={rules}
-            added={diff.added}
-            removed={diff.removed}
+            added={added}
+            removed={removed}
             errors={saveErrors?.byKey ?? new Map()}
             configFile={policy.config_file}
-            onRemove={(key) => edit((current) => current.filter((r) => r.key !== key))}
-            onRestore={(rule) =>
-              edit((current) => {
-                const at = Math.min(
-                  serverRules.findIndex((r) => r.key === rule.key),
-                  current.length,
-                );
-                return [...current.slice(0, Math.max(at, 0)), rule, ...current.slice(Math.max(at, 0))];
-              })
-            }
+            onRemove={(key) => edit((current) => removeRule(current, key))}
+            onRestore={(rule) => edit((current) => restoreRule(current, rule.key))}
           />
           <p className="text-[12px] text-fg-muted" data-testid="config-note">
             {policy.config_file ? (
