@@ -27,6 +27,15 @@ describe('loadConfig', () => {
     expect(config.limits).toEqual(DEFAULT_LIMITS);
   });
 
+  it('reads the server settings from the environment: PORT, HOST, TOOLSCOPE_ALLOWED_HOSTS', () => {
+    const cwd = tempDir();
+    expect(loadConfig({}, cwd)).toMatchObject({ port: 3000, host: '127.0.0.1', allowedHosts: [] });
+    expect(
+      loadConfig({ PORT: '4100', HOST: '0.0.0.0', TOOLSCOPE_ALLOWED_HOSTS: ' Devbox.lan, ,box ' }, cwd),
+    ).toMatchObject({ port: 4100, host: '0.0.0.0', allowedHosts: ['devbox.lan', 'box'] });
+    expect(() => loadConfig({ PORT: 'x' }, cwd)).toThrow(/PORT must be/);
+  });
+
   it('reads toolscope.config.json and TOOLSCOPE_DATA_DIR', () => {
     const cwd = tempDir();
     fs.writeFileSync(

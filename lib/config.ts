@@ -157,6 +157,10 @@ export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
 export interface Config {
   /** The port the app serves on (`PORT`, default 3000): the HTTP tool refuses it on loopback. */
   port: number;
+  /** The address the app listens on (`HOST`, default 127.0.0.1); the guard accepts it as a Host. */
+  host: string;
+  /** Host names the guard accepts besides loopback and `host` (`TOOLSCOPE_ALLOWED_HOSTS`, comma-separated). */
+  allowedHosts: string[];
   dataDir: string;
   dbPath: string;
   workspace: string;
@@ -194,6 +198,8 @@ export class ConfigError extends Error {
  * 2. Config file: `TOOLSCOPE_CONFIG` (must exist), else `toolscope.config.json` in the working
  *    directory or the data folder, if present.
  * 3. The file is validated; every bad field is reported at once.
+ * 4. The server's settings from the environment (`PORT`, `HOST`, `TOOLSCOPE_ALLOWED_HOSTS`) join
+ *    it: the rest of the app reads the environment through this config, nowhere else.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
   const dataDir = path.resolve(cwd, env.TOOLSCOPE_DATA_DIR || '.toolscope');
@@ -228,6 +234,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`PORT must be 1-65535, not "${env.PORT}".`);
   return {
     port,
+    host: (env.HOST || '127.0.0.1').trim(),
+    allowedHosts: (env.TOOLSCOPE_ALLOWED_HOSTS ?? '')
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .filter(Boolean),
     dataDir,
     dbPath: path.join(dataDir, 'toolscope.db'),
     workspace: file.workspace ? path.resolve(base, file.workspace) : path.join(dataDir, 'workspace'),

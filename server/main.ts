@@ -13,9 +13,8 @@ import { createAgentServer } from '../lib/agent-path/create-agent-server';
 import { ownShutdown, startToolscope } from '../lib/server/boot';
 
 async function main() {
-  const host = process.env.HOST || '127.0.0.1';
-  const port = Number(process.env.PORT || 3000);
   const ts = startToolscope();
+  const { host, port } = ts.config;
   const app = next({ dev: false, dir: process.cwd(), hostname: host, port });
   let nextHandler: ReturnType<typeof app.getRequestHandler> | undefined;
   const server = createAgentServer(

@@ -38,7 +38,6 @@ beforeAll(async () => {
   ts = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: dir }, dir));
   const handler = createAgentHandler({
     ts,
-    env: {},
     heartbeatMs: 60_000,
     next(req, res) {
       if (req.url === '/explode') throw new Error('boom (expected by the test)');

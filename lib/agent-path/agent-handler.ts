@@ -14,8 +14,6 @@ export interface AgentHandlerOptions {
   ts: Toolscope;
   /** Everything that is not an agent route: Next.js's request handler in `server/main.ts`. */
   next: RequestListener;
-  /** Where the guard reads `HOST` and `TOOLSCOPE_ALLOWED_HOSTS`. */
-  env?: Record<string, string | undefined>;
   heartbeatMs?: number;
 }
 
@@ -43,7 +41,7 @@ function headerReader(req: IncomingMessage) {
  * Anything a handler throws is one JSON error: a `RequestError` by its code, else a logged 500.
  */
 export function createAgentHandler(options: AgentHandlerOptions): RequestListener {
-  const { ts, next, env = process.env } = options;
+  const { ts, next } = options;
   const lean: Record<LeanRouteName, LeanRoute> = {
     'tool-calls': (req, res) => serveToolCalls(req, res, ts),
     events: (req, res, query) => serveEvents(req, res, ts, query, { heartbeatMs: options.heartbeatMs }),
@@ -61,7 +59,7 @@ export function createAgentHandler(options: AgentHandlerOptions): RequestListene
 
   const dispatch = (req: IncomingMessage, res: ServerResponse): void | Promise<void> => {
     const method = req.method ?? 'GET';
-    const verdict = guardRequest({ method, headers: headerReader(req) }, env);
+    const verdict = guardRequest({ method, headers: headerReader(req) }, ts.config);
     if (!verdict.ok) return sendError(res, verdict.status, verdict.code, verdict.message);
     const url = req.url ?? '/';
     const q = url.indexOf('?');

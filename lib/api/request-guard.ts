@@ -6,15 +6,20 @@ function hostnameOf(host: string): string {
   return (bracketed ?? host.split(':')[0] ?? '').toLowerCase();
 }
 
-// The allowed names change only with the environment: built once, not on every request.
-let allowedKey: string | undefined;
-let allowed = new Set<string>();
-function allowedHosts(bound: string, extra: string): Set<string> {
-  const key = `${bound}\n${extra}`;
-  if (key !== allowedKey) {
-    allowed = new Set([...LOOPBACK, bound, ...extra.toLowerCase().split(',')]);
+/** Where the app listens and which other names it answers to: `Config.host` and `Config.allowedHosts`. */
+export interface GuardSettings {
+  host: string;
+  allowedHosts: readonly string[];
+}
+
+// The allowed names change only with the settings: built once, not on every request.
+const allowedBySettings = new WeakMap<GuardSettings, Set<string>>();
+function allowedHosts(settings: GuardSettings): Set<string> {
+  let allowed = allowedBySettings.get(settings);
+  if (!allowed) {
+    allowed = new Set([...LOOPBACK, settings.host.toLowerCase(), ...settings.allowedHosts.map((h) => h.toLowerCase())]);
     allowed.delete('');
-    allowedKey = key;
+    allowedBySettings.set(settings, allowed);
   }
   return allowed;
 }
@@ -37,14 +42,10 @@ const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
  * 2. Cross-site writes: a request that is not GET or HEAD and carries an `Origin` must come from
  *    the same host.
  */
-export function guardRequest(
-  request: GuardedRequest,
-  env: Record<string, string | undefined> = process.env,
-): GuardVerdict {
+export function guardRequest(request: GuardedRequest, settings: GuardSettings): GuardVerdict {
   const host = request.headers.get('host') ?? '';
-  const bound = (env.HOST ?? '').toLowerCase();
-  if (!WILDCARD.has(bound)) {
-    if (!allowedHosts(bound, env.TOOLSCOPE_ALLOWED_HOSTS ?? '').has(hostnameOf(host))) {
+  if (!WILDCARD.has(settings.host.toLowerCase())) {
+    if (!allowedHosts(settings).has(hostnameOf(host))) {
       return {
         ok: false,
         status: 421,

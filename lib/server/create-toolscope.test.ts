@@ -2,9 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db/open-database';
 import { makeTrace } from '../db/trace-store-suite';
+import { defineTool } from '../executor/define-tool';
 import { createToolscope } from './create-toolscope';
 
 const dirs: string[] = [];
@@ -18,6 +20,54 @@ afterEach(() => {
 });
 
 describe('createToolscope', () => {
+  it('takes the approver, faults, extra tools and extra sinks from its host; one close() ends it all', async () => {
+    const dir = dataDir();
+    const seen: string[] = [];
+    const echo = defineTool({
+      name: 'echo_write',
+      description: 'Writes nothing; says what it got.',
+      inputSchema: z.object({ text: z.string() }),
+      sideEffect: 'write',
+      execute: ({ text }) => ({ text }),
+    });
+    const ts = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: 'data' }, dir), {
+      tools: [echo],
+      approver: { request: async (request) => ({ approved: true, by: `script for ${request.tool}` }) },
+      faults: {
+        faultFor: ({ tool }) => (tool === 'calculator' ? { type: 'latency', ms: 5 } : null),
+      },
+      sinks: [
+        {
+          begin: (record) => void seen.push(`begin:${record.tool}`),
+          update: (record) => void seen.push(`update:${record.status}`),
+          finish: (record) => {
+            seen.push(`finish:${record.tool}:${record.status}`);
+            throw new Error('an exporter that fails (expected by the test)');
+          },
+        },
+      ],
+    });
+    const written = await ts.executor.execute({ name: 'echo_write', arguments: { text: 'hi' } });
+    expect(written).toMatchObject({ success: true, output: { text: 'hi' } });
+    expect(ts.store.get(written.traceId)?.approval).toMatchObject({
+      decision: 'approved',
+      by: 'script for echo_write',
+    });
+    const calc = await ts.executor.execute({ name: 'calculator', arguments: { expression: '2+3' } });
+    expect(calc.success).toBe(true);
+    expect(ts.store.get(calc.traceId)?.attempts.map((a) => a.fault)).toEqual(['latency']);
+    expect(seen).toEqual([
+      'begin:echo_write',
+      'update:awaiting_approval',
+      'update:running',
+      'finish:echo_write:succeeded',
+      'begin:calculator',
+      'finish:calculator:succeeded',
+    ]);
+    ts.close();
+    expect(() => ts.store.get(calc.traceId)).toThrow();
+  });
+
   it('creates the data folder, workspace, database and a 0600 vault key', async () => {
     const dir = dataDir();
     const ts = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: 'data' }, dir));

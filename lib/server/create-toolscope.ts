@@ -110,7 +110,7 @@ function resumePendingApprovals(store: TraceStore, executor: Executor): number {
     const page = store.list({ status: 'awaiting_approval', limit: 200, cursor });
     for (const summary of page.items) {
       const record = store.get(summary.id);
-      if (!record || record.status !== 'awaiting_approval') continue;
+      if (record?.status !== 'awaiting_approval') continue;
       const approval = record.approval ?? {
         rule: 'pending before a restart',
         requestedAt: record.createdAt,

@@ -22,7 +22,7 @@ const tool = createCalculatorTool({ pool });
 const ctx = { signal: new AbortController().signal };
 const answers = [];
 for (const expression of ['2 + 2', '5 cm to inch', 'factorial(170000)', 'x', process.argv[2]]) {
-  answers.push(await tool.execute({ expression }, ctx).then((output) => output.result, (error) => error.code));
+  answers.push(await Promise.resolve().then(() => tool.execute({ expression }, ctx)).then((output) => output.result, (error) => error.code));
 }
 await pool.close();
 console.log(JSON.stringify(answers));

@@ -327,7 +327,7 @@ describe('calculator', () => {
       const pool = createCalculatorPool({ size: 1 });
       try {
         const ownTool = createCalculatorTool({ pool });
-        await ownTool.execute({ expression: '1' }, ctx);
+        await ownTool.execute({ expression: 'sqrt(1)' }, ctx);
         const controller = new AbortController();
         const running = ownTool.execute({ expression: slow }, createTestContext({ signal: controller.signal }));
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -336,7 +336,7 @@ describe('calculator', () => {
         await expect(running).rejects.toThrow('cancelled by a person');
         expect(performance.now() - started).toBeLessThan(100);
         expect(pool.stats()).toMatchObject({ started: 2, busy: 0 });
-        expect((await ownTool.execute({ expression: '6 * 7' }, ctx)).result).toBe(42);
+        expect((await ownTool.execute({ expression: 'sqrt(36) * 7' }, ctx)).result).toBe(42);
       } finally {
         await pool.close();
       }

@@ -9,6 +9,7 @@ import {
   sharedCalculatorPool,
 } from './calculator-pool';
 import type { CalculationError, CalculatorOutput } from './evaluate-expression';
+import { evaluatePlainArithmetic } from './plain-arithmetic';
 import { MAX_RANGE_ELEMENTS } from './safe-math';
 import type { PoolOutcome } from './worker-pool';
 
@@ -40,7 +41,9 @@ export interface CalculatorToolOptions {
 /**
  * The `calculator` tool: evaluates one expression with mathjs, never with `eval`, in a worker.
  *
- * 1. The expression goes to a warm worker (`calculator-pool.ts`): evaluation is synchronous and
+ * 1. Plain arithmetic (numbers, + - * /, parentheses; `plain-arithmetic.ts`) is evaluated here at
+ *    once: bounded and linear, it cannot stall anything, and it skips the trip to a worker.
+ *    Everything else goes to a warm worker (`calculator-pool.ts`): evaluation is synchronous and
  *    some expressions run for minutes, which on the event loop would stall every request.
  * 2. There it is parsed and its tree checked against an allowlist (`check-expression.ts`), then
  *    evaluated on a mathjs instance with its dangerous functions disabled and its expensive ones
@@ -71,14 +74,20 @@ export function createCalculatorTool(options: CalculatorToolOptions = {}): Tool<
     // Deterministic: the same expression fails the same way every time.
     retry: { maxAttempts: 1 },
     circuitBreaker: false,
-    async execute({ expression, precision }, ctx) {
-      const pool = options.pool ?? sharedCalculatorPool();
-      const outcome = await pool.run({ expression, precision }, { signal: ctx.signal });
-      if (!outcome.ok) throw poolError(outcome, expression, ctx.signal);
-      if (!outcome.value.ok) throw calculationError(outcome.value.error);
-      return outcome.value.output;
+    execute({ expression, precision }, ctx) {
+      // Plain arithmetic (most of what models ask) is answered here, synchronously: see plain-arithmetic.ts.
+      const plain = precision === undefined ? evaluatePlainArithmetic(expression) : null;
+      if (plain) return plain;
+      return evaluateInWorker(options.pool ?? sharedCalculatorPool(), { expression, precision }, ctx.signal);
     },
   });
+}
+
+async function evaluateInWorker(pool: CalculatorPool, input: CalculatorInput, signal: AbortSignal) {
+  const outcome = await pool.run(input, { signal });
+  if (!outcome.ok) throw poolError(outcome, input.expression, signal);
+  if (!outcome.value.ok) throw calculationError(outcome.value.error);
+  return outcome.value.output;
 }
 
 function calculationError(error: CalculationError): ToolError {
