@@ -167,7 +167,7 @@ export function EditArguments({
           Cancel
         </button>
         <span className="text-[11px] text-fg-muted">
-          Redacted values are sent as shown; retype a secret to change it.
+          A masked secret left as shown keeps its recorded value; type the whole value to change it.
         </span>
       </div>
     </form>

@@ -139,6 +139,37 @@ describe('the approvals queue through the API', () => {
     expect((await decide(ts, 'no-such-trace', { decision: 'approve' })).status).toBe(404);
   });
 
+  it('keeps a recorded secret the edit left masked, and refuses a mask edited around', async () => {
+    const ts = start(dataDir());
+    const secret = 'sk-live-abcdefghijklmnop1234';
+    const answer = await post(ts, {
+      wait: false,
+      tool_calls: [writeCall('s1', 'env.txt', `API_KEY=${secret}`)],
+    });
+    const traceId = answer.results[0].trace_id;
+    const [pending] = await approvalsOf(ts);
+    expect(pending.arguments.content).toBe('API_KEY=[REDACTED]');
+    // A mask inside a string the person edited cannot be put back: refused, still pending.
+    const around = await decide(ts, traceId, {
+      decision: 'approve',
+      arguments: { path: 'env.txt', content: 'API_KEY=[REDACTED]\nDEBUG=1' },
+    });
+    expect(around.status).toBe(400);
+    expect(around.json.error.message).toMatch(/content: holds \[REDACTED\]/);
+    expect(ts.approvals.get(traceId)).not.toBeNull();
+    // Only the path edited: the secret is the recorded one, not the mask.
+    const ok = await decide(ts, traceId, {
+      decision: 'approve',
+      arguments: { ...pending.arguments, path: 'moved.txt' },
+    });
+    expect(ok.status).toBe(200);
+    await until(() => ts.store.get(traceId)?.status === 'succeeded', 'the edited call');
+    expect(fs.readFileSync(path.join(ts.config.workspace, 'moved.txt'), 'utf8')).toBe(`API_KEY=${secret}`);
+    const trace = ts.store.get(traceId);
+    expect(trace?.editedArguments).toEqual({ path: 'moved.txt', content: 'API_KEY=[REDACTED]' });
+    expect(JSON.stringify(trace?.editedArguments)).not.toContain(secret);
+  });
+
   it('waits for the decision by default, and a denial reason reaches the model', async () => {
     const ts = start(dataDir());
     const answering = post(ts, { tool_calls: [writeCall('w2', 'b.md', 'x')] });

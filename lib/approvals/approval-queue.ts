@@ -1,5 +1,8 @@
+import { errorData } from '../executor/errors';
 import type { ApprovalDecision, ApprovalRequest, Approver } from '../executor/ports';
 import type { SideEffect, ToolErrorData } from '../executor/types';
+import type { FieldIssue } from '../executor/validate-input';
+import { keepRedacted } from './keep-redacted';
 
 /** A call waiting for a person, as the approvals page and `GET /api/v1/approvals` show it. */
 export interface PendingApproval {
@@ -129,8 +132,13 @@ export function createApprovalQueue(options: ApprovalQueueOptions = {}): Approva
         entry.answer({ approved: false, reason: input.reason?.trim() || 'no reason was given', by });
         return { ok: true, ruleCreated: null };
       }
-      if (input.arguments !== undefined) {
-        const checked = entry.request.validate(input.arguments);
+      let edited = input.arguments;
+      if (edited !== undefined) {
+        // The form showed redacted values: a secret left as shown keeps its recorded value.
+        const kept = keepRedacted(edited, entry.pending.arguments, entry.request.input);
+        if (!kept.ok) return { ok: false, reason: 'invalid_arguments', error: maskedSecretError(kept.issues) };
+        edited = kept.value;
+        const checked = entry.request.validate(edited);
         if (!checked.ok) return { ok: false, reason: 'invalid_arguments', error: checked.error };
       }
       let ruleCreated: string | null = null;
@@ -150,7 +158,7 @@ export function createApprovalQueue(options: ApprovalQueueOptions = {}): Approva
       entry.answer({
         approved: true,
         by,
-        ...(input.arguments !== undefined ? { input: input.arguments } : {}),
+        ...(edited !== undefined ? { input: edited } : {}),
         ...(input.reason?.trim() ? { reason: input.reason.trim() } : {}),
         ...(ruleCreated ? { ruleCreated } : {}),
       });
@@ -164,4 +172,13 @@ export function createApprovalQueue(options: ApprovalQueueOptions = {}): Approva
       return waiting.size;
     },
   };
+}
+
+/** Edited arguments that still hold a mask where the secret cannot be put back. */
+function maskedSecretError(issues: FieldIssue[]): ToolErrorData {
+  const listed = issues.map((issue) => `${issue.path || '(arguments)'}: ${issue.message}`).join('; ');
+  return errorData('INVALID_ARGUMENTS', `Invalid edited arguments: ${listed}.`, {
+    details: { issues },
+    stage: 'permission',
+  });
 }
