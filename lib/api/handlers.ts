@@ -70,18 +70,18 @@ export async function runToolCalls(body: unknown, ts: Toolscope, signal?: AbortS
   const parsed = toolCallsBodyFor(ts.config.limits.maxBatchSize).safeParse(body);
   if (!parsed.success) return errorAnswer(400, 'INVALID_REQUEST', zodMessage(parsed.error));
   const { tool_calls, session_id, max_concurrency, fail_fast, wait } = parsed.data;
-  const waiting = waitForApprovals(tool_calls.length, wait === false ? 0 : ts.config.approvals.waitMs);
+  const waiting = new ApprovalWait(tool_calls.length, wait === false ? 0 : ts.config.approvals.waitMs);
   const batch = ts.executor.executeBatch(
     tool_calls.map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })),
     {
       maxConcurrency: max_concurrency ?? 4,
       failFast: fail_fast ?? false,
-      onAwaitingApproval: waiting.pending,
-      onSettled: waiting.settled,
+      onAwaitingApproval: (index, traceId) => waiting.pending(index, traceId),
+      onSettled: (index, result) => waiting.settled(index, result),
     },
     { sessionId: session_id ?? null, actor: 'api', signal },
   );
-  const first = await Promise.race([batch, waiting.answerNow]);
+  const first = await waiting.answer(batch);
   const answers =
     first === 'now'
       ? answeredWhilePending(
@@ -111,38 +111,52 @@ function answerOf(result: ToolResult) {
 /**
  * When a request that has calls awaiting approval is answered: once every call has finished or
  * waits, at once (`waitMs` 0, `"wait": false`) or after `waitMs` — the batch's own end answers
- * sooner when every call is decided in time. Costs nothing until a call waits.
+ * sooner when every call is decided in time. On the hot path (no call waits) it costs one promise:
+ * the rest is made when a call first waits.
  */
-function waitForApprovals(calls: number, waitMs: number) {
-  const results = new Array<ToolResult | undefined>(calls);
-  const waitingIds = new Map<number, string>();
-  let done = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let answer: (now: 'now') => void = () => {};
-  const answerNow = new Promise<'now'>((resolve) => {
-    answer = resolve;
-  });
-  const check = () => {
-    if (waitingIds.size === 0 || done + waitingIds.size < calls) return;
-    if (waitMs <= 0) return answer('now');
-    timer ??= setTimeout(() => answer('now'), waitMs);
-  };
-  return {
-    results,
-    waitingIds,
-    answerNow,
-    pending: (index: number, traceId: string) => {
-      waitingIds.set(index, traceId);
-      check();
-    },
-    settled: (index: number, result: ToolResult) => {
-      results[index] = result;
-      done++;
-      waitingIds.delete(index);
-      if (done === calls && timer) clearTimeout(timer);
-      else check();
-    },
-  };
+class ApprovalWait {
+  /** Results so far, by index; made at the first result. */
+  results: (ToolResult | undefined)[] | null = null;
+  /** Calls waiting for a person, by index; made when one first waits. */
+  waitingIds: Map<number, string> | null = null;
+  private done = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private answerNow: ((now: 'now') => void) | null = null;
+
+  constructor(
+    private readonly calls: number,
+    private readonly waitMs: number,
+  ) {}
+
+  /** The batch's results, or `'now'` when the request is to be answered while calls still wait. */
+  answer(batch: Promise<ToolResult[]>): Promise<ToolResult[] | 'now'> {
+    return new Promise((resolve, reject) => {
+      this.answerNow = resolve;
+      batch.then(resolve, reject);
+    });
+  }
+
+  pending(index: number, traceId: string): void {
+    this.waitingIds ??= new Map();
+    this.waitingIds.set(index, traceId);
+    this.check();
+  }
+
+  settled(index: number, result: ToolResult): void {
+    this.results ??= new Array(this.calls);
+    this.results[index] = result;
+    this.done++;
+    this.waitingIds?.delete(index);
+    if (this.done === this.calls) clearTimeout(this.timer);
+    else this.check();
+  }
+
+  private check(): void {
+    const waiting = this.waitingIds?.size ?? 0;
+    if (waiting === 0 || this.done + waiting < this.calls) return;
+    if (this.waitMs <= 0) this.answerNow?.('now');
+    else this.timer ??= setTimeout(() => this.answerNow?.('now'), this.waitMs);
+  }
 }
 
 /**
@@ -152,14 +166,15 @@ function waitForApprovals(calls: number, waitMs: number) {
  */
 function answeredWhilePending(
   batch: Promise<ToolResult[]>,
-  waiting: ReturnType<typeof waitForApprovals>,
+  waiting: ApprovalWait,
   ts: Toolscope,
   toolCallIds: string[],
 ) {
   batch.catch((error: unknown) => console.error('[toolscope] a batch answered while pending failed:', error));
-  return Array.from(waiting.results, (result, index) => {
+  return Array.from({ length: toolCallIds.length }, (_, index) => {
+    const result = waiting.results?.[index];
     if (result) return answerOf(result);
-    const traceId = waiting.waitingIds.get(index) ?? '';
+    const traceId = waiting.waitingIds?.get(index) ?? '';
     const toolCallId = toolCallIds[index] ?? '';
     ts.executor.release(traceId);
     const pending = ts.approvals.get(traceId) ?? ts.executor.inFlight(traceId);

@@ -132,6 +132,14 @@ describe('permission', () => {
     expect(stageMap(store.get(result.traceId)?.stages ?? []).permission).toBe('failed');
   });
 
+  it('gives traces time-ordered UUIDv7 ids, so each new trace lands at the end of the id index', async () => {
+    const { executor } = setup([add]);
+    const ids: string[] = [];
+    for (let i = 0; i < 50; i++) ids.push((await executor.execute({ name: 'add', arguments: { a: 1, b: i } })).traceId);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...ids].sort()).toEqual(ids);
+  });
+
   it('honours deny and allow policies', async () => {
     const denied = setup([add], { policy: () => 'deny' });
     expect((await denied.executor.execute({ name: 'add', arguments: { a: 1, b: 1 } })).error?.code).toBe(
