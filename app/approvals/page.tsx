@@ -17,5 +17,13 @@ export default function ApprovalsPage() {
   const ts = getToolscope();
   const schemas: Record<string, JsonSchema> = {};
   for (const tool of ts.executor.registry.list()) schemas[tool.name] = inputJsonSchema(tool) as JsonSchema;
-  return <ApprovalsView initial={{ approvals: ts.approvals.list().map(approvalJson), skewMs: 0 }} schemas={schemas} />;
+  return (
+    <ApprovalsView
+      initial={{
+        approvals: ts.approvals.list().map((pending) => approvalJson(pending, ts.executor.registry)),
+        skewMs: 0,
+      }}
+      schemas={schemas}
+    />
+  );
 }

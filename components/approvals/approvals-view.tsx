@@ -3,7 +3,7 @@
 import { Inbox } from 'lucide-react';
 import Link from 'next/link';
 import { useCallback, useEffect, useState } from 'react';
-import { type ApprovalQueue, type DecisionResult, isDecisionError, suggestSpecifier } from '@/lib/ui/approvals';
+import { type ApprovalQueue, type DecisionResult, isDecisionError } from '@/lib/ui/approvals';
 import type { FieldIssue } from '@/lib/ui/json-issues';
 import type { JsonSchema } from '@/lib/ui/json-schema';
 import { isTypingTarget } from '../shortcuts-dialog';
@@ -98,7 +98,7 @@ export function ApprovalsView({ initial, schemas }: { initial: ApprovalQueue; sc
       if (!call) return;
       if (kind === 'edit' && !drafts[traceId]?.args) setDraft(traceId, { args: draftOf(call.arguments) });
       if (kind === 'always' && !drafts[traceId]?.always) {
-        const specifier = suggestSpecifier(call.tool, call.arguments);
+        const specifier = call.suggested_specifier;
         setDraft(traceId, {
           always: { scope: specifier ? 'specifier' : 'tool', specifier: specifier ?? '', session: false },
         });

@@ -106,6 +106,7 @@ describe('the approvals queue through the API', () => {
       side_effect: 'write',
       arguments: { path: 'notes/a.md', content: 'draft' },
       rule: 'default for write: ask',
+      suggested_specifier: 'notes/a.md',
     });
     expect(Date.parse(pending.expires_at) - Date.parse(pending.requested_at)).toBe(10 * 60_000);
 

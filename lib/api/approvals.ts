@@ -3,6 +3,8 @@ import type { PendingApproval } from '../approvals/approval-queue';
 import { toJson } from '../db/json-column';
 import { argumentsPreview } from '../db/list-query';
 import type { TraceSummary } from '../db/trace-store';
+import { REDACTED } from '../executor/redact';
+import type { Registry } from '../executor/registry';
 import type { TraceRecord } from '../executor/types';
 import type { Toolscope } from '../server/create-toolscope';
 import { zodMessage } from './handlers';
@@ -12,8 +14,12 @@ import { errorJson, summaryJson } from './serialize';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** A pending call as `GET /api/v1/approvals` lists it. */
-export function approvalJson(pending: PendingApproval) {
+/**
+ * A pending call as `GET /api/v1/approvals` lists it. `suggested_specifier` is what "Always
+ * allow" would name for this call: the tool's own permission subject (the normalized path, the
+ * command, `METHOD URL`) of the redacted arguments; null for tools that take no specifier.
+ */
+export function approvalJson(pending: PendingApproval, registry?: Pick<Registry, 'get'>) {
   return {
     trace_id: pending.traceId,
     tool_call_id: pending.toolCallId,
@@ -25,13 +31,25 @@ export function approvalJson(pending: PendingApproval) {
     rule: pending.rule,
     requested_at: iso(pending.requestedAt),
     expires_at: iso(pending.expiresAt),
+    suggested_specifier: suggestedSpecifier(pending, registry),
   };
 }
 
+function suggestedSpecifier(pending: PendingApproval, registry: Pick<Registry, 'get'> | undefined): string | null {
+  const subject = registry?.get(pending.tool)?.permissionSubject;
+  if (!subject) return null;
+  try {
+    const text = subject.of(pending.arguments);
+    return text && !text.includes(REDACTED) ? text : null;
+  } catch {
+    return null;
+  }
+}
+
 /** `GET /api/v1/approvals`: the calls waiting for a person, oldest first. */
-export function getApprovals(ts: Pick<Toolscope, 'approvals'>): Response {
+export function getApprovals(ts: Pick<Toolscope, 'approvals' | 'executor'>): Response {
   return Response.json(
-    { approvals: ts.approvals.list().map(approvalJson) },
+    { approvals: ts.approvals.list().map((pending) => approvalJson(pending, ts.executor.registry)) },
     { headers: { 'cache-control': 'no-store' } },
   );
 }

@@ -89,33 +89,6 @@ export async function postDecision(traceId: string, decision: Decision): Promise
   return body as unknown as DecisionResult;
 }
 
-const FILE_TOOLS = new Set(['read_file', 'write_file']);
-
-/**
- * The specifier "always allow" suggests for this call, in the rule syntax each tool matches:
- * the path for file tools, the argv joined by spaces for `run_shell`, `METHOD URL` for
- * `http_request`; null when the arguments do not say (the user may still type one).
- * @example suggestSpecifier('write_file', { path: 'notes/a.md', content: '…' }) // 'notes/a.md'
- */
-export function suggestSpecifier(tool: string, args: unknown): string | null {
-  if (!args || typeof args !== 'object' || Array.isArray(args)) return null;
-  const a = args as Record<string, unknown>;
-  if (FILE_TOOLS.has(tool) || (typeof a.path === 'string' && tool.endsWith('_file'))) {
-    return typeof a.path === 'string' && a.path ? a.path : null;
-  }
-  if (tool === 'run_shell') {
-    const argv = a.command;
-    if (!Array.isArray(argv) || argv.length === 0 || !argv.every((part) => typeof part === 'string')) return null;
-    return argv.join(' ');
-  }
-  if (tool === 'http_request') {
-    if (typeof a.url !== 'string' || !a.url) return null;
-    const method = typeof a.method === 'string' && a.method ? a.method.toUpperCase() : 'GET';
-    return `${method} ${a.url}`;
-  }
-  return null;
-}
-
 /** Under this much time left (or a quarter of a shorter wait) an expiry countdown is urgent. */
 const URGENT_MS = 60_000;
 
