@@ -64,7 +64,11 @@ test('a pending write appears live with the badge counting it, is approved with 
   await expect(card).toHaveCount(0);
   await expect(approvals.log.locator(`[data-trace-id="${traceId}"]`)).toContainText('Approved with edits');
 
-  // What ran is the edit: read the file back through the API.
+  // What ran is the edit: once the call has finished (the decision's answer comes when it is
+  // recorded, as the call starts), read the file back through the API.
+  await expect
+    .poll(async () => (await (await request.get(`/api/v1/traces/${traceId}`)).json()).status)
+    .toBe('succeeded');
   const read = await postToolCall(request, { id: unique('call_read'), name: 'read_file', arguments: { path: file } });
   expect(read.status).toBe('succeeded');
   expect(JSON.stringify(read.output)).toContain('edited by a person');
