@@ -120,6 +120,11 @@ export function AttemptsTable({
                 </td>
                 <td className="px-2 py-1 text-right tabular-nums">
                   {a.backoffMs === null ? '—' : formatDuration(a.backoffMs)}
+                  {a.backoffReason && (
+                    <div className="text-[11px] text-fg-muted" data-testid="backoff-reason">
+                      {a.backoffReason}
+                    </div>
+                  )}
                 </td>
               </tr>
             );

@@ -64,6 +64,7 @@ export function attemptJson(attempt: Attempt) {
     timeout_ms: attempt.timeoutMs ?? null,
     error: errorJson(attempt.error),
     backoff_ms: attempt.backoffMs,
+    backoff_reason: attempt.backoffReason ?? null,
     fault: attempt.fault,
   };
 }

@@ -285,6 +285,38 @@ describe('execute', () => {
     expect(trace?.flags.retried).toBe(true);
   });
 
+  it('waits at least a Retry-After before the next attempt, within the policy cap, and says so on the attempt', async () => {
+    let calls = 0;
+    const limited = defineTool({
+      name: 'limited',
+      description: 'rate-limited twice',
+      sideEffect: 'none',
+      retry: { maxAttempts: 3, baseDelayMs: 100, factor: 2, maxDelayMs: 2_000, jitter: 0 },
+      inputSchema: z.object({}),
+      execute: () => {
+        calls++;
+        if (calls === 1) throw ToolError.temporary('HTTP_ERROR', 'HTTP 429', { details: { retryAfterMs: 1_500 } });
+        if (calls === 2) throw ToolError.temporary('HTTP_ERROR', 'HTTP 503', { details: { retryAfterMs: 60_000 } });
+        return { ok: true };
+      },
+    });
+    const { executor, clock, store } = setup([limited]);
+    const pending = executor.execute({ name: 'limited', arguments: {} });
+    await clock.advance(1_499);
+    expect(calls).toBe(1);
+    await clock.advance(1);
+    expect(calls).toBe(2);
+    await clock.advance(2_000);
+    const result = await pending;
+    expect(result.success).toBe(true);
+    const attempts = store.get(result.traceId)?.attempts ?? [];
+    expect(attempts.map((a) => [a.backoffMs, a.backoffReason ?? null, a.startedAt])).toEqual([
+      [1_500, 'Retry-After 1500 ms', 0],
+      [2_000, "Retry-After 60000 ms, capped at the retry policy's 2000 ms", 1_500],
+      [null, null, 3_500],
+    ]);
+  });
+
   it('does not retry non-retryable errors and classifies unknown throws once', async () => {
     let calls = 0;
     const broken = defineTool({

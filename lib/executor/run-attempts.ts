@@ -1,4 +1,4 @@
-import { computeBackoff } from './backoff';
+import { computeBackoff, honourRetryAfter } from './backoff';
 import { cancelledError } from './call-cancellation';
 import { type CircuitBreaker, type CircuitState, createCircuitBreaker } from './circuit-breaker';
 import type { Clock } from './clock';
@@ -121,7 +121,14 @@ export function createAttemptRunner(deps: {
       result.error.retryable &&
       n < tool.retry.maxAttempts &&
       !live.cancelReason;
-    const backoffMs = retry ? computeBackoff(tool.retry, n, random()) : null;
+    let backoffMs = retry ? computeBackoff(tool.retry, n, random()) : null;
+    let backoffReason: string | undefined;
+    if (backoffMs !== null && result.outcome !== 'ok') {
+      // The tool said how long to wait (HTTP Retry-After): wait at least that, within the policy's cap.
+      const honoured = honourRetryAfter(tool.retry, backoffMs, result.error.details?.retryAfterMs);
+      backoffMs = honoured.backoffMs;
+      backoffReason = honoured.reason;
+    }
     // Replaced, not mutated: a snapshot taken while it ran keeps its `running` entry.
     const { attempt } = step;
     live.record.attempts[step.index] = {
@@ -134,6 +141,7 @@ export function createAttemptRunner(deps: {
       timeoutMs: attempt.timeoutMs,
       error: result.outcome === 'ok' ? null : result.error,
       backoffMs,
+      ...(backoffReason ? { backoffReason } : {}),
       fault: attempt.fault,
     };
     if (backoffMs !== null) live.record.flags.retried = true;

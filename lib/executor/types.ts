@@ -227,6 +227,8 @@ export interface Attempt {
   error: ToolErrorData | null;
   /** Wait before the next attempt; null for the last one. */
   backoffMs: number | null;
+  /** Why the wait is what it is when not the retry policy's own: `Retry-After 2 s`. Absent otherwise. */
+  backoffReason?: string;
   /** Fault injected into this attempt, if any. */
   fault: string | null;
 }

@@ -35,6 +35,7 @@ function attemptFromJson(attempt: ReturnType<typeof attemptJson>): Attempt {
     ...(attempt.timeout_ms === null ? {} : { timeoutMs: attempt.timeout_ms }),
     error: errorFromJson(attempt.error),
     backoffMs: attempt.backoff_ms,
+    ...(attempt.backoff_reason ? { backoffReason: attempt.backoff_reason } : {}),
     fault: attempt.fault,
   };
 }
