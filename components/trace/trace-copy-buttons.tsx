@@ -1,10 +1,10 @@
 'use client';
 
-import { curlCommand, type ReplayableCall, replayBody, toolCallJson } from '@/lib/ui/replay';
+import { agentRequestBody, type CopyableCall, curlCommand, toolCallJson } from '@/lib/ui/agent-request';
 import { CopyButton } from '../copy-button';
 
-/** Copy buttons of the trace header: trace id, the tool call as JSON, and a curl replay command. */
-export function TraceCopyButtons({ traceId, call }: { traceId: string; call: ReplayableCall }) {
+/** Copy buttons of the trace header: trace id, the tool call as JSON, and the agent's request as curl (redacted). */
+export function TraceCopyButtons({ traceId, call }: { traceId: string; call: CopyableCall }) {
   return (
     <>
       <CopyButton text={traceId} label="Copy trace id" testId="copy-trace-id" />
@@ -14,8 +14,8 @@ export function TraceCopyButtons({ traceId, call }: { traceId: string; call: Rep
         testId="copy-tool-call"
       />
       <CopyButton
-        getText={() => curlCommand(window.location.origin, replayBody(call))}
-        label="Copy curl replay"
+        getText={() => curlCommand(window.location.origin, agentRequestBody(call))}
+        label="Copy request as curl (redacted)"
         testId="copy-curl"
       />
     </>

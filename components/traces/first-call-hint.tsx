@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import { curlCommand, FIRST_CALL_BODY } from '@/lib/ui/replay';
+import { curlCommand, FIRST_CALL_BODY } from '@/lib/ui/agent-request';
 import { CopyButton } from '../copy-button';
 
 /** The empty state of a fresh install: how to send a first call, and where to try a tool instead. */

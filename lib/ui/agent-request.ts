@@ -1,5 +1,10 @@
-/** What the copy buttons of a trace header need: the call as a model sent it, and a curl replay. */
-export interface ReplayableCall {
+/**
+ * What the copy buttons of a trace header need: the call as a model sent it, and the agent's
+ * request as curl. Built from the redacted arguments (raw ones never reach the browser), so a
+ * secret arrives as `[REDACTED]`: this copies the request's shape, it is not a replay (replay
+ * runs on the server, from the sealed arguments).
+ */
+export interface CopyableCall {
   toolCallId: string;
   tool: string;
   /** Redacted arguments: raw arguments never reach the browser. */
@@ -8,13 +13,13 @@ export interface ReplayableCall {
 }
 
 /** The call in OpenAI `tool_calls` form, arguments as a JSON string. */
-export function toolCallJson(call: ReplayableCall) {
+export function toolCallJson(call: CopyableCall) {
   const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {});
   return { id: call.toolCallId, type: 'function' as const, function: { name: call.tool, arguments: args } };
 }
 
-/** The request body of `POST /api/v1/tool-calls` that runs the call again. */
-export function replayBody(call: ReplayableCall) {
+/** The agent's request body of `POST /api/v1/tool-calls` for the call, with its redacted arguments. */
+export function agentRequestBody(call: CopyableCall) {
   return {
     ...(call.sessionId ? { session_id: call.sessionId } : {}),
     tool_calls: [toolCallJson(call)],
@@ -27,7 +32,7 @@ export function shellQuote(text: string): string {
 }
 
 /**
- * A curl command that replays the call through the HTTP API.
+ * A curl command that sends `body` to the agents' endpoint.
  * @example curlCommand('http://127.0.0.1:3000', body)
  */
 export function curlCommand(origin: string, body: unknown): string {
