@@ -34,6 +34,8 @@ function record(i: number): TraceRecord {
     editedArguments: null,
     rawEditedArguments: null,
     approval: null,
+    replayOf: null,
+    batchId: null,
     createdAt: start + i * 1000,
     finishedAt: start + i * 1000 + 5,
     latencyMs: 1 + (i % 50),

@@ -38,6 +38,8 @@ function call(i: number): TraceRecord {
     editedArguments: null,
     rawEditedArguments: null,
     approval: null,
+    replayOf: null,
+    batchId: null,
     createdAt: Date.now(),
     finishedAt: null,
     latencyMs: null,

@@ -43,6 +43,34 @@ function call(id: string, name: string, args: unknown) {
 }
 
 describe('POST /api/v1/tool-calls', () => {
+  it('gives the calls of one request one batch id, and says in the trace whether it is a replay and of what', async () => {
+    const first = await (
+      await post({
+        tool_calls: [call('b1', 'calculator', { expression: '1+1' }), call('b2', 'calculator', { expression: '2+2' })],
+      })
+    ).json();
+    const second = await (await post({ tool_calls: [call('b3', 'calculator', { expression: '3+3' })] })).json();
+    const traces = await Promise.all(
+      [...first.results, ...second.results].map(async (r: { trace_id: string }) =>
+        (await getTrace(r.trace_id, ts)).json(),
+      ),
+    );
+    expect(traces[0].batch_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(traces[1].batch_id).toBe(traces[0].batch_id);
+    expect(traces[2].batch_id).not.toBe(traces[0].batch_id);
+    expect(traces[0]).toMatchObject({ replay_of: null, replays: [] });
+    // A replay (through the executor until #9's replay endpoint) is listed by its original.
+    const replay = await ts.executor.execute(
+      { name: 'calculator', arguments: { expression: '1+1' } },
+      { replayOf: traces[0].id },
+    );
+    expect(await (await getTrace(traces[0].id, ts)).json()).toMatchObject({ replays: [replay.traceId] });
+    expect(await (await getTrace(replay.traceId, ts)).json()).toMatchObject({
+      replay_of: traces[0].id,
+      flags: { replayed: true },
+    });
+  });
+
   it('runs OpenAI tool calls and returns results and tool messages in input order', async () => {
     const response = await post({
       session_id: 'sess-1',

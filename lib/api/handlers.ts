@@ -218,9 +218,9 @@ export function postToolCalls(request: Request, ts: Toolscope): Promise<Response
 }
 
 /** The trace as the API sends it, with the server's clock so that clients can compute elapsed time. */
-function traceResponse(trace: TraceRecord): Response {
+function traceResponse(trace: TraceRecord, replays: string[]): Response {
   return Response.json(
-    { ...traceJson(trace), server_time: new Date().toISOString() },
+    { ...traceJson(trace), replays, server_time: new Date().toISOString() },
     { headers: { 'cache-control': 'no-store' } },
   );
 }
@@ -240,7 +240,7 @@ const notFound = (id: string) => apiError(404, 'NOT_FOUND', `No trace with id "$
 export function getTrace(id: string, ts: Toolscope): Promise<Response> {
   return handle(() => {
     const trace = findTrace(id, ts);
-    return trace ? traceResponse(trace) : notFound(id);
+    return trace ? traceResponse(trace, ts.store.replays(id)) : notFound(id);
   });
 }
 
@@ -270,7 +270,7 @@ export function cancelTrace(request: Request, id: string, ts: Toolscope): Promis
     await pending;
     const trace = ts.store.get(id);
     if (!trace) return apiError(500, 'INTERNAL_ERROR', `The cancelled call ${id} was not recorded.`);
-    return traceResponse(trace);
+    return traceResponse(trace, ts.store.replays(id));
   });
 }
 

@@ -112,6 +112,8 @@ export function traceJson(trace: TraceRecord) {
     arguments: trace.arguments,
     edited_arguments: trace.editedArguments,
     approval: approvalJson(trace.approval),
+    replay_of: trace.replayOf,
+    batch_id: trace.batchId,
     result: {
       success: trace.status === 'succeeded',
       output: trace.output,

@@ -165,6 +165,15 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
       return [...callsByTool.keys()].sort(compareText);
     },
 
+    replays(id) {
+      const found: string[] = [];
+      for (const row of rows) {
+        if (!isLive(row)) continue;
+        const replayOf = row.snapshot ? row.snapshot.replayOf : (row.encoded as TraceRowValues).replayOf;
+        if (replayOf === id) found.push(row.id);
+      }
+      return found;
+    },
     adjacent(id) {
       const row = byId.get(id);
       if (!row) return { newer: null, older: null };

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { blob, index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { CallStatus, SideEffect } from '../executor/types';
 import { LATENCY_BIN_COLUMNS } from './latency-bins';
@@ -63,6 +64,10 @@ export const toolCalls = sqliteTable(
     sealedEditedArguments: blob('sealed_edited_arguments', { mode: 'buffer' }),
     /** JSON `ApprovalRecord`: the wait for approval and its decision; NULL for calls that never waited. */
     approval: text('approval'),
+    /** The trace this call replays (typed and indexed: the original lists its replays). */
+    replayOf: text('replay_of'),
+    /** Shared by the calls of one request, so a session replay runs them together again. */
+    batchId: text('batch_id'),
   },
   (table) => [
     uniqueIndex('tool_calls_id_unique').on(table.id),
@@ -70,6 +75,8 @@ export const toolCalls = sqliteTable(
     index('tool_calls_status_seq_idx').on(table.status, table.seq),
     index('tool_calls_session_seq_idx').on(table.sessionId, table.seq),
     index('tool_calls_created_at_idx').on(table.createdAt),
+    // Partial: most calls are no replay, and the hot INSERT then adds no entry here.
+    index('tool_calls_replay_of_idx').on(table.replayOf, table.seq).where(sql`${table.replayOf} IS NOT NULL`),
   ],
 );
 

@@ -5,7 +5,7 @@ import { LIST_TOTAL_SQL, listTracesSql } from './sqlite-list-traces';
 import { TOOL_STATS_SQL } from './sqlite-tool-stats';
 import { TRACE_DELETE_SQL } from './sqlite-trace-deletion';
 import { TRACE_NAVIGATION_SQL } from './sqlite-trace-navigation';
-import { TRACE_WRITE_SQL } from './sqlite-trace-store';
+import { TRACE_READ_SQL, TRACE_WRITE_SQL } from './sqlite-trace-store';
 import type { TimeRangePlan } from './time-range-plan';
 import { encodeTraceRecord } from './trace-row';
 import { makeTrace } from './trace-store-suite';
@@ -158,6 +158,12 @@ describe.each([
       `${bySeq} | SEARCH tool_calls USING INDEX tool_calls_created_at_idx (created_at<?)`,
     );
     expect(planOf(TRACE_DELETE_SQL.excess, { limit: 500 })).toBe(`${bySeq} | SCAN tool_calls`);
+  });
+
+  it('lists the replays of a trace through the partial replay_of index', () => {
+    expect(planOf(TRACE_READ_SQL.replays, { id: 'x' })).toMatch(
+      /^SEARCH tool_calls USING (COVERING )?INDEX tool_calls_replay_of_idx \(replay_of=\?\)$/,
+    );
   });
 
   it('finds rows to update by id, and running rows by status', () => {

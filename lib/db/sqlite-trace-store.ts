@@ -69,6 +69,8 @@ const IDENTITY_KEYS = [
   'tool',
   'createdAt',
   'sealedArguments',
+  'replayOf',
+  'batchId',
 ] as const satisfies readonly (keyof ToolCallRow)[];
 
 // [SQL column, named parameter]: names come from the drizzle schema, parameters are its keys.
@@ -109,6 +111,11 @@ export const TRACE_WRITE_SQL = {
   interrupt: `${interruptSql('finished_at IS NULL')}
     RETURNING tool, status, finished_at AS finishedAt, latency_ms AS latencyMs`,
   interruptFinished: interruptSql('finished_at IS NOT NULL'),
+} as const;
+
+/** Reads by the trace's own columns; exported for the query-plan tests. */
+export const TRACE_READ_SQL = {
+  replays: 'SELECT id FROM tool_calls WHERE replay_of = @id ORDER BY seq',
 } as const;
 
 /** Queued writes that force a commit when reached, so a burst never queues without bound. */
@@ -177,6 +184,7 @@ export function createSqliteTraceStore({
   const navigation = createSqliteTraceNavigation(sqlite);
   const deletion = createSqliteTraceDeletion(sqlite);
   const upsert = sqlite.prepare(TRACE_WRITE_SQL.upsert);
+  const replaysOf = sqlite.prepare(TRACE_READ_SQL.replays).pluck();
   const upsertFinished = sqlite.prepare(TRACE_WRITE_SQL.upsertFinished);
   const update = sqlite.prepare(TRACE_WRITE_SQL.update);
   const updateFinished = sqlite.prepare(TRACE_WRITE_SQL.updateFinished);
@@ -295,6 +303,10 @@ export function createSqliteTraceStore({
     adjacent(id) {
       flush();
       return navigation.adjacent(id);
+    },
+    replays(id) {
+      flush();
+      return replaysOf.all({ id }) as string[];
     },
 
     delete(id) {

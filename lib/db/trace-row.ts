@@ -73,6 +73,8 @@ export function encodeTraceRecord(record: TraceRecord): TraceRowValues {
     metadata: toJson(record.metadata) ?? '{}',
     editedArguments: record.rawEditedArguments === null ? null : toJson(record.editedArguments),
     approval: record.approval === null ? null : toJson(record.approval),
+    replayOf: record.replayOf,
+    batchId: record.batchId,
   };
 }
 
@@ -95,6 +97,8 @@ export function decodeTraceRecord(
     editedArguments: row.editedArguments === null ? null : fromJson(row.editedArguments),
     rawEditedArguments,
     approval: (fromJson(row.approval) ?? null) as ApprovalRecord | null,
+    replayOf: row.replayOf,
+    batchId: row.batchId,
     createdAt: row.createdAt,
     finishedAt: row.finishedAt,
     latencyMs: row.latencyMs,

@@ -24,6 +24,8 @@ export function makeTrace(overrides: Partial<TraceRecord> = {}): TraceRecord {
     editedArguments: null,
     rawEditedArguments: null,
     approval: null,
+    replayOf: null,
+    batchId: null,
     createdAt: 1_700_000_000_000 + n,
     finishedAt: 1_700_000_000_010 + n,
     latencyMs: 10,
@@ -182,6 +184,29 @@ export function describeTraceStore(
         store.begin(trace);
         store.finish({ ...trace, status: 'succeeded', rawArguments: '{"expression":"2 + 2"}' });
         expect(store.get(trace.id)?.rawArguments).toBe('{"expression":"2 + 2"}');
+      });
+
+      it('lists the replays of a trace, oldest first, each with its batch id', () => {
+        const original = makeTrace();
+        store.finish(original);
+        const first = makeTrace({
+          replayOf: original.id,
+          batchId: 'batch-a',
+          flags: { ...original.flags, replayed: true },
+        });
+        const other = makeTrace({ batchId: 'batch-a' });
+        const second = makeTrace({ replayOf: original.id, batchId: 'batch-b' });
+        for (const trace of [first, other, second]) store.finish(trace);
+        expect(store.replays(original.id)).toEqual([first.id, second.id]);
+        expect(store.replays(first.id)).toEqual([]);
+        expect(store.get(first.id)).toMatchObject({
+          replayOf: original.id,
+          batchId: 'batch-a',
+          flags: { replayed: true },
+        });
+        expect(store.get(original.id)).toMatchObject({ replayOf: null, batchId: null });
+        store.delete(first.id);
+        expect(store.replays(original.id)).toEqual([second.id]);
       });
 
       it('returns null for an unknown id', () => {

@@ -117,6 +117,8 @@ export interface TraceStore extends TraceSink {
   tools(): string[];
   /** The calls recorded just before and after `id`; both null when `id` is unknown. O(log n). */
   adjacent(id: string): AdjacentTraces;
+  /** The traces that replay `id`, oldest first (from the indexed `replay_of`). */
+  replays(id: string): string[];
   /** Deletes one call, unless it is still running or awaiting approval. */
   delete(id: string): DeleteOutcome;
   /** Deletes every call of a session except those still running or awaiting approval. */

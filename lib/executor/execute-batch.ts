@@ -1,3 +1,4 @@
+import { v7 as uuidv7 } from 'uuid';
 import type { CancelReason, ExecutionContext, ToolCall, ToolResult } from './types';
 
 export interface BatchOptions {
@@ -24,6 +25,8 @@ export async function executeBatch(
   batch: BatchOptions = {},
   ctx: ExecutionContext = {},
 ): Promise<ToolResult[]> {
+  // One id for the calls of one request, so a session replay can run them together again.
+  if (!ctx.batchId) ctx = { ...ctx, batchId: uuidv7() };
   // One call (what most agent requests are): nothing to schedule.
   if (calls.length === 1) {
     const only = batch.onAwaitingApproval;

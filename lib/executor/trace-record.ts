@@ -21,6 +21,8 @@ export function createTraceRecord(
     editedArguments: null,
     rawEditedArguments: null,
     approval: null,
+    replayOf: ctx.replayOf ?? null,
+    batchId: ctx.batchId ?? null,
     createdAt,
     finishedAt: null,
     latencyMs: null,
@@ -36,6 +38,6 @@ export function createTraceRecord(
     flags: { retried: false, fellBack: false, truncated: false, faulted: false, replayed: false },
     metadata: ctx.metadata ?? {},
   };
-  if (ctx.metadata?.replayOf) record.flags.replayed = true;
+  if (ctx.replayOf) record.flags.replayed = true;
   return record;
 }

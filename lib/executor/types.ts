@@ -41,8 +41,12 @@ export interface ExecutionContext {
   /** Who asked: `api`, `playground`, `mcp`, an agent name... */
   actor?: string;
   signal?: AbortSignal;
-  /** Free-form data kept with the trace (replay source, client info...). */
+  /** Free-form data kept with the trace (client info...). */
   metadata?: Record<string, unknown>;
+  /** The trace this call replays; the call is flagged `replayed` and the original lists it. */
+  replayOf?: string;
+  /** The calls of one request share a batch id (set by `executeBatch`). */
+  batchId?: string;
   /**
    * Told once the call is recorded as `awaiting_approval` (before the approver is asked): a batch
    * frees its slot, an HTTP caller that does not wait answers.
@@ -323,6 +327,10 @@ export interface TraceRecord {
   rawEditedArguments: string | null;
   /** Set once the call waited for approval; null for calls that never did. */
   approval: ApprovalRecord | null;
+  /** The trace this call replays; null for an original call. */
+  replayOf: string | null;
+  /** Shared by the calls of one request (one batch); null for a call made alone (the playground). */
+  batchId: string | null;
   /** Wall-clock epoch milliseconds. */
   createdAt: number;
   finishedAt: number | null;

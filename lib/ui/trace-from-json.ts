@@ -2,7 +2,7 @@ import type { attemptJson, errorJson, stageJson, traceJson } from '../api/serial
 import type { Attempt, ToolErrorData, TraceRecord, TraceStage } from '../executor/types';
 
 /** `GET /api/v1/traces/:id` as the API sends it: the trace, and the server's clock when it answered. */
-export type TraceJson = ReturnType<typeof traceJson> & { server_time: string };
+export type TraceJson = ReturnType<typeof traceJson> & { replays: string[]; server_time: string };
 
 /** A trace as the browser holds it: everything but the sealed raw arguments, which never leave. */
 export type TraceView = Omit<TraceRecord, 'rawArguments' | 'rawEditedArguments'>;
@@ -53,6 +53,8 @@ export function traceFromJson(json: ReturnType<typeof traceJson>): TraceView {
     sideEffect: json.side_effect,
     arguments: json.arguments,
     editedArguments: json.edited_arguments,
+    replayOf: json.replay_of,
+    batchId: json.batch_id,
     approval: json.approval && {
       rule: json.approval.rule,
       requestedAt: epoch(json.approval.requested_at) ?? 0,

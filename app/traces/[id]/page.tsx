@@ -29,7 +29,11 @@ export default async function TracePage({ params }: Props) {
   const trace = loadTrace((await params).id);
   if (!trace) notFound();
   const { executor, store } = getToolscope();
-  const initial: TraceJson = { ...traceJson(trace), server_time: new Date().toISOString() };
+  const initial: TraceJson = {
+    ...traceJson(trace),
+    replays: store.replays(trace.id),
+    server_time: new Date().toISOString(),
+  };
   return (
     <LiveTraceView
       key={trace.id}
