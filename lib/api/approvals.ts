@@ -2,10 +2,9 @@ import { z } from 'zod';
 import type { PendingApproval } from '../approvals/approval-queue';
 import { toJson } from '../db/json-column';
 import { argumentsPreview } from '../db/list-query';
-import type { TraceSummary } from '../db/trace-store';
+import type { StoredTrace, TraceSummary } from '../db/trace-store';
 import { REDACTED } from '../executor/redact';
 import type { Registry } from '../executor/registry';
-import type { TraceRecord } from '../executor/types';
 import type { Toolscope } from '../server/create-toolscope';
 import { zodMessage } from './handlers';
 import { apiError, handle, readJsonBody } from './http';
@@ -116,7 +115,7 @@ export function decideApproval(request: Request, traceId: string, ts: Toolscope)
  */
 function decisionRecorded(ts: Pick<Toolscope, 'events' | 'store' | 'executor'>, traceId: string) {
   let stop = () => {};
-  const done = new Promise<TraceRecord | null>((resolve) => {
+  const done = new Promise<StoredTrace | null>((resolve) => {
     const finish = () => {
       stop();
       resolve(ts.executor.inFlight(traceId) ?? ts.store.get(traceId));
@@ -137,7 +136,7 @@ function decisionRecorded(ts: Pick<Toolscope, 'events' | 'store' | 'executor'>, 
 }
 
 /** The list's view of a full record. */
-function summaryOf(record: TraceRecord): TraceSummary {
+function summaryOf(record: StoredTrace): TraceSummary {
   return {
     id: record.id,
     toolCallId: record.toolCallId,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isInvalidCursorError } from '../db/trace-store';
+import { isInvalidCursorError, type StoredTrace } from '../db/trace-store';
 import { inputJsonSchema, toAnthropicTool, toOpenAITool } from '../executor/json-schema';
 import { modelMessageContent } from '../executor/model-message';
 import type { ToolResult, TraceRecord } from '../executor/types';
@@ -218,7 +218,7 @@ export function postToolCalls(request: Request, ts: Toolscope): Promise<Response
 }
 
 /** The trace as the API sends it, with the server's clock so that clients can compute elapsed time. */
-function traceResponse(trace: TraceRecord, replays: string[]): Response {
+function traceResponse(trace: StoredTrace, replays: string[]): Response {
   return Response.json(
     { ...traceJson(trace), replays, server_time: new Date().toISOString() },
     { headers: { 'cache-control': 'no-store' } },
@@ -226,7 +226,7 @@ function traceResponse(trace: TraceRecord, replays: string[]): Response {
 }
 
 /** A running call's live snapshot from the executor, else the recorded trace; null when unknown. */
-function findTrace(id: string, ts: Toolscope): TraceRecord | null {
+function findTrace(id: string, ts: Toolscope): StoredTrace | null {
   if (id.length > 256) return null;
   return ts.executor.inFlight(id) ?? ts.store.get(id);
 }

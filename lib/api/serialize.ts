@@ -1,4 +1,4 @@
-import type { TraceSummary } from '../db/trace-store';
+import type { StoredTrace, TraceSummary } from '../db/trace-store';
 import type { ApprovalRecord, Attempt, ToolErrorData, ToolResult, TraceRecord, TraceStage } from '../executor/types';
 
 /** snake_case forms of the executor's data for the HTTP API. */
@@ -100,7 +100,7 @@ export function approvalJson(approval: ApprovalRecord | null) {
   };
 }
 
-export function traceJson(trace: TraceRecord) {
+export function traceJson(trace: StoredTrace) {
   return {
     id: trace.id,
     tool_call_id: trace.toolCallId,

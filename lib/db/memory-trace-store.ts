@@ -11,7 +11,7 @@ import {
   startsWithIgnoringAsciiCase,
 } from './list-query';
 import { percentile } from './percentile';
-import { decodeTraceRecord, decodeTraceSummary, encodeTraceRecord, type TraceRowValues } from './trace-row';
+import { decodeStoredTrace, decodeTraceSummary, encodeTraceRecord, type TraceRowValues } from './trace-row';
 import { INTERRUPTED_ERROR, type TraceStore, UNFINISHED_STATUSES } from './trace-store';
 
 interface MemoryRow {
@@ -105,7 +105,11 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
 
     get(id) {
       const row = byId.get(id);
-      return row ? decodeTraceRecord(valuesOf(row), row.rawArguments, row.rawEditedArguments) : null;
+      return row ? decodeStoredTrace(valuesOf(row)) : null;
+    },
+    openSealedArguments(id) {
+      const row = byId.get(id);
+      return row ? { rawArguments: row.rawArguments, rawEditedArguments: row.rawEditedArguments } : null;
     },
 
     list(query) {

@@ -7,7 +7,7 @@ import type { CallStatus, TraceRecord } from '../executor/types';
 import { COMMIT_RETRY_MS, createSqliteTraceStore } from './sqlite-trace-store';
 import { createTempDataDir, openTestDatabase } from './test-database';
 import type { TraceStore } from './trace-store';
-import { type CommittedReader, describeScanWindow, describeTraceStore, makeTrace } from './trace-store-suite';
+import { type CommittedReader, describeScanWindow, describeTraceStore, makeTrace, stored } from './trace-store-suite';
 import { createVault, VaultError } from './vault';
 
 const temp = createTempDataDir();
@@ -59,7 +59,7 @@ describe('sqlite trace store', () => {
     first.store.finish(trace);
     first.store.close();
     const second = open();
-    expect(second.store.get(trace.id)).toEqual(trace);
+    expect(second.store.get(trace.id)).toEqual(stored(trace));
     second.store.close();
   });
 
@@ -71,7 +71,7 @@ describe('sqlite trace store', () => {
     const second = open();
     const approved = { ...trace, status: 'succeeded' as const, finishedAt: trace.createdAt + 5, latencyMs: 5 };
     second.store.finish(approved);
-    expect(second.store.get(trace.id)).toEqual(approved);
+    expect(second.store.get(trace.id)).toEqual(stored(approved));
     expect(second.store.list().items).toHaveLength(1);
     second.store.close();
   });
@@ -90,7 +90,7 @@ describe('sqlite trace store', () => {
     first.store.finish({ ...trace, status: 'failed', rawArguments: '{"other":1}' });
     first.store.flush();
     expect(second.store.get(trace.id)).toMatchObject({ status: 'interrupted', finishedAt: 1_700_000_999_000 });
-    expect(second.store.get(trace.id)?.rawArguments).toBe(trace.rawArguments);
+    expect(second.store.openSealedArguments(trace.id)?.rawArguments).toBe(trace.rawArguments);
     first.store.close();
     second.store.close();
   });
@@ -107,7 +107,7 @@ describe('sqlite trace store', () => {
     store.update({ ...trace, status: 'awaiting_approval' });
     store.finish({ ...trace, status: 'succeeded' });
     store.finish(makeTrace({ rawArguments: `{"again":"${secret}"}`, arguments: { again: '[REDACTED]' } }));
-    expect(store.get(trace.id)?.rawArguments).toContain(secret);
+    expect(store.openSealedArguments(trace.id)?.rawArguments).toContain(secret);
 
     // Check the bytes twice: while the rows live in the WAL, and after they were checkpointed
     // into the database file. The redacted arguments must be there, proving we read real rows.
@@ -135,12 +135,14 @@ describe('sqlite trace store', () => {
     const setSealed = db.prepare('UPDATE tool_calls SET sealed_arguments = ? WHERE id = ?');
 
     setSealed.run(sealedOf(a.id), b.id);
-    expect(() => store.get(b.id)).toThrow(VaultError);
+    expect(() => store.openSealedArguments(b.id)).toThrow(VaultError);
+    // Reading the trace opens nothing sealed, so it still reads.
+    expect(store.get(b.id)?.id).toBe(b.id);
 
     const flipped = Buffer.from(sealedOf(a.id));
     flipped[flipped.length - 1] = (flipped[flipped.length - 1] ?? 0) ^ 1;
     setSealed.run(flipped, a.id);
-    expect(() => store.get(a.id)).toThrow(VaultError);
+    expect(() => store.openSealedArguments(a.id)).toThrow(VaultError);
     store.close();
   });
 

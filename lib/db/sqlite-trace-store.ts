@@ -10,7 +10,7 @@ import { createSqliteToolStats } from './sqlite-tool-stats';
 import { createSqliteTraceDeletion } from './sqlite-trace-deletion';
 import { createSqliteTraceNavigation } from './sqlite-trace-navigation';
 import { createAddToToolSeries, type FinishedCall } from './tool-series-batch';
-import { decodeTraceRecord, encodeTraceRecord, type TraceRowValues } from './trace-row';
+import { decodeStoredTrace, encodeTraceRecord, type TraceRowValues } from './trace-row';
 import { INTERRUPTED_ERROR, type TraceStore } from './trace-store';
 import type { Vault } from './vault';
 
@@ -116,6 +116,8 @@ export const TRACE_WRITE_SQL = {
 /** Reads by the trace's own columns; exported for the query-plan tests. */
 export const TRACE_READ_SQL = {
   replays: 'SELECT id FROM tool_calls WHERE replay_of = @id ORDER BY seq',
+  sealed:
+    'SELECT sealed_arguments AS sealedArguments, sealed_edited_arguments AS sealedEditedArguments FROM tool_calls WHERE id = @id',
 } as const;
 
 /** Queued writes that force a commit when reached, so a burst never queues without bound. */
@@ -185,6 +187,7 @@ export function createSqliteTraceStore({
   const deletion = createSqliteTraceDeletion(sqlite);
   const upsert = sqlite.prepare(TRACE_WRITE_SQL.upsert);
   const replaysOf = sqlite.prepare(TRACE_READ_SQL.replays).pluck();
+  const sealedById = sqlite.prepare(TRACE_READ_SQL.sealed);
   const upsertFinished = sqlite.prepare(TRACE_WRITE_SQL.upsertFinished);
   const update = sqlite.prepare(TRACE_WRITE_SQL.update);
   const updateFinished = sqlite.prepare(TRACE_WRITE_SQL.updateFinished);
@@ -282,9 +285,18 @@ export function createSqliteTraceStore({
     get(id) {
       flush();
       const row = getById.get({ id });
+      return row ? decodeStoredTrace(row) : null;
+    },
+    openSealedArguments(id) {
+      flush();
+      const row = sealedById.get({ id }) as
+        | { sealedArguments: Buffer; sealedEditedArguments: Buffer | null }
+        | undefined;
       if (!row) return null;
-      const edited = row.sealedEditedArguments ? vault.open(row.sealedEditedArguments, editedOwner(row.id)) : null;
-      return decodeTraceRecord(row, vault.open(row.sealedArguments, row.id), edited);
+      return {
+        rawArguments: vault.open(row.sealedArguments, id),
+        rawEditedArguments: row.sealedEditedArguments ? vault.open(row.sealedEditedArguments, editedOwner(id)) : null,
+      };
     },
 
     list(query) {

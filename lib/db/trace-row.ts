@@ -8,7 +8,7 @@ import type {
 } from '../executor/types';
 import { fromJson, toJson } from './json-column';
 import type { ToolCallRow } from './schema';
-import type { TraceSummary } from './trace-store';
+import type { StoredTrace, TraceSummary } from './trace-store';
 
 /** Every column of a row except the ones the store owns: `seq` (SQLite) and the sealed arguments (vault). */
 export type TraceRowValues = Omit<ToolCallRow, 'seq' | 'sealedArguments' | 'sealedEditedArguments'>;
@@ -79,11 +79,7 @@ export function encodeTraceRecord(record: TraceRecord): TraceRowValues {
 }
 
 /** Rebuilds the trace record from its columns and the unsealed raw arguments. */
-export function decodeTraceRecord(
-  row: TraceRowValues,
-  rawArguments: string,
-  rawEditedArguments: string | null = null,
-): TraceRecord {
+export function decodeStoredTrace(row: TraceRowValues): StoredTrace {
   return {
     id: row.id,
     toolCallId: row.toolCallId,
@@ -93,9 +89,7 @@ export function decodeTraceRecord(
     status: row.status,
     sideEffect: row.sideEffect,
     arguments: fromJson(row.arguments),
-    rawArguments,
     editedArguments: row.editedArguments === null ? null : fromJson(row.editedArguments),
-    rawEditedArguments,
     approval: (fromJson(row.approval) ?? null) as ApprovalRecord | null,
     replayOf: row.replayOf,
     batchId: row.batchId,

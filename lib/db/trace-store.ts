@@ -1,6 +1,15 @@
 import type { CallStatus, ToolErrorData, TraceRecord, TraceSink } from '../executor/types';
 
 /** A row of the traces list: what the list shows without loading the whole trace. */
+/** A trace as reads return it: everything but the sealed arguments. */
+export type StoredTrace = Omit<TraceRecord, 'rawArguments' | 'rawEditedArguments'>;
+
+/** A call's arguments as received, opened from the vault (see `TraceStore.openSealedArguments`). */
+export interface SealedArguments {
+  rawArguments: string;
+  rawEditedArguments: string | null;
+}
+
 export interface TraceSummary {
   id: string;
   toolCallId: string;
@@ -108,8 +117,14 @@ export interface TraceStore extends TraceSink {
    * Readable through this store's reads either way as soon as it returns.
    */
   finish(record: TraceRecord): void | Promise<void>;
-  /** The whole record, `rawArguments` unsealed; null when unknown. */
-  get(id: string): TraceRecord | null;
+  /** The record as stored, redacted: nothing sealed is opened to read a trace. Null when unknown. */
+  get(id: string): StoredTrace | null;
+  /**
+   * The call's sealed arguments, opened: exactly what it received (and what an approver edited
+   * in). Only for running a call again — replay, approval after a restart; nothing opened here
+   * may leave the server. Null when unknown.
+   */
+  openSealedArguments(id: string): SealedArguments | null;
   list(query?: TraceQuery): TracePage;
   /** Per-tool call counts, failures and latency percentiles over the last `window` calls of each tool. */
   toolStats(window?: number): ToolStats[];

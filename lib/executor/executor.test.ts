@@ -554,7 +554,7 @@ describe('redaction', () => {
     expect(trace?.stdout).toBe(`${REDACTED} ${REDACTED}`);
     expect(result.output).toBe(`${REDACTED} ${REDACTED}`);
     expect(trace?.modelMessage).not.toContain('hunter22');
-    expect(trace?.rawArguments).toContain('hunter22');
+    expect(store.openSealedArguments(result.traceId)?.rawArguments).toContain('hunter22');
   });
 });
 

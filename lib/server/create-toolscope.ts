@@ -110,7 +110,8 @@ function resumePendingApprovals(store: TraceStore, executor: Executor): number {
     const page = store.list({ status: 'awaiting_approval', limit: 200, cursor });
     for (const summary of page.items) {
       const record = store.get(summary.id);
-      if (record?.status !== 'awaiting_approval') continue;
+      const sealed = store.openSealedArguments(summary.id);
+      if (record?.status !== 'awaiting_approval' || !sealed) continue;
       const approval = record.approval ?? {
         rule: 'pending before a restart',
         requestedAt: record.createdAt,
@@ -123,7 +124,7 @@ function resumePendingApprovals(store: TraceStore, executor: Executor): number {
       };
       executor
         .execute(
-          { id: record.toolCallId, name: record.tool, arguments: record.rawArguments },
+          { id: record.toolCallId, name: record.tool, arguments: sealed.rawArguments },
           {
             traceId: record.id,
             sessionId: record.sessionId,
