@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isInvalidCursorError, type StoredTrace } from '../db/trace-store';
 import { inputJsonSchema, toAnthropicTool, toOpenAITool } from '../executor/json-schema';
 import { modelMessageContent } from '../executor/model-message';
-import type { ToolResult, TraceRecord } from '../executor/types';
+import type { ToolResult } from '../executor/types';
 import type { Toolscope } from '../server/create-toolscope';
 import { apiError, handle, readJsonBody } from './http';
 import { guardJsonBody } from './request-guard';
