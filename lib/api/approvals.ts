@@ -9,7 +9,7 @@ import type { Toolscope } from '../server/create-toolscope';
 import { zodMessage } from './handlers';
 import { apiError, handle, readJsonBody } from './http';
 import { guardJsonBody } from './request-guard';
-import { errorJson, summaryJson } from './serialize';
+import { summaryJson } from './serialize';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -96,8 +96,9 @@ export function decideApproval(request: Request, traceId: string, ts: Toolscope)
     if (!outcome.ok) {
       recorded.cancel();
       if (outcome.reason === 'invalid_arguments') {
-        const error = errorJson(outcome.error);
-        return apiError(400, 'INVALID_ARGUMENTS', outcome.error.message, { errors: error?.details ?? null });
+        // One entry per field, as the policy API's `details.errors`.
+        const issues = (outcome.error.details as { issues?: unknown } | undefined)?.issues ?? [];
+        return apiError(400, 'INVALID_ARGUMENTS', outcome.error.message, { errors: issues });
       }
       if (outcome.reason === 'invalid_rule') return apiError(400, 'INVALID_RULE', outcome.message);
       return apiError(409, 'NOT_PENDING', `The call ${traceId} is no longer waiting for approval.`);

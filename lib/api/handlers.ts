@@ -177,9 +177,10 @@ function answeredWhilePending(
     const traceId = waiting.waitingIds?.get(index) ?? '';
     const toolCallId = toolCallIds[index] ?? '';
     ts.executor.release(traceId);
-    const pending = ts.approvals.get(traceId) ?? ts.executor.inFlight(traceId);
-    const tool = pending?.tool ?? '';
-    const expires = ts.approvals.get(traceId)?.expiresAt;
+    // The call's own record: it says what it waits for before the queue has listed it.
+    const live = ts.executor.inFlight(traceId);
+    const tool = live?.tool ?? '';
+    const expires = live?.approval?.expiresAt;
     const until = expires ? ` It expires at ${new Date(expires).toISOString()} if no one decides.` : '';
     return {
       result: {

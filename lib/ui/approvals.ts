@@ -76,7 +76,7 @@ export async function postDecision(traceId: string, decision: Decision): Promise
   } | null;
   if (!response.ok) {
     const error = body?.error;
-    const issues = fieldIssuesOf(error?.details?.errors ?? null);
+    const issues = fieldIssuesOf({ issues: error?.details?.errors ?? [] });
     return Promise.reject(
       decisionError(
         response.status,
