@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { ApprovalsView } from '@/components/approvals/approvals-view';
-import { approvalJson } from '@/lib/api/approvals';
+import { pendingApprovalJson } from '@/lib/api/approvals';
 import { inputJsonSchema } from '@/lib/executor/json-schema';
 import { getToolscope } from '@/lib/server/toolscope';
 import type { JsonSchema } from '@/lib/ui/json-schema';
@@ -20,7 +20,7 @@ export default function ApprovalsPage() {
   return (
     <ApprovalsView
       initial={{
-        approvals: ts.approvals.list().map((pending) => approvalJson(pending, ts.executor.registry)),
+        approvals: ts.approvals.list().map((pending) => pendingApprovalJson(pending, ts.executor.registry)),
         skewMs: 0,
       }}
       schemas={schemas}

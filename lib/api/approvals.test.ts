@@ -94,7 +94,9 @@ describe('the approvals queue through the API', () => {
     const ts = start(dir);
     const answer = await post(ts, { wait: false, tool_calls: [writeCall('w1', 'notes/a.md', 'draft')] });
     expect(answer.results[0]).toMatchObject({ tool_call_id: 'w1', status: 'awaiting_approval', success: false });
-    expect(answer.messages[0].content).toMatch(/waiting for a person to approve it, so it has not run yet\. It expires at \S+Z if no one decides\./);
+    expect(answer.messages[0].content).toMatch(
+      /waiting for a person to approve it, so it has not run yet\. It expires at \S+Z if no one decides\./,
+    );
     const traceId = answer.results[0].trace_id;
     expect(ts.store.get(traceId)?.status).toBe('awaiting_approval');
 

@@ -9,16 +9,14 @@ import type { Toolscope } from '../server/create-toolscope';
 import { zodMessage } from './handlers';
 import { apiError, handle, readJsonBody } from './http';
 import { guardJsonBody } from './request-guard';
-import { summaryJson } from './serialize';
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+import { iso, summaryJson } from './serialize';
 
 /**
  * A pending call as `GET /api/v1/approvals` lists it. `suggested_specifier` is what "Always
  * allow" would name for this call: the tool's own permission subject (the normalized path, the
  * command, `METHOD URL`) of the redacted arguments; null for tools that take no specifier.
  */
-export function approvalJson(pending: PendingApproval, registry?: Pick<Registry, 'get'>) {
+export function pendingApprovalJson(pending: PendingApproval, registry?: Pick<Registry, 'get'>) {
   return {
     trace_id: pending.traceId,
     tool_call_id: pending.toolCallId,
@@ -48,7 +46,7 @@ function suggestedSpecifier(pending: PendingApproval, registry: Pick<Registry, '
 /** `GET /api/v1/approvals`: the calls waiting for a person, oldest first. */
 export function getApprovals(ts: Pick<Toolscope, 'approvals' | 'executor'>): Response {
   return Response.json(
-    { approvals: ts.approvals.list().map((pending) => approvalJson(pending, ts.executor.registry)) },
+    { approvals: ts.approvals.list().map((pending) => pendingApprovalJson(pending, ts.executor.registry)) },
     { headers: { 'cache-control': 'no-store' } },
   );
 }

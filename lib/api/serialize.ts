@@ -69,7 +69,8 @@ export function attemptJson(attempt: Attempt) {
   };
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+/** Epoch ms as ISO 8601; null stays null. */
+export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 function flagsJson(flags: TraceRecord['flags']) {
   return {

@@ -1,8 +1,8 @@
-import type { approvalJson } from '../api/approvals';
+import type { pendingApprovalJson } from '../api/approvals';
 import { type FieldIssue, fieldIssuesOf } from './json-issues';
 
 /** A pending call as `GET /api/v1/approvals` lists it. */
-export type PendingApprovalJson = ReturnType<typeof approvalJson>;
+export type PendingApprovalJson = ReturnType<typeof pendingApprovalJson>;
 
 /** The TanStack Query key of the approval queue, shared by the page, the nav badge and the trace page. */
 export const APPROVALS_KEY = ['approvals'] as const;
