@@ -167,4 +167,65 @@ describe('createTraceEvents', () => {
     await clock.advance(20);
     expect(again.batches).toEqual([]);
   });
+
+  describe('a timed flush in slices (streamsPerTurn)', () => {
+    /** A bus writing `perTurn` streams a turn, with its later turns held until `turn()` runs one. */
+    function sliced(perTurn: number) {
+      const clock = createManualClock();
+      const turns: (() => void)[] = [];
+      const events = createTraceEvents({ clock, flushMs: 20, streamsPerTurn: perTurn, defer: (run) => turns.push(run) });
+      const log: string[] = [];
+      const stream = (name: string, options = {}) =>
+        events.subscribe({ onEvents: (batch) => log.push(`${name} ${batch.map((e) => e.id).join(',')}`) }, options);
+      const turn = () => turns.shift()?.();
+      return { clock, events, log, stream, turn, turns };
+    }
+
+    it('writes to at most that many streams a turn, every stream in order, batch after batch', async () => {
+      const { clock, events, log, stream, turn, turns } = sliced(2);
+      for (const name of ['s1', 's2', 's3', 's4', 's5']) stream(name);
+      events.publish(record('a'), 'begin');
+      await clock.advance(0);
+      expect(log).toEqual(['s1 a', 's2 a']);
+      turn();
+      expect(log).toEqual(['s1 a', 's2 a', 's3 a', 's4 a']);
+      events.publish(record('b'), 'begin');
+      await clock.advance(20);
+      // The new batch waits behind the old one's last stream.
+      expect(log.slice(4)).toEqual(['s5 a', 's1 b']);
+      turn();
+      turn();
+      turn();
+      expect(log.slice(6)).toEqual(['s2 b', 's3 b', 's4 b', 's5 b']);
+      expect(turns).toHaveLength(0);
+    });
+
+    it('skips a stream that unsubscribed while its delivery waited', async () => {
+      const { clock, events, log, stream, turn } = sliced(1);
+      stream('s1');
+      const leave = stream('s2');
+      stream('s3');
+      events.publish(record('a'), 'begin');
+      await clock.advance(0);
+      leave();
+      turn();
+      turn();
+      expect(log).toEqual(['s1 a', 's3 a']);
+    });
+
+    it('flush() and closeAll() still write everything at once', async () => {
+      const { clock, events, log, stream } = sliced(1);
+      stream('s1');
+      stream('s2');
+      stream('s3');
+      events.publish(record('a'), 'begin');
+      await clock.advance(0);
+      events.publish(record('b'), 'begin');
+      events.flush();
+      expect(log).toEqual(['s1 a', 's2 a', 's3 a', 's1 b', 's2 b', 's3 b']);
+      events.publish(record('c'), 'begin');
+      events.closeAll();
+      expect(log.slice(6)).toEqual(['s1 c', 's2 c', 's3 c']);
+    });
+  });
 });

@@ -57,6 +57,14 @@ export interface TraceEventsOptions {
   /** Time and timers; tests hand in a manual clock. */
   clock?: Clock;
   flushMs?: number;
+  /**
+   * How many streams a timed flush writes to in one turn of the event loop; the rest wait for
+   * `defer`. Writing a busy batch to hundreds of streams takes milliseconds, and requests would
+   * wait for all of it; in slices they are served in between. Unlimited when not given.
+   */
+  streamsPerTurn?: number;
+  /** Runs the next slice of deliveries on a later turn (the server uses `setImmediate`). */
+  defer?: (run: () => void) => void;
 }
 
 export interface TraceEvents {
@@ -65,7 +73,7 @@ export interface TraceEvents {
   /** Returns the unsubscribe function. A function is an `onEvent` listener. */
   subscribe(subscriber: TraceSubscriber | ((event: TraceEvent) => void), options?: SubscribeOptions): () => void;
   listenerCount(): number;
-  /** Delivers what is queued now, without waiting for the flush timer. */
+  /** Delivers what is queued now (and what a sliced flush has still to write), without waiting for the flush timer. */
   flush(): void;
   /** Delivers what is queued, then ends every subscription (their `onClose` runs) and refuses new ones: the server is stopping. */
   closeAll(): void;
@@ -89,6 +97,8 @@ interface FilterGroup extends Filter {
  *    ones and, if no flush is due, schedules one `flushMs` after the last (at once after a quiet spell).
  * 2. A flush drops what the batch makes redundant (see `withoutSuperseded`), then per distinct
  *    filter selects the batch's events once and hands that one array to each of its subscribers.
+ * 3. A timed flush with `streamsPerTurn` queues those deliveries in one FIFO and hands out a slice
+ *    per turn, so each subscriber still gets its batches in order, and none after it unsubscribed.
  * @example const events = createTraceEvents({ clock: createManualClock() });
  */
 export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents {
@@ -96,6 +106,8 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
   const flushMs = options.flushMs ?? FLUSH_INTERVAL_MS;
   const groups = new Map<string, FilterGroup>();
   const listeners = new Map<TraceSubscriber, Filter>();
+  // Every batched subscriber still subscribed: a queued delivery to one that left is skipped.
+  const active = new Set<TraceSubscriber>();
   // Progress is only published for a trace someone follows.
   const followed = new Map<string, number>();
   let batched = 0;
@@ -103,20 +115,53 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
   let timer: TimerHandle | null = null;
   let lastFlush = Number.NEGATIVE_INFINITY;
   let closed = false;
+  const perTurn = options.streamsPerTurn ?? Number.POSITIVE_INFINITY;
+  const defer = options.defer ?? ((run: () => void) => setImmediate(run));
+  // Deliveries of timed flushes not yet written, oldest first: subscriber, batch, subscriber, batch…
+  const deliveries: (TraceSubscriber | readonly TraceEvent[])[] = [];
+  let delivered = 0;
+  let drainScheduled = false;
 
-  const flush = () => {
+  /** Writes up to `limit` queued deliveries, skipping subscribers that have left since. */
+  const deliver = (limit: number) => {
+    for (let n = 0; n < limit && delivered < deliveries.length; n++) {
+      const subscriber = deliveries[delivered++] as TraceSubscriber;
+      const selected = deliveries[delivered++] as readonly TraceEvent[];
+      if (active.has(subscriber)) guarded(() => subscriber.onEvents?.(selected), 'trace event listener');
+    }
+    if (delivered === deliveries.length) {
+      deliveries.length = 0;
+      delivered = 0;
+    }
+  };
+  const drain = () => {
+    drainScheduled = false;
+    deliver(perTurn);
+    if (deliveries.length > 0) scheduleDrain();
+  };
+  const scheduleDrain = () => {
+    if (drainScheduled) return;
+    drainScheduled = true;
+    defer(drain);
+  };
+
+  const flush = (timed = false) => {
     if (timer !== null) clock.clearTimeout(timer);
     timer = null;
     lastFlush = clock.now();
-    if (queue.length === 0) return;
-    const batch = withoutSuperseded(queue);
-    queue = [];
-    for (const group of groups.values()) {
-      const selected = select(batch, group);
-      if (selected.length === 0) continue;
-      for (const subscriber of group.members) guarded(() => subscriber.onEvents?.(selected), 'trace event listener');
+    if (queue.length > 0) {
+      const batch = withoutSuperseded(queue);
+      queue = [];
+      for (const group of groups.values()) {
+        const selected = select(batch, group);
+        if (selected.length === 0) continue;
+        for (const subscriber of group.members) deliveries.push(subscriber, selected);
+      }
     }
+    if (timed) drain();
+    else deliver(Number.POSITIVE_INFINITY);
   };
+  const timedFlush = () => flush(true);
 
   const add = (subscriber: TraceSubscriber, filter: Filter): (() => void) => {
     if (filter.trace) followed.set(filter.trace, (followed.get(filter.trace) ?? 0) + 1);
@@ -141,9 +186,11 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
     }
     const members = group.members;
     members.add(subscriber);
+    active.add(subscriber);
     batched++;
     return () => {
       members.delete(subscriber);
+      active.delete(subscriber);
       batched--;
       if (members.size === 0) groups.delete(key);
       if (batched === 0) queue = [];
@@ -171,7 +218,7 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
       }
       if (batched === 0) return;
       queue.push(event);
-      if (timer === null) timer = clock.setTimeout(flush, Math.max(0, lastFlush + flushMs - clock.now()));
+      if (timer === null) timer = clock.setTimeout(timedFlush, Math.max(0, lastFlush + flushMs - clock.now()));
     },
     subscribe(subscriber, subscribeOptions = {}) {
       const resolved: TraceSubscriber = typeof subscriber === 'function' ? { onEvent: subscriber } : subscriber;
@@ -182,13 +229,14 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
       return add(resolved, { tool: subscribeOptions.tool || null, trace: subscribeOptions.trace || null });
     },
     listenerCount: () => batched + listeners.size,
-    flush,
+    flush: () => flush(),
     closeAll() {
       if (closed) return;
       flush();
       closed = true;
       const all = [...[...groups.values()].flatMap((group) => [...group.members]), ...listeners.keys()];
       groups.clear();
+      active.clear();
       listeners.clear();
       followed.clear();
       batched = 0;

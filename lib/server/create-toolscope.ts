@@ -257,7 +257,8 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     // The OS drops the lock itself; this also removes the owner file, so the next start sees a clean stop.
     lock.release();
   });
-  const events = createTraceEvents();
+  // 25 streams a turn: a busy batch to 200 streams is ~8 slices, with requests served between them.
+  const events = createTraceEvents({ streamsPerTurn: 25 });
   const approvals = createApprovalQueue({
     allowFromNowOn: ({ tool, specifier, session }) =>
       policy.add('allow', specifier ? `${tool}(${specifier})` : tool, session).rule,
