@@ -173,7 +173,12 @@ describe('createTraceEvents', () => {
     function sliced(perTurn: number) {
       const clock = createManualClock();
       const turns: (() => void)[] = [];
-      const events = createTraceEvents({ clock, flushMs: 20, streamsPerTurn: perTurn, defer: (run) => turns.push(run) });
+      const events = createTraceEvents({
+        clock,
+        flushMs: 20,
+        streamsPerTurn: perTurn,
+        defer: (run) => turns.push(run),
+      });
       const log: string[] = [];
       const stream = (name: string, options = {}) =>
         events.subscribe({ onEvents: (batch) => log.push(`${name} ${batch.map((e) => e.id).join(',')}`) }, options);
