@@ -68,6 +68,10 @@ export const toolCalls = sqliteTable(
     replayOf: text('replay_of'),
     /** Shared by the calls of one request, so a session replay runs them together again. */
     batchId: text('batch_id'),
+    /** The call's place in its session, 1, 2, 3… in the order the calls began; NULL without a session. */
+    sessionSeq: integer('session_seq'),
+    /** The recorded call whose result this call was served from (recording mode); NULL when the tool ran. */
+    servedFrom: text('served_from'),
   },
   (table) => [
     uniqueIndex('tool_calls_id_unique').on(table.id),
@@ -91,6 +95,37 @@ export const toolCounts = sqliteTable('tool_counts', {
   failures: integer('failures').notNull().default(0),
   /** Epoch milliseconds of the newest call's start. */
   lastCalledAt: integer('last_called_at'),
+});
+
+/**
+ * Fault rules (the Faults page, `/api/v1/faults`): what to break, where and how often. Few rows,
+ * read into memory at start and on every change; `hits` and `draws` are written as rules fire.
+ */
+export const faultRules = sqliteTable('fault_rules', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  enabled: flag('enabled'),
+  /** A tool name or a glob over tool names (`http_*`, `fs__*`). */
+  tool: text('tool').notNull(),
+  /** Only calls of this session; NULL for every session. */
+  sessionId: text('session_id'),
+  kind: text('kind').notNull(),
+  /** JSON: the kind's parameters, as the API takes them. */
+  params: text('params').notNull(),
+  /** 0..1: the chance that the rule fires on an attempt it matches. */
+  probability: real('probability').notNull().default(1),
+  /** Seeds the rule's generator: the same seed and the same calls give the same faults. */
+  seed: integer('seed').notNull(),
+  /** Draws taken from the generator so far: the next draw continues the sequence after a restart. */
+  draws: integer('draws').notNull().default(0),
+  /** The rule stops firing after this many hits; NULL for no limit. */
+  maxHits: integer('max_hits'),
+  hits: integer('hits').notNull().default(0),
+  /** Epoch ms after which the rule no longer fires; NULL for never. */
+  expiresAt: integer('expires_at'),
+  /** Epoch ms. */
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
 });
 
 /** A `tool_calls` row as read back. */

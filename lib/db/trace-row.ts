@@ -10,8 +10,14 @@ import { fromJson, toJson } from './json-column';
 import type { ToolCallRow } from './schema';
 import type { StoredTrace, TraceSummary } from './trace-store';
 
-/** Every column of a row except the ones the store owns: `seq` (SQLite) and the sealed arguments (vault). */
-export type TraceRowValues = Omit<ToolCallRow, 'seq' | 'sealedArguments' | 'sealedEditedArguments'>;
+/**
+ * Every column of a row except the ones the store owns: `seq` (SQLite) and the sealed arguments (vault).
+ * `sessionSeq` and `servedFrom` (migration 0007) are not written yet.
+ */
+export type TraceRowValues = Omit<
+  ToolCallRow,
+  'seq' | 'sealedArguments' | 'sealedEditedArguments' | 'sessionSeq' | 'servedFrom'
+>;
 
 /** The columns the traces list reads. */
 export type TraceSummaryRow = Pick<

@@ -48,6 +48,11 @@ export interface ExecutionContext {
   /** The calls of one request share a batch id (set by `executeBatch`). */
   batchId?: string;
   /**
+   * A one-off fault for this call only (replay with fault), applied per attempt like a rule
+   * that matches it with probability 1; recorded on its attempts with `ruleId: null`.
+   */
+  fault?: FaultSpec;
+  /**
    * Told once the call is recorded as `awaiting_approval` (before the approver is asked): a batch
    * frees its slot, an HTTP caller that does not wait answers.
    */
@@ -212,6 +217,30 @@ export interface TraceStage {
   durationMs: number;
   detail: string | null;
 }
+
+/** What a fault does to an attempt, with its parameters (the API's `kind` and `params`, camelCased). */
+export type FaultSpec =
+  /** Added delay before the tool runs: `ms`, plus up to `jitterMs` more. */
+  | { kind: 'latency'; ms: number; jitterMs?: number }
+  /** The attempt hangs until its timeout fires. */
+  | { kind: 'timeout' }
+  | { kind: 'error'; code: string; message?: string; retryable?: boolean }
+  /** The call's first `n` attempts fail with a retryable error; later ones run the tool. */
+  | { kind: 'fail_first'; n: number }
+  /** The tool runs; its output is replaced, cut short, or made invalid JSON. */
+  | { kind: 'corrupt_output'; mode: 'replace' | 'truncate' | 'invalid_json'; value?: unknown }
+  /** A process-like failure: exit code and stderr text. */
+  | { kind: 'exit_code'; code: number; stderr?: string }
+  /** A retryable 429-like error whose Retry-After the backoff honours. */
+  | { kind: 'rate_limit'; retryAfterMs: number };
+export type FaultKind = FaultSpec['kind'];
+
+/**
+ * A fault as injected into one attempt: the rule that fired (null for a one-off fault given with
+ * the call) and what it did, e.g. `{ ruleId, ruleName, kind: 'latency', ms: 130, jitterMs: 50 }`
+ * where `ms` is the delay actually added.
+ */
+export type AttemptFault = FaultSpec & { ruleId: string | null; ruleName?: string };
 
 /** `running`: the attempt in progress; `cancelled`: stopped by a cancellation, not by the tool. */
 export type AttemptOutcome = 'ok' | 'error' | 'timeout' | 'cancelled' | 'running';
