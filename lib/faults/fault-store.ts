@@ -273,6 +273,7 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
 
   return {
     faultFor,
+    idle: () => rules.length === 0,
     list: () => rules.map((c) => copy(c.rule)).reverse(),
     get: (id) => {
       const found = find(id);
