@@ -48,6 +48,8 @@ export function isActive(rule: FaultRule, now: number): boolean {
  * in one batch a moment later, and by `flush`/`close`, so a clean restart loses none.
  */
 export interface FaultStore extends FaultSource {
+  /** True while there are no rules: the executor then skips asking. */
+  idle(): boolean;
   /** Every rule, newest first. */
   list(): FaultRule[];
   get(id: string): FaultRule | null;
