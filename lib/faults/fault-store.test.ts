@@ -3,8 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../db/open-database';
+import { createManualClock } from '../executor/manual-clock';
 import type { FaultRequest } from '../executor/ports';
-import { createFaultStore } from './fault-store';
+import { createFaultStore, type FaultStoreOptions } from './fault-store';
 import { drawAt } from './prng';
 import { FaultRuleError, isFaultRuleError } from './rule-schema';
 
@@ -21,7 +22,7 @@ function dbFile(): string {
   return path.join(dir, 'toolscope.db');
 }
 
-function openStore(file = ':memory:', options: { now?: () => number; flushDelayMs?: number } = {}) {
+function openStore(file = ':memory:', options: Partial<Omit<FaultStoreOptions, 'db'>> = {}) {
   const db = openDatabase(file);
   open.push(db);
   return { db, faults: createFaultStore({ db, ...options }) };
@@ -198,14 +199,18 @@ describe('fault store', () => {
 
   it('writes hits and draws in batches (not one disk write per attempt), and on flush', async () => {
     const file = dbFile();
-    const { db, faults } = openStore(file, { flushDelayMs: 20 });
+    const clock = createManualClock();
+    const { db, faults } = openStore(file, { flushDelayMs: 1000, timers: clock });
     const rule = faults.create({ name: 'r', tool: 'echo', kind: 'timeout' });
     const stored = () => db.prepare('SELECT hits FROM fault_rules WHERE id = ?').pluck().get(rule.id);
     faults.faultFor(attempt());
     faults.faultFor(attempt());
     expect(stored()).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await clock.advance(999);
+    expect(stored()).toBe(0);
+    await clock.advance(1);
     expect(stored()).toBe(2);
+    expect(clock.pendingTimers()).toBe(0);
     faults.faultFor(attempt());
     faults.flush();
     expect(stored()).toBe(3);
