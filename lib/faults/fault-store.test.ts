@@ -7,7 +7,7 @@ import { createManualClock } from '../executor/manual-clock';
 import type { FaultRequest } from '../executor/ports';
 import { createFaultStore, type FaultStoreOptions } from './fault-store';
 import { drawAt } from './prng';
-import { FaultRuleError, isFaultRuleError } from './rule-schema';
+import { FaultRuleError, isFaultRuleError, parseFaultSpec } from './rule-schema';
 
 const dirs: string[] = [];
 const open: SqliteDatabase[] = [];
@@ -227,5 +227,25 @@ describe('fault store', () => {
 
   it('is recognised as INVALID_FAULT_RULE', () => {
     expect(isFaultRuleError(new FaultRuleError([{ path: 'x', message: 'y' }]))).toBe(true);
+  });
+});
+
+describe('parseFaultSpec (one-off faults of replays)', () => {
+  it('turns { kind, params } into the executor form, or names the field under fault.', () => {
+    expect(parseFaultSpec({ kind: 'rate_limit', params: { retry_after_ms: 500 } })).toEqual({
+      ok: true,
+      spec: { kind: 'rate_limit', retryAfterMs: 500 },
+    });
+    expect(parseFaultSpec({ kind: 'timeout' })).toEqual({ ok: true, spec: { kind: 'timeout' } });
+    expect(parseFaultSpec({ kind: 'latency', params: { ms: 5, jitter_ms: 2 } })).toEqual({
+      ok: true,
+      spec: { kind: 'latency', ms: 5, jitterMs: 2 },
+    });
+    expect(parseFaultSpec({ kind: 'fail_first', params: { n: 'two' } })).toEqual({
+      ok: false,
+      issues: [{ path: 'fault.params.n', message: expect.any(String) }],
+    });
+    expect(parseFaultSpec({ kind: 'melt' })).toMatchObject({ ok: false, issues: [{ path: 'fault.kind' }] });
+    expect(parseFaultSpec('timeout')).toMatchObject({ ok: false, issues: [{ path: 'fault' }] });
   });
 });
