@@ -419,6 +419,26 @@ describe('fault rules and the pipeline', () => {
     expect(faults.idle()).toBe(false);
   });
 
+  it('a cancellation during an injected delay or hang ends the attempt cancelled, not marked injected', async () => {
+    const { faults, executor, clock, store } = setup();
+    faults.create({ name: 'slow', tool: 'http_search', kind: 'latency', params: { ms: 500 } });
+    faults.create({ name: 'hang', tool: 'echo', kind: 'timeout' });
+    const slow = executor.execute(q());
+    const hung = executor.execute({ name: 'echo', arguments: { text: 'x' } });
+    await clock.advance(100);
+    const ids = executor.inFlightIds();
+    expect(ids).toHaveLength(2);
+    for (const id of ids) await executor.cancel(id, { by: 'test' });
+    for (const result of [await slow, await hung]) {
+      expect(result.status).toBe('cancelled');
+      expect(result.error?.message).not.toContain('Injected fault');
+      expect(store.get(result.traceId)?.attempts.map((a) => a.outcome)).toEqual(['cancelled']);
+    }
+    expect(runs).toBe(0);
+    faults.flush(); // its batched hit write is the one timer left
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
   it('a call no rule matches runs as usual, with no fault recorded', async () => {
     const { faults, executor, store } = setup();
     faults.create({ name: 'elsewhere', tool: 'http_*', kind: 'timeout' });
