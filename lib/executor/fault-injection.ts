@@ -114,8 +114,10 @@ export function corruptOutput(value: unknown, fault: Extract<FaultSpec, { kind: 
  * - latency: waits `ms` (the real delay, jitter included) on the attempt's signal, then runs the
  *   tool; the wait counts inside the attempt's timeout;
  * - timeout: hangs until the attempt's deadline aborts it;
- * - error / fail_first / rate_limit: throws the error a failing tool would (retryable or not;
- *   rate_limit with `details.retryAfterMs`, which the backoff honours);
+ * - error: throws `code` and `message`; retryable only when `retryable` says so (then a
+ *   temporary error, else a business one);
+ * - fail_first / rate_limit: throw a retryable, temporary error (rate_limit a 429 with
+ *   `details.retryAfterMs`, which the backoff honours);
  * - exit_code: answers like a process that failed (exit code, stderr), without running the tool;
  * - corrupt_output: runs the tool, then corrupts what it returned (output validation then sees it).
  * Async so synchronous throws become rejections.
