@@ -1,5 +1,5 @@
 import type { attemptJson, errorJson, stageJson, traceJson } from '../api/serialize';
-import type { Attempt, ToolErrorData, TraceRecord, TraceStage } from '../executor/types';
+import type { Attempt, AttemptFault, ToolErrorData, TraceRecord, TraceStage } from '../executor/types';
 
 /** `GET /api/v1/traces/:id` as the API sends it: the trace, and the server's clock when it answered. */
 export type TraceJson = ReturnType<typeof traceJson> & { replays: string[]; server_time: string };
@@ -27,6 +27,16 @@ function stageFromJson(stage: ReturnType<typeof stageJson>): TraceStage {
   };
 }
 
+/** The API's attempt fault (`rule_id`, snake_case params) in the executor's form. */
+function attemptFaultFromJson(fault: ReturnType<typeof attemptJson>['fault']): AttemptFault | null {
+  if (!fault) return null;
+  const { rule_id, rule_name, ...params } = fault;
+  const camel = Object.fromEntries(
+    Object.entries(params).map(([key, value]) => [key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), value]),
+  );
+  return { ...camel, ruleId: rule_id, ...(rule_name === undefined ? {} : { ruleName: rule_name }) } as AttemptFault;
+}
+
 function attemptFromJson(attempt: ReturnType<typeof attemptJson>): Attempt {
   return {
     number: attempt.number,
@@ -39,7 +49,7 @@ function attemptFromJson(attempt: ReturnType<typeof attemptJson>): Attempt {
     error: errorFromJson(attempt.error),
     backoffMs: attempt.backoff_ms,
     ...(attempt.backoff_reason ? { backoffReason: attempt.backoff_reason } : {}),
-    fault: attempt.fault,
+    fault: attemptFaultFromJson(attempt.fault),
   };
 }
 
