@@ -422,6 +422,16 @@ describe('GET /api/v1/traces/:id/compare/:other', () => {
 });
 
 describe('session_seq', () => {
+  it('is on the live trace of a call still running', async () => {
+    const { ts } = start();
+    await post(ts, { session_id: 'live', tool_calls: [call('a', 'tick', {})] });
+    const running = post(ts, { session_id: 'live', tool_calls: [call('b', 'slow', { name: 'b', ms: 300 })] });
+    await expect.poll(() => ts.executor.inFlightIds()).toHaveLength(1);
+    const live = (await trace(ts, ts.executor.inFlightIds()[0] as string)).json;
+    expect(live).toMatchObject({ status: 'running', session_seq: 2 });
+    await running;
+  });
+
   it('numbers a session on from where it was after a restart', async () => {
     const { ts, dir } = start();
     await post(ts, { session_id: 'long', tool_calls: [call('a', 'tick', {}), call('b', 'tick', {})] });
