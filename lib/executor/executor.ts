@@ -103,6 +103,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
    * Runs one tool call through the pipeline; never throws for anything a tool or model causes.
    * 1. parse     — arguments from a JSON string or an object
    * 2. validate  — the tool exists and the arguments match its schema
+   *    (recording mode: a recorded call's outcome instead of 3–5, see `recording.ts`)
    * 3. permission — the tool's own check, then allow / ask (through the approver) / deny
    * 4. execute   — attempts under timeouts, retries with backoff, fallbacks, circuit breaker
    * 5. normalize — one result shape, secrets scrubbed, output checked and truncated
