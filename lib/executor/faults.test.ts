@@ -136,6 +136,9 @@ describe('fault kinds', () => {
     expect(result.error).toMatchObject({ code: 'UPSTREAM_DOWN', kind: 'business', retryable: false });
     expect(result.error?.message).toBe('Injected fault (fault rule "broken", error): The API is down.');
     expect(result.error?.details?.injectedFault).toMatchObject({ ruleName: 'broken', kind: 'error' });
+    expect(store.get(result.traceId)?.stages.find((s) => s.name === 'execute')?.detail).toMatch(
+      /; 1 attempt, with an injected fault \(fault rule "broken"\)$/,
+    );
     expect(store.get(result.traceId)?.attempts).toHaveLength(1);
     expect(store.get(result.traceId)?.modelMessage).toContain('Injected fault (fault rule "broken"');
     expect(runs).toBe(0);
@@ -164,6 +167,9 @@ describe('fault kinds', () => {
     expect(attempts[0]?.error).toMatchObject({ code: 'INJECTED_FAILURE', retryable: true, kind: 'temporary' });
     expect(attempts[0]?.error?.message).toContain('Injected fault (fault rule "flaky search", fail_first)');
     expect(result.metadata.faulted).toBe(true);
+    expect(store.get(result.traceId)?.stages.find((s) => s.name === 'execute')?.detail).toBe(
+      '3 attempts, 2 with an injected fault (fault rule "flaky search")',
+    );
     expect(faults.get(rule.id)?.hits).toBe(2);
     expect(runs).toBe(1);
   });

@@ -6,7 +6,15 @@ import { attemptFault, faultApplies } from '../executor/fault-injection';
 import type { FaultRequest, FaultSource } from '../executor/ports';
 import type { AttemptFault, FaultKind, FaultSpec } from '../executor/types';
 import { drawAt, MAX_SEED } from './prng';
-import { type FaultParams, FaultRuleError, faultSpecOf, parseCreate, parsePatch } from './rule-schema';
+import {
+  checkParams,
+  FAULT_KINDS,
+  type FaultParams,
+  FaultRuleError,
+  faultSpecOf,
+  parseCreate,
+  parsePatch,
+} from './rule-schema';
 
 /** A fault rule as the Faults page and the API show it (camelCase; the API answers it snake_case). */
 export interface FaultRule {
@@ -174,6 +182,28 @@ function toRow(rule: FaultRule): Row {
 const copy = (rule: FaultRule): FaultRule => ({ ...rule, params: structuredClone(rule.params) });
 
 /**
+ * The stored rules, in creation order (rowid breaks ties within a millisecond). A row that no
+ * longer makes a rule (edited by hand, or from a newer version with another kind) is left out
+ * and logged, so one bad row neither stops the start nor fails calls.
+ */
+function loadRules(db: SqliteDatabase): Compiled[] {
+  const rows = db.prepare(`SELECT ${COLUMNS} FROM fault_rules ORDER BY created_at, rowid`).all() as Row[];
+  return rows.flatMap((row) => {
+    try {
+      const rule = fromRow(row);
+      const params = (FAULT_KINDS as readonly string[]).includes(rule.kind)
+        ? checkParams(rule.kind, rule.params)
+        : null;
+      if (params === null || Array.isArray(params)) throw new Error(`kind ${row.kind} with params ${row.params}`);
+      return [compile(rule)];
+    } catch (error) {
+      console.error(`[toolscope] fault rule ${row.id} (${row.name}) is not a valid rule and is ignored:`, error);
+      return [];
+    }
+  });
+}
+
+/**
  * Opens the fault rules stored in `db` (table `fault_rules`, migration 0007).
  *
  * Matching, per attempt (`faultFor`): rules are tried in creation order; a rule applies when it
@@ -207,9 +237,7 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
   const disable = db.prepare('UPDATE fault_rules SET enabled = 0, updated_at = ? WHERE enabled = 1');
 
   // Creation order (rowid breaks ties within a millisecond): the order rules are tried in.
-  let rules: Compiled[] = (
-    db.prepare(`SELECT ${COLUMNS} FROM fault_rules ORDER BY created_at, rowid`).all() as Row[]
-  ).map((row) => compile(fromRow(row)));
+  let rules: Compiled[] = loadRules(db);
 
   const dirty = new Set<FaultRule>();
   let timer: TimerHandle | null = null;
