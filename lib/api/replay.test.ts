@@ -257,16 +257,19 @@ describe('POST /api/v1/traces/:id/replay', () => {
     expect(clean.json).toMatchObject({ status: 'succeeded', attempts: 1, metadata: { faulted: false } });
   });
 
-  it('sends a side-effectful replay through the approval queue again', async () => {
+  it("sends a side-effectful replay through the approval queue again, with the model's arguments", async () => {
     const { ts } = start({ policies: { write_file: 'ask' } });
     const first = await post(ts, {
       wait: false,
       tool_calls: [call('w1', 'write_file', { path: 'notes/a.md', content: 'hello' })],
     });
     const originalId = first.results[0].trace_id;
-    const decided = ts.approvals.decide(originalId, { decision: 'approve' }, 'alice');
+    // The approver edited what ran; a replay still sends what the model sent.
+    const edit = { path: 'notes/a.md', content: 'edited by alice' };
+    const decided = ts.approvals.decide(originalId, { decision: 'approve', arguments: edit }, 'alice');
     expect(decided.ok).toBe(true);
     await expect.poll(() => ts.store.get(originalId)?.status).toBe('succeeded');
+    expect(ts.store.get(originalId)?.editedArguments).toEqual(edit);
 
     const replayed = await replay(ts, originalId, { wait: false });
     expect(replayed.status).toBe(200);
