@@ -143,6 +143,8 @@ export function traceJson(trace: StoredTrace) {
     approval: approvalJson(trace.approval),
     replay_of: trace.replayOf,
     batch_id: trace.batchId,
+    session_seq: trace.sessionSeq ?? null,
+    served_from: trace.servedFrom,
     result: {
       success: trace.status === 'succeeded',
       output: trace.output,
@@ -182,6 +184,8 @@ export function summaryJson(summary: TraceSummary) {
     attempts: summary.attemptCount,
     error_code: summary.errorCode,
     arguments_preview: summary.argumentsPreview,
+    session_seq: summary.sessionSeq,
+    served_from: summary.servedFrom,
     flags: flagsJson(summary.flags),
     created_at: iso(summary.createdAt),
     finished_at: iso(summary.finishedAt),

@@ -34,6 +34,8 @@ const SUMMARY_KEYS = [
   'truncated',
   'faulted',
   'replayed',
+  'sessionSeq',
+  'servedFrom',
 ] as const;
 type SummaryRow = TraceSummaryRow & { seq: number };
 

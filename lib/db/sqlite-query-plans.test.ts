@@ -178,9 +178,15 @@ describe.each([
     );
   });
 
+  it("reads a session's last number through the session index, once per session a process sees", () => {
+    expect(planOf(TRACE_READ_SQL.sessionSeqMax, { sessionId: 's_1' })).toBe(
+      'SEARCH tool_calls USING INDEX tool_calls_session_seq_idx (session_id=?)',
+    );
+  });
+
   it('finds rows to update by id, and running rows by status', () => {
     for (const update of [TRACE_WRITE_SQL.update, TRACE_WRITE_SQL.updateFinished])
-      expect(planOf(update, { ...encodeTraceRecord(makeTrace()), sealedEditedArguments: null })).toBe(
+      expect(planOf(update, { ...encodeTraceRecord(makeTrace(), 1), sealedEditedArguments: null })).toBe(
         'SEARCH tool_calls USING INDEX tool_calls_id_unique (id=?)',
       );
     for (const interrupt of [TRACE_WRITE_SQL.interrupt, TRACE_WRITE_SQL.interruptFinished])

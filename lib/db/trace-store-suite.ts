@@ -4,10 +4,13 @@ import { INTERRUPTED_ERROR, InvalidCursorError, type StoredTrace, type TraceStor
 
 let fixtureCount = 0;
 
-/** What a read returns for a written record: everything but the sealed arguments. */
-export function stored(record: TraceRecord): StoredTrace {
+/**
+ * What a read returns for a written record: everything but the sealed arguments, plus the place
+ * in its session the store gave it (`sessionSeq`: any number when not given here; null without a session).
+ */
+export function stored(record: TraceRecord, sessionSeq?: number): StoredTrace {
   const { rawArguments: _raw, rawEditedArguments: _rawEdited, ...rest } = record;
-  return rest;
+  return { ...rest, sessionSeq: record.sessionId === null ? null : (sessionSeq ?? expect.any(Number)) };
 }
 
 /**
@@ -32,6 +35,7 @@ export function makeTrace(overrides: Partial<TraceRecord> = {}): TraceRecord {
     approval: null,
     replayOf: null,
     batchId: null,
+    servedFrom: null,
     createdAt: 1_700_000_000_000 + n,
     finishedAt: 1_700_000_000_010 + n,
     latencyMs: 10,
@@ -215,6 +219,40 @@ export function describeTraceStore(
         expect(store.replays(original.id)).toEqual([second.id]);
       });
 
+      it('numbers the calls of each session 1, 2, 3… in the order they began, whatever writes follow', () => {
+        const a1 = makeTrace({ sessionId: 'seq-a', status: 'running', finishedAt: null, latencyMs: null });
+        const b1 = makeTrace({ sessionId: 'seq-b', status: 'running', finishedAt: null, latencyMs: null });
+        const a2 = makeTrace({ sessionId: 'seq-a', status: 'running', finishedAt: null, latencyMs: null });
+        const alone = makeTrace({ sessionId: null });
+        for (const trace of [a1, b1, a2]) store.begin(trace);
+        // A call rejected before it began is numbered at its only write.
+        const a3 = makeTrace({ sessionId: 'seq-a', status: 'failed', attempts: [] });
+        store.finish(a3);
+        store.finish(alone);
+        // Finishing in another order, and an update between, changes no number.
+        store.update({ ...a2, status: 'awaiting_approval' });
+        store.finish({ ...a2, status: 'succeeded' });
+        store.finish({ ...a1, status: 'succeeded' });
+        store.finish({ ...b1, status: 'succeeded' });
+        expect([a1, a2, a3, b1, alone].map((trace) => store.get(trace.id)?.sessionSeq)).toEqual([1, 2, 3, 1, null]);
+        expect(store.get(a2.id)).toEqual(stored({ ...a2, status: 'succeeded' }, 2));
+        const listed = store.list({ sessionId: 'seq-a' }).items.map((item) => [item.id, item.sessionSeq]);
+        expect(listed).toEqual([
+          [a3.id, 3],
+          [a2.id, 2],
+          [a1.id, 1],
+        ]);
+        expect(store.list({ sessionId: undefined }).items.find((item) => item.id === alone.id)?.sessionSeq).toBeNull();
+      });
+
+      it('keeps the recorded call a call was served from, in the record and the list', () => {
+        const recorded = makeTrace();
+        const served = makeTrace({ servedFrom: recorded.id, attempts: [] });
+        record(recorded, served);
+        expect(store.get(served.id)).toEqual(stored(served));
+        expect(store.list().items.map((item) => item.servedFrom)).toEqual([recorded.id, null]);
+      });
+
       it('returns null for an unknown id', () => {
         expect(store.get('nope')).toBeNull();
       });
@@ -298,6 +336,8 @@ export function describeTraceStore(
           errorCode: 'NON_ZERO_EXIT',
           flags: { retried: true, fellBack: true, truncated: true, faulted: true, replayed: true },
           argumentsPreview: '{"path":"a/b.txt","token":"[REDACTED]","nested":[{"deep":1.5}]}',
+          sessionSeq: null,
+          servedFrom: null,
         });
       });
 

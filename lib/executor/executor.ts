@@ -12,6 +12,7 @@ import { runNormalizeStage } from './normalize-stage';
 import { parseArguments } from './parse-arguments';
 import { runPermissionStage } from './permission-stage';
 import { type Approver, createDenyingApprover, defaultPolicy, type FaultSource, type PolicyResolver } from './ports';
+import { serveFromRecording } from './recording';
 import { createRedactor, type Redactor } from './redact';
 import type { Registry } from './registry';
 import { createStageRecorder, joinDetail } from './stage-recorder';
@@ -103,6 +104,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
    * Runs one tool call through the pipeline; never throws for anything a tool or model causes.
    * 1. parse     — arguments from a JSON string or an object
    * 2. validate  — the tool exists and the arguments match its schema
+   *    (recording mode: a recorded call's outcome instead of 3–5, see `recording.ts`)
    * 3. permission — the tool's own check, then allow / ask (through the approver) / deny
    * 4. execute   — attempts under timeouts, retries with backoff, fallbacks, circuit breaker
    * 5. normalize — one result shape, secrets scrubbed, output checked and truncated
@@ -148,6 +150,12 @@ export function createExecutor(options: ExecutorOptions): Executor {
       const valid = runValidateStage(validateDeps, { args: parsed.value, live, stages });
       if (!valid.ok) return finish(live, stages, t0, valid.error);
       const { tool, sideEffect } = valid;
+
+      // Recording mode: a recorded result instead of running anything (see recording.ts).
+      if (ctx.recording) {
+        const served = serveFromRecording(ctx.recording, { args: parsed.value, live, stages, t0 }, finish);
+        if (served) return served;
+      }
 
       // The record is durable before anything with a side effect can run.
       try {

@@ -133,6 +133,9 @@ function resumePendingApprovals(store: TraceStore, executor: Executor): number {
             sessionId: record.sessionId,
             actor: record.actor,
             metadata: record.metadata,
+            // Lineage and batch survive the restart (a replay awaiting approval stays one).
+            replayOf: record.replayOf ?? undefined,
+            batchId: record.batchId ?? undefined,
             resume: { createdAt: record.createdAt, approval },
           },
         )

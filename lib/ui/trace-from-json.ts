@@ -4,8 +4,11 @@ import type { Attempt, AttemptFault, ToolErrorData, TraceRecord, TraceStage } fr
 /** `GET /api/v1/traces/:id` as the API sends it: the trace, and the server's clock when it answered. */
 export type TraceJson = ReturnType<typeof traceJson> & { replays: string[]; server_time: string };
 
-/** A trace as the browser holds it: everything but the sealed raw arguments, which never leave. */
-export type TraceView = Omit<TraceRecord, 'rawArguments' | 'rawEditedArguments'>;
+/**
+ * A trace as the browser holds it: everything but the sealed raw arguments, which never leave;
+ * plus its place in its session (null without a session).
+ */
+export type TraceView = Omit<TraceRecord, 'rawArguments' | 'rawEditedArguments'> & { sessionSeq?: number | null };
 
 const epoch = (iso: string | null) => (iso === null ? null : Date.parse(iso));
 
@@ -65,6 +68,8 @@ export function traceFromJson(json: ReturnType<typeof traceJson>): TraceView {
     editedArguments: json.edited_arguments,
     replayOf: json.replay_of,
     batchId: json.batch_id,
+    sessionSeq: json.session_seq,
+    servedFrom: json.served_from,
     approval: json.approval && {
       rule: json.approval.rule,
       requestedAt: epoch(json.approval.requested_at) ?? 0,
