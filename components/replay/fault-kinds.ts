@@ -38,7 +38,7 @@ export const FAULT_KINDS: Record<FaultKind, { label: string; what: string; param
     what: 'The first N attempts fail with a retryable error, then the tool runs.',
     params: {
       type: 'object',
-      properties: { n: { type: 'integer', minimum: 1, default: 2 } },
+      properties: { n: { type: 'integer', minimum: 1, maximum: 100, default: 2 } },
       required: ['n'],
     },
   },
@@ -59,7 +59,7 @@ export const FAULT_KINDS: Record<FaultKind, { label: string; what: string; param
     what: 'A process-like failure with this exit code and stderr.',
     params: {
       type: 'object',
-      properties: { code: { type: 'integer', default: 1 }, stderr: { type: 'string' } },
+      properties: { code: { type: 'integer', minimum: 1, maximum: 255, default: 1 }, stderr: { type: 'string' } },
       required: ['code'],
     },
   },
