@@ -16,7 +16,7 @@ export interface CompareRow {
 export interface CompareVerdict {
   /** Status or error code differ. */
   outcomeChanged: boolean;
-  /** The output, stdout or stderr differ. */
+  /** The output, stdout, stderr or exit code differ (as the session comparison counts it). */
   outputChanged: boolean;
   /** What ran differs (the approver's edit, when there was one, else the arguments). */
   argumentsChanged: boolean;
