@@ -36,6 +36,7 @@ function record(i: number): TraceRecord {
     approval: null,
     replayOf: null,
     batchId: null,
+    servedFrom: null,
     createdAt: start + i * 1000,
     finishedAt: start + i * 1000 + 5,
     latencyMs: 1 + (i % 50),

@@ -40,6 +40,7 @@ function call(i: number): TraceRecord {
     approval: null,
     replayOf: null,
     batchId: null,
+    servedFrom: null,
     createdAt: Date.now(),
     finishedAt: null,
     latencyMs: null,

@@ -47,7 +47,7 @@ function attemptBar(attempt: Attempt, key: string): Bar {
       attempt.outcome,
       attempt.timeoutMs !== undefined && `limit ${formatDuration(attempt.timeoutMs)}`,
       attempt.error && `${attempt.error.code}: ${attempt.error.message}`,
-      attempt.fault && `fault injected: ${attempt.fault}`,
+      attempt.fault && `fault injected: ${attempt.fault.kind}`,
     ]
       .filter(Boolean)
       .join(' — '),

@@ -150,5 +150,7 @@ function summaryOf(record: StoredTrace): TraceSummary {
     errorCode: record.error?.code ?? null,
     flags: record.flags,
     argumentsPreview: argumentsPreview(toJson(record.arguments) ?? null),
+    sessionSeq: record.sessionSeq ?? null,
+    servedFrom: record.servedFrom,
   };
 }

@@ -1,8 +1,12 @@
 import { z } from 'zod';
 import { isInvalidCursorError, type StoredTrace } from '../db/trace-store';
+import { type BatchOptions, executeBatch } from '../executor/execute-batch';
 import { inputJsonSchema, toAnthropicTool, toOpenAITool } from '../executor/json-schema';
 import { modelMessageContent } from '../executor/model-message';
-import type { ToolResult } from '../executor/types';
+import type { Recording } from '../executor/recording';
+import type { ExecutionContext, ToolCall, ToolResult } from '../executor/types';
+import { openRecording } from '../replay/recordings';
+import { isSessionTooLargeError } from '../replay/session-calls';
 import type { Toolscope } from '../server/create-toolscope';
 import { apiError, handle, readJsonBody } from './http';
 import { guardJsonBody } from './request-guard';
@@ -35,6 +39,10 @@ function toolCallsBody(maxBatch: number) {
     fail_fast: z.boolean().optional(),
     /** false: answer as soon as every call has finished or awaits approval. */
     wait: z.boolean().optional(),
+    /** Recording mode: serve the calls from this recorded session instead of running them. */
+    replay_from: z.string().min(1).max(256).optional(),
+    /** What a call with no recording does: run for real, or fail with RECORDING_MISS (default). */
+    on_miss: z.enum(['run', 'fail']).optional(),
   });
 }
 
@@ -64,33 +72,32 @@ const errorAnswer = (status: number, code: string, message: string): JsonAnswer 
  * Runs the parsed JSON body of `POST /api/v1/tool-calls` through the pipeline: the results and
  * the `role: "tool"` messages to append to the conversation, both in input order. A malformed
  * envelope is a 400; bad tool arguments are per-call results. `signal` aborts the calls (the
- * client went away).
+ * client went away). With `replay_from`, the calls are served from that recorded session
+ * (recording mode; see `openRecording`); without it, recording mode costs one check.
  */
 export async function runToolCalls(body: unknown, ts: Toolscope, signal?: AbortSignal): Promise<JsonAnswer> {
   const parsed = toolCallsBodyFor(ts.config.limits.maxBatchSize).safeParse(body);
   if (!parsed.success) return errorAnswer(400, 'INVALID_REQUEST', zodMessage(parsed.error));
-  const { tool_calls, session_id, max_concurrency, fail_fast, wait } = parsed.data;
-  const waiting = new ApprovalWait(tool_calls.length, wait === false ? 0 : ts.config.approvals.waitMs);
-  const batch = ts.executor.executeBatch(
-    tool_calls.map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })),
-    {
-      maxConcurrency: max_concurrency ?? 4,
-      failFast: fail_fast ?? false,
-      onAwaitingApproval: (index, traceId) => waiting.pending(index, traceId),
-      onSettled: (index, result) => waiting.settled(index, result),
-    },
-    { sessionId: session_id ?? null, actor: 'api', signal },
-  );
-  const first = await waiting.answer(batch);
-  const answers =
-    first === 'now'
-      ? answeredWhilePending(
-          batch,
-          waiting,
-          ts,
-          tool_calls.map((call) => call.id),
-        )
-      : first.map(answerOf);
+  const { tool_calls, session_id, max_concurrency, fail_fast, wait, replay_from, on_miss } = parsed.data;
+  const ctx: ExecutionContext = { sessionId: session_id ?? null, actor: 'api', signal };
+  if (replay_from !== undefined) {
+    const recording = recordingFor(ts, replay_from, on_miss ?? 'fail', ctx.sessionId ?? null);
+    if (!recording.ok) return recording.answer;
+    ctx.recording = recording.recording;
+  } else if (on_miss !== undefined) {
+    return errorAnswer(
+      400,
+      'INVALID_REQUEST',
+      'on_miss: goes with replay_from (recording mode); send both or neither.',
+    );
+  }
+  const answers = await answerCalls(ts, {
+    calls: tool_calls.map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })),
+    ctx,
+    maxConcurrency: max_concurrency,
+    failFast: fail_fast,
+    wait,
+  });
   return {
     status: 200,
     body: {
@@ -100,8 +107,74 @@ export async function runToolCalls(body: unknown, ts: Toolscope, signal?: AbortS
   };
 }
 
+/** The recording a request's calls are served from, or the 400 saying why there is none. */
+function recordingFor(
+  ts: Toolscope,
+  replayFrom: string,
+  onMiss: 'run' | 'fail',
+  sessionId: string | null,
+): { ok: true; recording: Recording } | { ok: false; answer: JsonAnswer } {
+  try {
+    const recording = openRecording(ts.store, { replayFrom, onMiss, sessionId });
+    if (recording) return { ok: true, recording };
+    const message = `replay_from: the session "${replayFrom}" has no recorded calls to serve (no finished call with parseable arguments).`;
+    return { ok: false, answer: errorAnswer(400, 'RECORDING_NOT_FOUND', message) };
+  } catch (error) {
+    if (!isSessionTooLargeError(error)) throw error;
+    return { ok: false, answer: errorAnswer(400, 'INVALID_REQUEST', `replay_from: ${error.message}.`) };
+  }
+}
+
+/** A call's answer: its entry of `results`, and the `role: "tool"` message the model gets. */
+export interface CallAnswer {
+  result: Record<string, unknown>;
+  message: { role: 'tool'; tool_call_id: string; content: string };
+}
+
+/** Calls to run as one batch (one request's), and how the request waits for them. */
+export interface CallsRequest {
+  calls: ToolCall[];
+  /** Shared by every call (each gets a new trace id; the batch a new batch id). */
+  ctx: ExecutionContext;
+  /** Default 4. */
+  maxConcurrency?: number;
+  failFast?: boolean;
+  /** false: answer as soon as every call has finished or awaits approval. */
+  wait?: boolean;
+  /** Runs one call: the executor's, unless the caller adds context per call (a session replay). */
+  execute?: (call: ToolCall, ctx: ExecutionContext) => Promise<ToolResult>;
+}
+
+/**
+ * Runs calls as one batch and answers each as `POST /api/v1/tool-calls` does, in input order:
+ * finished calls with their result, calls still awaiting approval once the request stops waiting
+ * (at once with `wait: false`, else after `approvals.waitMs`) as `awaiting_approval`, released to
+ * go on when decided. Replay and session replay answer through it too.
+ */
+export async function answerCalls(ts: Toolscope, request: CallsRequest): Promise<CallAnswer[]> {
+  const { calls } = request;
+  const waiting = new ApprovalWait(calls.length, request.wait === false ? 0 : ts.config.approvals.waitMs);
+  const options: BatchOptions = {
+    maxConcurrency: request.maxConcurrency ?? 4,
+    failFast: request.failFast ?? false,
+    onAwaitingApproval: (index, traceId) => waiting.pending(index, traceId),
+    onSettled: (index, result) => waiting.settled(index, result),
+  };
+  const batch = request.execute
+    ? executeBatch(request.execute, calls, options, request.ctx)
+    : ts.executor.executeBatch(calls, options, request.ctx);
+  const first = await waiting.answer(batch);
+  if (first !== 'now') return first.map(answerOf);
+  return answeredWhilePending(
+    batch,
+    waiting,
+    ts,
+    calls.map((call) => call.id ?? ''),
+  );
+}
+
 /** A finished call: its result, and the `role: "tool"` message the model gets. */
-function answerOf(result: ToolResult) {
+function answerOf(result: ToolResult): CallAnswer {
   return {
     result: resultJson(result) as Record<string, unknown>,
     message: { role: 'tool', tool_call_id: result.toolCallId, content: modelMessageContent(result) },
@@ -169,16 +242,17 @@ function answeredWhilePending(
   waiting: ApprovalWait,
   ts: Toolscope,
   toolCallIds: string[],
-) {
+): CallAnswer[] {
   batch.catch((error: unknown) => console.error('[toolscope] a batch answered while pending failed:', error));
   return Array.from({ length: toolCallIds.length }, (_, index) => {
     const result = waiting.results?.[index];
     if (result) return answerOf(result);
     const traceId = waiting.waitingIds?.get(index) ?? '';
-    const toolCallId = toolCallIds[index] ?? '';
     ts.executor.release(traceId);
     // The call's own record: it says what it waits for before the queue has listed it.
     const live = ts.executor.inFlight(traceId);
+    // A call sent without an id got one generated with its trace.
+    const toolCallId = toolCallIds[index] || live?.toolCallId || '';
     const tool = live?.tool ?? '';
     const expires = live?.approval?.expiresAt;
     const until = expires ? ` It expires at ${new Date(expires).toISOString()} if no one decides.` : '';

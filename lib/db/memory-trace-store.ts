@@ -11,6 +11,7 @@ import {
   startsWithIgnoringAsciiCase,
 } from './list-query';
 import { percentile } from './percentile';
+import { createSessionSequence } from './session-sequence';
 import { decodeStoredTrace, decodeTraceSummary, encodeTraceRecord, type TraceRowValues } from './trace-row';
 import { INTERRUPTED_ERROR, type TraceStore, UNFINISHED_STATUSES } from './trace-store';
 
@@ -23,6 +24,8 @@ interface MemoryRow {
   encoded: TraceRowValues | null;
   rawArguments: string;
   rawEditedArguments: string | null;
+  /** Its place in its session, given when the row was first written. */
+  sessionSeq: number | null;
 }
 
 /**
@@ -51,6 +54,16 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
 
   // A deleted row stays in `rows` as a gap (seq is never reused, as in SQLite), out of `byId`.
   const isLive = (row: MemoryRow | undefined): row is MemoryRow => row !== undefined && byId.get(row.id) === row;
+  // As SQLite's MAX(session_seq): the rows still kept (deleted and evicted ones are gone from both).
+  const sessionSeq = createSessionSequence({
+    storedMax(sessionId) {
+      let max = 0;
+      for (const row of byId.values()) {
+        if (row.sessionSeq !== null && row.sessionSeq > max && sessionIdOf(row) === sessionId) max = row.sessionSeq;
+      }
+      return max;
+    },
+  });
 
   function remove(row: MemoryRow): void {
     byId.delete(row.id);
@@ -91,7 +104,9 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
       encoded: null,
       rawArguments: record.rawArguments,
       rawEditedArguments: record.rawEditedArguments,
+      sessionSeq: sessionSeq.of(record.id, record.sessionId),
     };
+    sessionSeq.done(record.id);
     rows.push(row);
     byId.set(record.id, row);
     count(record.tool, 1);
@@ -254,6 +269,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
     flush() {},
 
     close() {
+      sessionSeq.clear();
       byId.clear();
       callsByTool.clear();
       rows = [];
@@ -263,7 +279,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
 
 function valuesOf(row: MemoryRow): TraceRowValues {
   if (!row.encoded) {
-    row.encoded = encodeTraceRecord(row.snapshot as TraceRecord);
+    row.encoded = encodeTraceRecord(row.snapshot as TraceRecord, row.sessionSeq);
     row.snapshot = null;
   }
   return row.encoded;
@@ -283,6 +299,10 @@ function isUnfinished(row: MemoryRow): boolean {
 
 function statusOf(row: MemoryRow): string {
   return (row.snapshot ?? (row.encoded as TraceRowValues)).status;
+}
+
+function sessionIdOf(row: MemoryRow): string | null {
+  return (row.snapshot ?? (row.encoded as TraceRowValues)).sessionId;
 }
 
 function toolOf(row: MemoryRow): string {
@@ -305,6 +325,7 @@ function matchesFilter(values: TraceRowValues, filter: ListFilter): boolean {
   if (filter.sessionId !== undefined && values.sessionId !== filter.sessionId) return false;
   if (filter.from !== undefined && values.createdAt < filter.from) return false;
   if (filter.to !== undefined && values.createdAt >= filter.to) return false;
+  if (filter.faulted !== undefined && values.faulted !== (filter.faulted ? 1 : 0)) return false;
   if (filter.text !== undefined && !matchesText(values, filter.text)) return false;
   return true;
 }

@@ -34,6 +34,8 @@ const SUMMARY_KEYS = [
   'truncated',
   'faulted',
   'replayed',
+  'sessionSeq',
+  'servedFrom',
 ] as const;
 type SummaryRow = TraceSummaryRow & { seq: number };
 
@@ -172,6 +174,7 @@ export function listTracesSql(filter: ListFilter, plan: TimeRangePlan | null, bo
     filter.to !== undefined && `${createdAt} < @to`,
     filter.beforeSeq !== undefined && 'seq < @beforeSeq',
     bounded && 'seq >= @floorSeq',
+    filter.faulted !== undefined && `${columns.faulted.name} = ${filter.faulted ? 1 : 0}`,
     filter.text !== undefined && TEXT_SEARCH,
   ].filter((clause): clause is string => clause !== false);
   const table = plan === 'created-at-index' ? 'tool_calls INDEXED BY tool_calls_created_at_idx' : 'tool_calls';

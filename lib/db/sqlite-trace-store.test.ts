@@ -63,6 +63,35 @@ describe('sqlite trace store', () => {
     second.store.close();
   });
 
+  it('numbers the calls of a session on from where the previous process stopped', async () => {
+    const first = open();
+    const calls = [makeTrace({ sessionId: 'chat' }), makeTrace({ sessionId: 'chat' })];
+    for (const trace of calls) await first.store.finish(trace);
+    first.store.close();
+    const second = open();
+    const later = makeTrace({ sessionId: 'chat', status: 'running', finishedAt: null, latencyMs: null });
+    second.store.begin(later);
+    await second.store.finish({ ...later, status: 'succeeded' });
+    const other = makeTrace({ sessionId: 'another' });
+    await second.store.finish(other);
+    expect([...calls, later, other].map((trace) => second.store.get(trace.id)?.sessionSeq)).toEqual([1, 2, 3, 1]);
+    second.store.close();
+  });
+
+  it('keeps the first number of a call taken up again after a restart', () => {
+    const waiting = makeTrace({ sessionId: 'chat', status: 'awaiting_approval', finishedAt: null, latencyMs: null });
+    const first = open();
+    first.store.begin(makeTrace({ sessionId: 'chat' }));
+    first.store.begin(waiting);
+    first.store.close();
+    const second = open();
+    // The executor begins a resumed call again; the row keeps its number.
+    second.store.begin(waiting);
+    second.store.finish({ ...waiting, status: 'succeeded' });
+    expect(second.store.get(waiting.id)?.sessionSeq).toBe(2);
+    second.store.close();
+  });
+
   it('finishes a call begun by a previous process', () => {
     const trace = makeTrace({ status: 'awaiting_approval', finishedAt: null, latencyMs: null });
     const first = open();

@@ -5,6 +5,7 @@ import { type CommitTimers, systemCommitTimers } from './commit-timers';
 import { createGroupCommit, DEFAULT_MAX_BATCH } from './group-commit';
 import type { SqliteDatabase } from './open-database';
 import { type ToolCallRow, toolCalls } from './schema';
+import { createSessionSequence } from './session-sequence';
 import { createSqliteListTraces, type ListTracesOptions } from './sqlite-list-traces';
 import { createSqliteToolStats } from './sqlite-tool-stats';
 import { createSqliteTraceDeletion } from './sqlite-trace-deletion';
@@ -71,6 +72,9 @@ const IDENTITY_KEYS = [
   'sealedArguments',
   'replayOf',
   'batchId',
+  'servedFrom',
+  // Written with the row, never changed: a later upsert keeps the number the row got first.
+  'sessionSeq',
 ] as const satisfies readonly (keyof ToolCallRow)[];
 
 // [SQL column, named parameter]: names come from the drizzle schema, parameters are its keys.
@@ -80,7 +84,7 @@ const ALL = [...IDENTITY_KEYS.map((key) => [columns[key].name, key] as const), .
 
 const upsertSql = (where: string) => `INSERT INTO tool_calls (${ALL.map(([column]) => column).join(', ')})
     VALUES (${ALL.map(([, param]) => `@${param}`).join(', ')})
-    ON CONFLICT (id) DO UPDATE SET ${ALL.filter(([column]) => column !== 'id')
+    ON CONFLICT (id) DO UPDATE SET ${ALL.filter(([column]) => column !== 'id' && column !== columns.sessionSeq.name)
       .map(([column]) => `${column} = excluded.${column}`)
       .join(', ')}
     WHERE tool_calls.status != 'interrupted' AND tool_calls.${where}`;
@@ -118,6 +122,7 @@ export const TRACE_READ_SQL = {
   replays: 'SELECT id FROM tool_calls WHERE replay_of = @id ORDER BY seq',
   sealed:
     'SELECT sealed_arguments AS sealedArguments, sealed_edited_arguments AS sealedEditedArguments FROM tool_calls WHERE id = @id',
+  sessionSeqMax: 'SELECT MAX(session_seq) FROM tool_calls WHERE session_id = @sessionId',
 } as const;
 
 /** Queued writes that force a commit when reached, so a burst never queues without bound. */
@@ -188,6 +193,11 @@ export function createSqliteTraceStore({
   const upsert = sqlite.prepare(TRACE_WRITE_SQL.upsert);
   const replaysOf = sqlite.prepare(TRACE_READ_SQL.replays).pluck();
   const sealedById = sqlite.prepare(TRACE_READ_SQL.sealed);
+  const sessionSeqMax = sqlite.prepare(TRACE_READ_SQL.sessionSeqMax).pluck();
+  // Numbers given to calls whose last write is not committed yet count too (see createSessionSequence).
+  const sessionSeq = createSessionSequence({
+    storedMax: (sessionId) => (sessionSeqMax.get({ sessionId }) as number | null) ?? 0,
+  });
   const upsertFinished = sqlite.prepare(TRACE_WRITE_SQL.upsertFinished);
   const update = sqlite.prepare(TRACE_WRITE_SQL.update);
   const updateFinished = sqlite.prepare(TRACE_WRITE_SQL.updateFinished);
@@ -239,7 +249,11 @@ export function createSqliteTraceStore({
   const group = createGroupCommit<PendingWrite>({
     commit(writes) {
       writeAll(writes);
-      for (const done of writes) if (done.final) sealedInFlight.delete(done.id);
+      for (const done of writes) {
+        if (!done.final) continue;
+        sealedInFlight.delete(done.id);
+        sessionSeq.done(done.id);
+      }
     },
     // A later write of a call replaces a queued one, but must still insert the row if that one had to.
     merge: (queued, next) => (queued.insert && !next.insert ? { ...next, insert: true } : next),
@@ -254,7 +268,7 @@ export function createSqliteTraceStore({
 
   // Edited arguments (rare: an approver changed them) are sealed on every write that has them.
   const sealedValues = (record: TraceRecord): PendingWrite['values'] => {
-    const values = encodeTraceRecord(record) as PendingWrite['values'];
+    const values = encodeTraceRecord(record, sessionSeq.of(record.id, record.sessionId)) as PendingWrite['values'];
     values.sealedEditedArguments =
       record.rawEditedArguments === null ? null : vault.seal(record.rawEditedArguments, editedOwner(record.id));
     return values;
@@ -343,6 +357,7 @@ export function createSqliteTraceStore({
     close() {
       flush();
       sealedInFlight.clear();
+      sessionSeq.clear();
       sqlite.close();
     },
   };

@@ -11,13 +11,10 @@ import type { ToolCallRow } from './schema';
 import type { StoredTrace, TraceSummary } from './trace-store';
 
 /**
- * Every column of a row except the ones the store owns: `seq` (SQLite) and the sealed arguments (vault).
- * `sessionSeq` and `servedFrom` (migration 0007) are not written yet.
+ * Every column of a row except the ones the store owns: `seq` (SQLite) and the sealed arguments
+ * (vault). `sessionSeq` is the store's too, but travels with the values: the store assigns it.
  */
-export type TraceRowValues = Omit<
-  ToolCallRow,
-  'seq' | 'sealedArguments' | 'sealedEditedArguments' | 'sessionSeq' | 'servedFrom'
->;
+export type TraceRowValues = Omit<ToolCallRow, 'seq' | 'sealedArguments' | 'sealedEditedArguments'>;
 
 /** The columns the traces list reads. */
 export type TraceSummaryRow = Pick<
@@ -38,6 +35,8 @@ export type TraceSummaryRow = Pick<
   | 'truncated'
   | 'faulted'
   | 'replayed'
+  | 'sessionSeq'
+  | 'servedFrom'
 > & { argumentsPreview: string | null };
 
 const bit = (value: boolean): 0 | 1 => (value ? 1 : 0);
@@ -45,9 +44,10 @@ const bit = (value: boolean): 0 | 1 => (value ? 1 : 0);
 /**
  * Flattens a trace record into column values: JSON fields as text, flags as 0/1, the error code
  * copied out for the list. `rawArguments` is left out on purpose — only the vault may see it.
+ * `sessionSeq` is the call's place in its session, which the store assigned.
  * Both stores keep exactly this form, so they round-trip records identically.
  */
-export function encodeTraceRecord(record: TraceRecord): TraceRowValues {
+export function encodeTraceRecord(record: TraceRecord, sessionSeq: number | null): TraceRowValues {
   return {
     id: record.id,
     toolCallId: record.toolCallId,
@@ -81,6 +81,8 @@ export function encodeTraceRecord(record: TraceRecord): TraceRowValues {
     approval: record.approval === null ? null : toJson(record.approval),
     replayOf: record.replayOf,
     batchId: record.batchId,
+    sessionSeq,
+    servedFrom: record.servedFrom,
   };
 }
 
@@ -99,6 +101,8 @@ export function decodeStoredTrace(row: TraceRowValues): StoredTrace {
     approval: (fromJson(row.approval) ?? null) as ApprovalRecord | null,
     replayOf: row.replayOf,
     batchId: row.batchId,
+    sessionSeq: row.sessionSeq,
+    servedFrom: row.servedFrom,
     createdAt: row.createdAt,
     finishedAt: row.finishedAt,
     latencyMs: row.latencyMs,
@@ -132,6 +136,8 @@ export function decodeTraceSummary(row: TraceSummaryRow): TraceSummary {
     errorCode: row.errorCode,
     flags: decodeFlags(row),
     argumentsPreview: row.argumentsPreview,
+    sessionSeq: row.sessionSeq,
+    servedFrom: row.servedFrom,
   };
 }
 

@@ -4,10 +4,13 @@ import { INTERRUPTED_ERROR, InvalidCursorError, type StoredTrace, type TraceStor
 
 let fixtureCount = 0;
 
-/** What a read returns for a written record: everything but the sealed arguments. */
-export function stored(record: TraceRecord): StoredTrace {
+/**
+ * What a read returns for a written record: everything but the sealed arguments, plus the place
+ * in its session the store gave it (`sessionSeq`: any number when not given here; null without a session).
+ */
+export function stored(record: TraceRecord, sessionSeq?: number): StoredTrace {
   const { rawArguments: _raw, rawEditedArguments: _rawEdited, ...rest } = record;
-  return rest;
+  return { ...rest, sessionSeq: record.sessionId === null ? null : (sessionSeq ?? expect.any(Number)) };
 }
 
 /**
@@ -32,6 +35,7 @@ export function makeTrace(overrides: Partial<TraceRecord> = {}): TraceRecord {
     approval: null,
     replayOf: null,
     batchId: null,
+    servedFrom: null,
     createdAt: 1_700_000_000_000 + n,
     finishedAt: 1_700_000_000_010 + n,
     latencyMs: 10,
@@ -215,6 +219,40 @@ export function describeTraceStore(
         expect(store.replays(original.id)).toEqual([second.id]);
       });
 
+      it('numbers the calls of each session 1, 2, 3… in the order they began, whatever writes follow', () => {
+        const a1 = makeTrace({ sessionId: 'seq-a', status: 'running', finishedAt: null, latencyMs: null });
+        const b1 = makeTrace({ sessionId: 'seq-b', status: 'running', finishedAt: null, latencyMs: null });
+        const a2 = makeTrace({ sessionId: 'seq-a', status: 'running', finishedAt: null, latencyMs: null });
+        const alone = makeTrace({ sessionId: null });
+        for (const trace of [a1, b1, a2]) store.begin(trace);
+        // A call rejected before it began is numbered at its only write.
+        const a3 = makeTrace({ sessionId: 'seq-a', status: 'failed', attempts: [] });
+        store.finish(a3);
+        store.finish(alone);
+        // Finishing in another order, and an update between, changes no number.
+        store.update({ ...a2, status: 'awaiting_approval' });
+        store.finish({ ...a2, status: 'succeeded' });
+        store.finish({ ...a1, status: 'succeeded' });
+        store.finish({ ...b1, status: 'succeeded' });
+        expect([a1, a2, a3, b1, alone].map((trace) => store.get(trace.id)?.sessionSeq)).toEqual([1, 2, 3, 1, null]);
+        expect(store.get(a2.id)).toEqual(stored({ ...a2, status: 'succeeded' }, 2));
+        const listed = store.list({ sessionId: 'seq-a' }).items.map((item) => [item.id, item.sessionSeq]);
+        expect(listed).toEqual([
+          [a3.id, 3],
+          [a2.id, 2],
+          [a1.id, 1],
+        ]);
+        expect(store.list({ sessionId: undefined }).items.find((item) => item.id === alone.id)?.sessionSeq).toBeNull();
+      });
+
+      it('keeps the recorded call a call was served from, in the record and the list', () => {
+        const recorded = makeTrace();
+        const served = makeTrace({ servedFrom: recorded.id, attempts: [] });
+        record(recorded, served);
+        expect(store.get(served.id)).toEqual(stored(served));
+        expect(store.list().items.map((item) => item.servedFrom)).toEqual([recorded.id, null]);
+      });
+
       it('returns null for an unknown id', () => {
         expect(store.get('nope')).toBeNull();
       });
@@ -258,7 +296,7 @@ export function describeTraceStore(
                 outcome: 'timeout',
                 error: { code: 'TIMEOUT', message: 'took too long', retryable: true, kind: 'timeout' },
                 backoffMs: 250,
-                fault: 'slow:5000',
+                fault: { ruleId: 'flt_slow', ruleName: 'slow', kind: 'latency', ms: 5000 },
               },
               {
                 number: 2,
@@ -298,6 +336,8 @@ export function describeTraceStore(
           errorCode: 'NON_ZERO_EXIT',
           flags: { retried: true, fellBack: true, truncated: true, faulted: true, replayed: true },
           argumentsPreview: '{"path":"a/b.txt","token":"[REDACTED]","nested":[{"deep":1.5}]}',
+          sessionSeq: null,
+          servedFrom: null,
         });
       });
 
@@ -367,6 +407,27 @@ export function describeTraceStore(
         expect(ids(store.list({ from: base + 40, to: base + 10 }))).toEqual([]);
         // Empty values mean "no filter", as a blank form field would.
         expect(ids(store.list({ tool: '', sessionId: '', text: '', cursor: '' }))).toHaveLength(5);
+      });
+
+      it('filters fault-injected calls (and the others), alone and with other filters, with no cheap total', () => {
+        const flags = (faulted: boolean) => ({
+          retried: false,
+          fellBack: false,
+          truncated: false,
+          faulted,
+          replayed: false,
+        });
+        const [a, b, c] = record(
+          makeTrace({ tool: 'shell', flags: flags(true) }),
+          makeTrace({ tool: 'shell', flags: flags(false) }),
+          makeTrace({ tool: 'read_file', flags: flags(true) }),
+        );
+        const of = (...traces: (TraceRecord | undefined)[]) => traces.map((t) => t?.id);
+        expect(ids(store.list({ faulted: true }))).toEqual(of(c, a));
+        expect(ids(store.list({ faulted: false }))).toEqual(of(b));
+        expect(ids(store.list({ faulted: true, tool: 'shell' }))).toEqual(of(a));
+        expect(store.list({ faulted: true }).total).toBeNull();
+        expect(store.list({ faulted: true }).items[0]?.flags.faulted).toBe(true);
       });
 
       it('searches the tool call id and the redacted arguments, ignoring case', () => {
@@ -735,6 +796,26 @@ export function describeScanWindow(name: string, createStore: () => TraceStore):
       expect(seen).toEqual(['call_needle']);
       expect(partialPages).toBe(2);
       expect(pages).toBe(3);
+      store.close();
+    });
+
+    it('bounds the faulted filter (no index narrows it) and goes on with the cursor', () => {
+      const store = createStore();
+      const flags = { retried: false, fellBack: false, truncated: false, faulted: true, replayed: false };
+      const faulted = makeTrace({ flags });
+      store.finish(faulted);
+      for (let i = 0; i < 25; i++) store.finish(makeTrace());
+      const first = store.list({ faulted: true, limit: 5 });
+      expect(first).toMatchObject({ items: [], partial: true });
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let pages = 0; pages < 10; pages++) {
+        const page = store.list({ faulted: true, cursor, limit: 5 });
+        seen.push(...page.items.map((item) => item.id));
+        cursor = page.nextCursor ?? undefined;
+        if (!cursor) break;
+      }
+      expect(seen).toEqual([faulted.id]);
       store.close();
     });
 

@@ -1,8 +1,11 @@
 import type { CallStatus, ToolErrorData, TraceRecord, TraceSink } from '../executor/types';
 
-/** A row of the traces list: what the list shows without loading the whole trace. */
-/** A trace as reads return it: everything but the sealed arguments. */
-export type StoredTrace = Omit<TraceRecord, 'rawArguments' | 'rawEditedArguments'>;
+/**
+ * A trace as reads return it: everything but the sealed arguments, plus its place in its session
+ * (`sessionSeq`: 1, 2, 3… in the order the session's calls began, assigned by the store; null
+ * without a session). A live snapshot of a running call (`executor.inFlight`) has no `sessionSeq`.
+ */
+export type StoredTrace = Omit<TraceRecord, 'rawArguments' | 'rawEditedArguments'> & { sessionSeq?: number | null };
 
 /** A call's arguments as received, opened from the vault (see `TraceStore.openSealedArguments`). */
 export interface SealedArguments {
@@ -10,6 +13,7 @@ export interface SealedArguments {
   rawEditedArguments: string | null;
 }
 
+/** A row of the traces list: what the list shows without loading the whole trace. */
 export interface TraceSummary {
   id: string;
   toolCallId: string;
@@ -25,6 +29,10 @@ export interface TraceSummary {
   flags: TraceRecord['flags'];
   /** The start (200 characters) of the redacted arguments as JSON, to tell calls apart; null when none. */
   argumentsPreview: string | null;
+  /** The call's place in its session (see `StoredTrace`); null without a session. */
+  sessionSeq: number | null;
+  /** The recorded call this one was served from (recording mode); null when the tool ran. */
+  servedFrom: string | null;
 }
 
 export interface TraceQuery {
@@ -41,6 +49,11 @@ export interface TraceQuery {
    * raw arguments. Reads a bounded window of rows per page (see `TracePage.partial`).
    */
   text?: string;
+  /**
+   * Only calls with (true) or without (false) an injected fault. No index narrows it (few calls
+   * are faulted): the store reads a bounded window of rows per page, as for a text search.
+   */
+  faulted?: boolean;
   /** 1..500, default 50. */
   limit?: number;
   /** Opaque; from a previous page's `nextCursor`. Newest first. */

@@ -75,6 +75,12 @@ export const ERROR_CODES = {
     kind: 'internal',
     hint: 'Toolscope could not record the call; try again shortly.',
   },
+  /** Recording mode: the recorded session has no call with this tool and these arguments, and nothing ran. */
+  RECORDING_MISS: {
+    retryable: false,
+    kind: 'parameter',
+    hint: 'Only calls made in the recorded session can be answered: make the call as it was recorded, or record the session again.',
+  },
 } as const satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

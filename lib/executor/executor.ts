@@ -11,6 +11,7 @@ import { runNormalizeStage } from './normalize-stage';
 import { parseArguments } from './parse-arguments';
 import { runPermissionStage } from './permission-stage';
 import { type Approver, createDenyingApprover, defaultPolicy, type FaultSource, type PolicyResolver } from './ports';
+import { serveFromRecording } from './recording';
 import { createRedactor, type Redactor } from './redact';
 import type { Registry } from './registry';
 import { createStageRecorder, joinDetail } from './stage-recorder';
@@ -119,6 +120,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     }
     const live = new LiveCall(record, redactor, limits.maxTraceBytes, clock, sink);
     if (ctx.onAwaitingApproval) live.onAwaitingApproval = ctx.onAwaitingApproval;
+    if (ctx.fault) live.fault = ctx.fault;
     const stages = createStageRecorder(clock, t0, live);
     record.stages = stages.list;
     calls.set(traceId, live);
@@ -146,6 +148,12 @@ export function createExecutor(options: ExecutorOptions): Executor {
       const valid = runValidateStage(validateDeps, { args: parsed.value, live, stages });
       if (!valid.ok) return finish(live, stages, t0, valid.error);
       const { tool, sideEffect } = valid;
+
+      // Recording mode: a recorded result instead of running anything (see recording.ts).
+      if (ctx.recording) {
+        const served = serveFromRecording(ctx.recording, { args: parsed.value, live, stages, t0 }, finish);
+        if (served) return served;
+      }
 
       // The record is durable before anything with a side effect can run.
       try {

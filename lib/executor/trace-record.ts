@@ -23,6 +23,7 @@ export function createTraceRecord(
     approval: null,
     replayOf: ctx.replayOf ?? null,
     batchId: ctx.batchId ?? null,
+    servedFrom: null,
     createdAt,
     finishedAt: null,
     latencyMs: null,

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Clock } from './clock';
 import type { ErrorCode, ErrorKind } from './errors';
+import type { Recording } from './recording';
 
 /** How much a tool can change the world; decides the default permission policy. */
 export type SideEffect = 'none' | 'read' | 'write' | 'exec';
@@ -52,6 +53,11 @@ export interface ExecutionContext {
    * that matches it with probability 1; recorded on its attempts with `ruleId: null`.
    */
   fault?: FaultSpec;
+  /**
+   * Recording mode: a call that matches a recorded one gets its result without anything running
+   * (see `lib/executor/recording.ts`); a miss runs or fails as the recording says.
+   */
+  recording?: Recording;
   /**
    * Told once the call is recorded as `awaiting_approval` (before the approver is asked): a batch
    * frees its slot, an HTTP caller that does not wait answers.
@@ -262,8 +268,8 @@ export interface Attempt {
   backoffMs: number | null;
   /** Why the wait is what it is when not the retry policy's own: `Retry-After 2 s`. Absent otherwise. */
   backoffReason?: string;
-  /** Fault injected into this attempt, if any. */
-  fault: string | null;
+  /** The fault injected into this attempt, if any: the rule that fired it (null for a one-off fault) and what it did. */
+  fault: AttemptFault | null;
 }
 
 export interface ResultMetadata {
@@ -360,6 +366,8 @@ export interface TraceRecord {
   replayOf: string | null;
   /** Shared by the calls of one request (one batch); null for a call made alone (the playground). */
   batchId: string | null;
+  /** The recorded call whose result this call was served from (recording mode); null when the tool ran. */
+  servedFrom: string | null;
   /** Wall-clock epoch milliseconds. */
   createdAt: number;
   finishedAt: number | null;

@@ -14,6 +14,9 @@ export interface SummaryJson {
   error_code: string | null;
   arguments_preview?: string | null;
   flags: { retried: boolean; fell_back: boolean; truncated: boolean; faulted: boolean; replayed: boolean };
+  /** Absent from servers before recording mode. */
+  session_seq?: number | null;
+  served_from?: string | null;
   created_at: string | null;
   finished_at: string | null;
 }
@@ -41,6 +44,8 @@ export function summaryFromJson(row: SummaryJson): ListRow {
     attemptCount: row.attempts,
     errorCode: row.error_code,
     argumentsPreview: row.arguments_preview ?? null,
+    sessionSeq: row.session_seq ?? null,
+    servedFrom: row.served_from ?? null,
     flags: {
       retried: row.flags.retried,
       fellBack: row.flags.fell_back,

@@ -1,11 +1,14 @@
 import type { attemptJson, errorJson, stageJson, traceJson } from '../api/serialize';
-import type { Attempt, ToolErrorData, TraceRecord, TraceStage } from '../executor/types';
+import type { Attempt, AttemptFault, ToolErrorData, TraceRecord, TraceStage } from '../executor/types';
 
 /** `GET /api/v1/traces/:id` as the API sends it: the trace, and the server's clock when it answered. */
 export type TraceJson = ReturnType<typeof traceJson> & { replays: string[]; server_time: string };
 
-/** A trace as the browser holds it: everything but the sealed raw arguments, which never leave. */
-export type TraceView = Omit<TraceRecord, 'rawArguments' | 'rawEditedArguments'>;
+/**
+ * A trace as the browser holds it: everything but the sealed raw arguments, which never leave;
+ * plus its place in its session (null without a session).
+ */
+export type TraceView = Omit<TraceRecord, 'rawArguments' | 'rawEditedArguments'> & { sessionSeq?: number | null };
 
 const epoch = (iso: string | null) => (iso === null ? null : Date.parse(iso));
 
@@ -24,6 +27,16 @@ function stageFromJson(stage: ReturnType<typeof stageJson>): TraceStage {
   };
 }
 
+/** The API's attempt fault (`rule_id`, snake_case params) in the executor's form. */
+function attemptFaultFromJson(fault: ReturnType<typeof attemptJson>['fault']): AttemptFault | null {
+  if (!fault) return null;
+  const { rule_id, rule_name, ...params } = fault;
+  const camel = Object.fromEntries(
+    Object.entries(params).map(([key, value]) => [key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), value]),
+  );
+  return { ...camel, ruleId: rule_id, ...(rule_name === undefined ? {} : { ruleName: rule_name }) } as AttemptFault;
+}
+
 function attemptFromJson(attempt: ReturnType<typeof attemptJson>): Attempt {
   return {
     number: attempt.number,
@@ -36,7 +49,7 @@ function attemptFromJson(attempt: ReturnType<typeof attemptJson>): Attempt {
     error: errorFromJson(attempt.error),
     backoffMs: attempt.backoff_ms,
     ...(attempt.backoff_reason ? { backoffReason: attempt.backoff_reason } : {}),
-    fault: attempt.fault,
+    fault: attemptFaultFromJson(attempt.fault),
   };
 }
 
@@ -55,6 +68,8 @@ export function traceFromJson(json: ReturnType<typeof traceJson>): TraceView {
     editedArguments: json.edited_arguments,
     replayOf: json.replay_of,
     batchId: json.batch_id,
+    sessionSeq: json.session_seq,
+    servedFrom: json.served_from,
     approval: json.approval && {
       rule: json.approval.rule,
       requestedAt: epoch(json.approval.requested_at) ?? 0,

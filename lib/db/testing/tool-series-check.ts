@@ -67,7 +67,7 @@ export function openDatabaseBefore(dir: string, beforeTag: string): SqliteDataba
 /** Writes `trace` by a plain upsert, bypassing the store: as a store that relied on triggers did. */
 export function writeRowDirectly(db: SqliteDatabase, vault: Vault, trace: TraceRecord): void {
   const all: Record<string, unknown> = {
-    ...encodeTraceRecord(trace),
+    ...encodeTraceRecord(trace, null),
     sealedArguments: vault.seal(trace.rawArguments, trace.id),
   };
   // An older database lacks the columns later migrations add: write the ones it has, as the store of its day did.

@@ -1,0 +1,88 @@
+import { keepRedacted } from '../approvals/keep-redacted';
+import type { TraceStore } from '../db/trace-store';
+import { parseArguments } from '../executor/parse-arguments';
+import type { ExecutionContext, FaultSpec, ToolCall } from '../executor/types';
+import type { BodyIssue } from './one-off-fault';
+
+/** Who a replay is recorded as. */
+export const REPLAY_ACTOR = 'replay';
+
+/** A replay ready to run: the call and its context. */
+export interface ReplayPlan {
+  call: ToolCall;
+  ctx: ExecutionContext;
+}
+
+export type ReplayPlanOutcome =
+  | { ok: true; plan: ReplayPlan }
+  | { ok: false; reason: 'not_found' }
+  | { ok: false; reason: 'invalid_arguments'; message: string; issues: BodyIssue[] };
+
+export interface ReplayOptions {
+  /**
+   * Edited arguments (an object, or its JSON text) instead of the recorded ones. Values left as
+   * the trace shows them masked (`[REDACTED]`) are kept as recorded.
+   */
+  arguments?: unknown;
+  /** A fault for this replay only. */
+  fault?: FaultSpec;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Plans the replay of trace `id`: the same tool, in the same session, recorded as actor
+ * `replay` and as a replay of `id`. Its arguments are the sealed raw arguments, exactly as the
+ * model sent them (not an approver's edit), or `options.arguments` with every masked value the
+ * edit left alone given back its recorded value. What is opened here never leaves the server: it
+ * goes to the executor, which records it sealed and shows it redacted.
+ */
+export function planReplay(store: TraceStore, id: string, options: ReplayOptions = {}): ReplayPlanOutcome {
+  const trace = store.get(id);
+  const sealed = trace && store.openSealedArguments(id);
+  if (!trace || !sealed) return { ok: false, reason: 'not_found' };
+  const ctx: ExecutionContext = { sessionId: trace.sessionId, actor: REPLAY_ACTOR, replayOf: trace.id };
+  if (options.fault) ctx.fault = options.fault;
+  if (options.arguments === undefined) {
+    return { ok: true, plan: { call: { name: trace.tool, arguments: sealed.rawArguments }, ctx } };
+  }
+  const edited = editedArguments(options.arguments);
+  if (!edited.ok) return edited;
+  const recorded = parseArguments(sealed.rawArguments);
+  const kept = keepRedacted(edited.value, trace.arguments, recorded.ok ? recorded.value : undefined);
+  if (!kept.ok) {
+    const issues = kept.issues.map((issue) => ({ path: `arguments.${issue.path}`, message: issue.message }));
+    return {
+      ok: false,
+      reason: 'invalid_arguments',
+      message: issues.map((issue) => `${issue.path}: ${issue.message}`).join('; '),
+      issues,
+    };
+  }
+  return { ok: true, plan: { call: { name: trace.tool, arguments: kept.value }, ctx } };
+}
+
+function editedArguments(
+  value: unknown,
+): { ok: true; value: Record<string, unknown> } | Extract<ReplayPlanOutcome, { reason: 'invalid_arguments' }> {
+  let parsed = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch (error) {
+      const message = `is not valid JSON: ${(error as Error).message}`;
+      return invalid(message);
+    }
+  }
+  return isObject(parsed) ? { ok: true, value: parsed } : invalid('must be a JSON object (or its JSON text)');
+}
+
+function invalid(message: string): Extract<ReplayPlanOutcome, { reason: 'invalid_arguments' }> {
+  return {
+    ok: false,
+    reason: 'invalid_arguments',
+    message: `arguments: ${message}`,
+    issues: [{ path: 'arguments', message }],
+  };
+}
