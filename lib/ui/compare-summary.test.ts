@@ -15,6 +15,7 @@ function trace(overrides: Partial<TraceView>): TraceView {
     editedArguments: null,
     replayOf: null,
     batchId: null,
+    servedFrom: null,
     approval: null,
     createdAt: 0,
     finishedAt: 10,
