@@ -68,7 +68,7 @@ test('replay with edited arguments opens the compare view with the argument and 
     arguments: { expression: '2+2' },
     sessionId: unique('sess-edit'),
   });
-  expect(original.output).toBe(4);
+  expect(original.output).toMatchObject({ result: 4 });
 
   const trace = new TracePage(page);
   await trace.goto(original.traceId);
@@ -88,8 +88,12 @@ test('replay with edited arguments opens the compare view with the argument and 
   await expect(changedArgument).toHaveAttribute('data-kind', 'changed');
   await expect(changedArgument).toContainText('"2+2"');
   await expect(changedArgument).toContainText('"6*7"');
-  await expect(compare.outputDiff.locator('[data-diff="removed"]')).toContainText('4');
-  await expect(compare.outputDiff.locator('[data-diff="added"]')).toContainText('42');
+  const changedOutput = compare.pathChange('output', 'result');
+  await expect(changedOutput).toHaveAttribute('data-kind', 'changed');
+  await expect(changedOutput).toContainText('4');
+  await expect(changedOutput).toContainText('42');
+  await expect(compare.outputDiff.locator('[data-diff="removed"]', { hasText: '"result": 4' })).toBeVisible();
+  await expect(compare.outputDiff.locator('[data-diff="added"]', { hasText: '"result": 42' })).toBeVisible();
   await expect(compare.verdict('arguments')).toHaveAttribute('data-changed', 'true');
   await expect(compare.verdict('output')).toHaveAttribute('data-changed', 'true');
   await expect(compare.verdict('outcome')).toHaveAttribute('data-changed', 'false');
@@ -158,6 +162,40 @@ test('replay with a fault sends a one-off fault that shows on the replay only', 
   const compare = new ComparePage(page);
   await expect(compare.verdict('outcome')).toHaveAttribute('data-changed', 'true');
   await expect(compare.summaryRow('error')).toContainText('E2E_INJECTED');
+});
+
+test('the compare view is live while the replay waits for approval, and updates when it is approved', async ({
+  page,
+  request,
+}) => {
+  const file = `${unique('replay-live')}.txt`;
+  const original = await postToolCall(request, {
+    id: unique('call_write'),
+    name: 'write_file',
+    arguments: { path: file, content: 'first' },
+    wait: false,
+  });
+  expect(original.status).toBe('awaiting_approval');
+  const approved = await request.post(`/api/v1/approvals/${original.traceId}`, { data: { decision: 'approve' } });
+  expect(approved.status(), await approved.text()).toBe(200);
+  await expect.poll(async () => (await getTrace(request, original.traceId)).status).toBe('succeeded');
+
+  const trace = new TracePage(page);
+  await trace.goto(original.traceId);
+  // write_file writes: Replay asks to confirm, then the replay waits for approval again.
+  await page.getByTestId('replay').click();
+  await expect(page.getByTestId('replay')).toHaveAttribute('data-armed', 'true');
+  await page.getByTestId('replay').click();
+  await page.waitForURL(new RegExp(`/traces/${original.traceId}/compare/[^/]+$`));
+  const replayId = page.url().split('/').pop() as string;
+  const compare = new ComparePage(page);
+  await expect(page.getByTestId('compare-status-b')).toHaveAttribute('data-status', 'awaiting_approval');
+  await expect(compare.verdict('outcome')).toHaveAttribute('data-changed', 'true');
+
+  const decided = await request.post(`/api/v1/approvals/${replayId}`, { data: { decision: 'approve' } });
+  expect(decided.status(), await decided.text()).toBe(200);
+  await expect(page.getByTestId('compare-status-b')).toHaveAttribute('data-status', 'succeeded');
+  await expect(compare.verdict('outcome')).toHaveAttribute('data-changed', 'false');
 });
 
 test('a session replay shows which calls changed, each pair linked to its comparison', async ({ page, request }) => {

@@ -46,7 +46,7 @@ function Cell({ line, other, side }: { line: DiffLine | null; other: DiffLine | 
   const no = side === 'left' ? line.oldNo : line.newNo;
   return (
     <>
-      <span className="select-none px-1 text-right text-fg-muted/70 tabular-nums">{no}</span>
+      <span className="min-w-[3ch] select-none px-1 text-right text-fg-muted/70 tabular-nums">{no}</span>
       <div
         className={`min-w-0 whitespace-pre-wrap px-1.5 [overflow-wrap:anywhere] ${LOOK[line.kind]}`}
         data-diff={line.kind}
@@ -104,8 +104,12 @@ export const LineDiff = memo(function LineDiff({
             ) : (
               // biome-ignore lint/suspicious/noArrayIndexKey: rows of a fixed diff
               <div key={i} className="contents">
-                <span className="select-none px-1 text-right text-fg-muted/70 tabular-nums">{item.oldNo}</span>
-                <span className="select-none px-1 text-right text-fg-muted/70 tabular-nums">{item.newNo}</span>
+                <span className="min-w-[3ch] select-none px-1 text-right text-fg-muted/70 tabular-nums">
+                  {item.oldNo}
+                </span>
+                <span className="min-w-[3ch] select-none px-1 text-right text-fg-muted/70 tabular-nums">
+                  {item.newNo}
+                </span>
                 <span aria-hidden className={`select-none text-center ${LOOK[item.kind]}`}>
                   {SIGN[item.kind]}
                 </span>

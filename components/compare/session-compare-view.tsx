@@ -5,7 +5,7 @@ import { ArrowLeft, GitCompareArrows } from 'lucide-react';
 import Link from 'next/link';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { summarizeArguments } from '@/lib/ui/arguments-summary';
-import { formatDuration } from '@/lib/ui/format';
+import { formatDuration, shortId } from '@/lib/ui/format';
 import { isUnfinished } from '@/lib/ui/live-trace';
 import type { SummaryJson } from '@/lib/ui/summary-from-json';
 import { isTypingTarget } from '../shortcuts-dialog';
@@ -49,7 +49,7 @@ async function fetchComparison(a: string, b: string): Promise<SessionComparison>
 function Side({ call }: { call: SummaryJson | null }) {
   if (!call) return <span className="text-xs italic text-fg-muted">no counterpart</span>;
   return (
-    <span className="inline-flex flex-wrap items-center gap-1.5">
+    <span className="inline-flex items-center gap-1.5 whitespace-nowrap">
       <StatusBadge status={call.status} />
       <span className="tabular-nums text-fg-muted">{formatDuration(call.latency_ms)}</span>
       {call.error_code && (
@@ -60,7 +60,7 @@ function Side({ call }: { call: SummaryJson | null }) {
         className="font-mono text-[11px] text-accent hover:underline"
         title={call.id}
       >
-        {call.id.slice(0, 8)}
+        {shortId(call.id)}
       </Link>
     </span>
   );
@@ -209,7 +209,7 @@ export function SessionCompareView({ sessionId, otherId }: { sessionId: string; 
                 <th scope="col" className={`${th} w-8 text-right`}>
                   #
                 </th>
-                <th scope="col" className={th}>
+                <th scope="col" className={`${th} w-[30%]`}>
                   Call
                 </th>
                 <th scope="col" className={th}>
@@ -221,7 +221,7 @@ export function SessionCompareView({ sessionId, otherId }: { sessionId: string; 
                 <th scope="col" className={th}>
                   Changes
                 </th>
-                <th scope="col" className={th}>
+                <th scope="col" className={`${th} w-24`}>
                   <span className="sr-only">Compare</span>
                 </th>
               </tr>

@@ -1,5 +1,6 @@
 import { CassetteTape, GitCompareArrows, RotateCcw } from 'lucide-react';
 import Link from 'next/link';
+import { shortId } from '@/lib/ui/format';
 import { compareUrl } from './compare-url';
 
 /** Where a call comes from and what came of it: the call it replays, its replays, the recording it was served from. */
@@ -19,7 +20,7 @@ const compareLink =
 function TraceLink({ id, testId }: { id: string; testId?: string }) {
   return (
     <Link href={`/traces/${encodeURIComponent(id)}`} className={idLink} title={id} data-testid={testId}>
-      {id.length > 14 ? `${id.slice(0, 12)}…` : id}
+      {shortId(id)}
     </Link>
   );
 }

@@ -79,10 +79,12 @@ export function useReplayControls({
       } else if (event.key === 'e' || event.key === 'f') {
         event.preventDefault();
         open(event.key === 'e' ? 'edit' : 'fault');
-        // the panel renders next: focus its first field
-        requestAnimationFrame(() =>
-          document.querySelector<HTMLElement>('[data-testid="replay-panel"] :is(input, select, textarea)')?.focus(),
-        );
+        // the panel renders next: focus the first argument, or the fault's kind
+        const target =
+          event.key === 'e'
+            ? '[data-testid="replay-panel"] :is([data-field], [data-testid="edit-json"])'
+            : '[data-testid="fault-kind"]';
+        requestAnimationFrame(() => document.querySelector<HTMLElement>(target)?.focus());
       }
     };
     document.addEventListener('keydown', onKey);
