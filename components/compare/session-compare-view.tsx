@@ -4,7 +4,6 @@ import { useQuery } from '@tanstack/react-query';
 import { ArrowLeft, GitCompareArrows } from 'lucide-react';
 import Link from 'next/link';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { summarizeArguments } from '@/lib/ui/arguments-summary';
 import { formatDuration, shortId } from '@/lib/ui/format';
 import { isUnfinished } from '@/lib/ui/live-trace';
 import type { SummaryJson } from '@/lib/ui/summary-from-json';
@@ -249,7 +248,7 @@ export function SessionCompareView({ sessionId, otherId }: { sessionId: string; 
                         className="truncate font-mono text-[11px] text-fg-muted"
                         title={call?.arguments_preview ?? ''}
                       >
-                        {summarizeArguments(call?.arguments_preview ?? null)}
+                        {call?.arguments_preview ?? ''}
                       </div>
                     </td>
                     <td className="px-2 py-1.5">
