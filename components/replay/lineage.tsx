@@ -17,10 +17,10 @@ const idLink = 'font-mono text-accent hover:underline';
 const compareLink =
   'inline-flex items-center gap-0.5 rounded border border-line px-1 text-[11px] text-fg-muted hover:bg-muted hover:text-fg';
 
-function TraceLink({ id, testId }: { id: string; testId?: string }) {
+function TraceLink({ id, testId, full = false }: { id: string; testId?: string; full?: boolean }) {
   return (
     <Link href={`/traces/${encodeURIComponent(id)}`} className={idLink} title={id} data-testid={testId}>
-      {shortId(id)}
+      {full ? id : shortId(id)}
     </Link>
   );
 }
@@ -51,7 +51,7 @@ export function LineageBar({ traceId, lineage }: { traceId: string; lineage: Lin
         >
           <CassetteTape size={13} aria-hidden />
           <span>
-            Served from the recording of <TraceLink id={servedFrom} testId="served-from-link" /> — nothing ran; the
+            Served from the recording of <TraceLink id={servedFrom} testId="served-from-link" full /> — nothing ran; the
             recorded result was returned.
           </span>
           <CompareLink from={servedFrom} to={traceId} testId="served-from-compare" />
@@ -62,7 +62,7 @@ export function LineageBar({ traceId, lineage }: { traceId: string; lineage: Lin
           {replayOf && (
             <span className="inline-flex items-center gap-1.5" data-testid="replay-of">
               <RotateCcw size={12} aria-hidden className="text-fg-muted" />
-              Replay of <TraceLink id={replayOf} testId="replay-of-link" />
+              Replay of <TraceLink id={replayOf} testId="replay-of-link" full />
               <CompareLink from={replayOf} to={traceId} testId="replay-of-compare" />
             </span>
           )}
