@@ -2,15 +2,16 @@
 
 import { useId } from 'react';
 import type { FaultKind } from '@/lib/executor/types';
+import { FAULT_KIND_NAMES, FAULT_KINDS } from '@/lib/ui/fault-kinds';
 import { type FieldIssue, issuesByPath } from '@/lib/ui/json-issues';
-import { initialValue, validateAgainstSchema } from '@/lib/ui/json-schema';
+import { validateAgainstSchema } from '@/lib/ui/json-schema';
 import type { ReplayFault } from '@/lib/ui/replay-api';
 import { ObjectFields } from '../tools/schema-form';
-import { FAULT_KIND_NAMES, FAULT_KINDS } from './fault-kinds';
+import { defaultFaultParams, faultParamsSchema } from './fault-params-schema';
 
-/** A fault of `kind` with its default parameters. */
+/** A fault of `kind` with its starting parameters. */
 export function faultOf(kind: FaultKind): ReplayFault {
-  return { kind, params: (initialValue(FAULT_KINDS[kind].params) as Record<string, unknown>) ?? {} };
+  return { kind, params: defaultFaultParams(kind) };
 }
 
 /**
@@ -28,7 +29,8 @@ export function FaultPicker({
 }) {
   const id = useId();
   const kind = FAULT_KINDS[fault.kind as FaultKind];
-  const local = kind ? validateAgainstSchema(kind.params, fault.params) : [];
+  const schema = kind ? faultParamsSchema(fault.kind as FaultKind) : null;
+  const local = schema ? validateAgainstSchema(schema, fault.params) : [];
   const server = serverIssues.map((issue) => ({ ...issue, path: issue.path.replace(/^fault\.(params\.?)?/, '') }));
   const byPath = issuesByPath([...server, ...local]);
   return (
@@ -47,15 +49,15 @@ export function FaultPicker({
         >
           {FAULT_KIND_NAMES.map((name) => (
             <option key={name} value={name}>
-              {FAULT_KINDS[name].label}
+              {name}
             </option>
           ))}
         </select>
-        {kind && <span className="text-[11px] text-fg-muted">{kind.what}</span>}
+        {kind && <span className="text-[11px] text-fg-muted">{kind.help}</span>}
       </div>
-      {kind && Object.keys(kind.params.properties ?? {}).length > 0 && (
+      {schema && kind.fields.length > 0 && (
         <ObjectFields
-          schema={kind.params}
+          schema={schema}
           value={fault.params}
           path={[]}
           issues={byPath}
