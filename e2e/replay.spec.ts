@@ -276,6 +276,34 @@ test('recording mode serves a call from the recorded session without running it'
   await expect(page.getByTestId('trace-view')).toHaveAttribute('data-trace-id', first.traceId);
 });
 
+test('at phone width the compare view and the trace with its replay actions fit: no sideways scroll', async ({
+  browser,
+  request,
+}) => {
+  const original = await postToolCall(request, {
+    id: unique('call'),
+    name: 'run_shell',
+    arguments: {
+      command: ['sh', '-c', 'echo "a fairly long line of output that has to wrap on a phone screen"; date +%N'],
+    },
+    sessionId: unique('sess-phone'),
+  });
+  const replay = await request.post(`/api/v1/traces/${original.traceId}/replay`, { data: {} });
+  expect(replay.ok()).toBe(true);
+  const replayId = ((await replay.json()) as { trace_id: string }).trace_id;
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  const fits = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+  await new ComparePage(page).goto(original.traceId, replayId);
+  await expect(page.getByTestId('stdout-diff')).toBeVisible();
+  expect(await fits()).toBe(true);
+  if (SCREENS) await page.screenshot({ path: path.join(SCREENS, 'compare-phone.png'), fullPage: true });
+  await new TracePage(page).goto(replayId);
+  await expect(page.getByTestId('replay-of')).toBeVisible();
+  expect(await fits()).toBe(true);
+  await context.close();
+});
+
 /** The compare view and the session comparison, light and dark; only when SCREENS_DIR is set. */
 test('screenshots of the compare view and the session comparison', async ({ browser, request }) => {
   test.skip(!SCREENS, 'set SCREENS_DIR to take screenshots');

@@ -10,6 +10,8 @@ import type { DiffLayout } from './use-diff-layout';
 /** Paths listed before "show all". */
 const SHOWN_PATHS = 30;
 const PREVIEW_CHARS = 160;
+/** How long jsdiff may take on the two documents before only the paths are shown. */
+const DIFF_TIMEOUT_MS = 250;
 
 const KIND_LOOK: Record<PathChange['kind'], string> = {
   added: 'border-emerald-300 text-emerald-800 dark:border-emerald-800 dark:text-emerald-300',
@@ -93,10 +95,11 @@ export const JsonDiff = memo(function JsonDiff({
 }) {
   const paths = useMemo(() => jsonPathDiff(before, after), [before, after]);
   const lines = useMemo(
-    () => (paths.changes.length === 0 ? null : diffJson(before as object, after as object)),
+    () =>
+      paths.changes.length === 0 ? null : diffJson(before as object, after as object, { timeout: DIFF_TIMEOUT_MS }),
     [before, after, paths],
   );
-  if (!lines) {
+  if (paths.changes.length === 0) {
     return (
       <p className="text-xs text-fg-muted" data-testid={testId} data-changed="false">
         Identical on both sides.
@@ -106,7 +109,13 @@ export const JsonDiff = memo(function JsonDiff({
   return (
     <div className="flex flex-col gap-2" data-testid={testId} data-changed="true">
       <PathList changes={paths.changes} more={paths.more} />
-      <LineDiff changes={lines} layout={layout} testId={testId ? `${testId}-lines` : undefined} />
+      {lines ? (
+        <LineDiff changes={lines} layout={layout} testId={testId ? `${testId}-lines` : undefined} />
+      ) : (
+        <p className="text-xs text-fg-muted">
+          Too different to diff line by line quickly; the changed paths are above.
+        </p>
+      )}
     </div>
   );
 });
