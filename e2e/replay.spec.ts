@@ -1,11 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type APIRequestContext, expect, test } from '@playwright/test';
+import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
 import { postToolCall, unique } from './pages/api';
 import { ComparePage, SessionComparePage } from './pages/compare-page';
 import { TracePage } from './pages/trace-page';
 
 const SCREENS = process.env.SCREENS_DIR;
+
+/** Opens a trace and waits until its replay keys listen (the page is hydrated). */
+async function openTrace(page: Page, id: string) {
+  await new TracePage(page).goto(id);
+  await expect(page.getByTestId('replay-actions')).toHaveAttribute('data-ready', 'true');
+}
 
 /** The sandbox folder of the app under test (see global-setup.ts). */
 function workspaceFile(name: string): string {
@@ -70,8 +76,7 @@ test('replay with edited arguments opens the compare view with the argument and 
   });
   expect(original.output).toMatchObject({ result: 4 });
 
-  const trace = new TracePage(page);
-  await trace.goto(original.traceId);
+  await openTrace(page, original.traceId);
   await page.keyboard.press('e');
   const panel = page.getByTestId('replay-panel');
   await expect(panel).toBeVisible();
@@ -102,6 +107,7 @@ test('replay with edited arguments opens the compare view with the argument and 
   // Side by side by default; `v` switches to unified, and the choice survives a reload.
   const lines = page.getByTestId('arguments-diff-lines');
   await expect(lines).toHaveAttribute('data-layout', 'split');
+  await expect(compare.view).toHaveAttribute('data-ready', 'true');
   await page.keyboard.press('v');
   await expect(lines).toHaveAttribute('data-layout', 'unified');
   await page.reload();
@@ -116,7 +122,7 @@ test('replay with edited arguments opens the compare view with the argument and 
     'href',
     `/traces/${original.traceId}/compare/${replayId}`,
   );
-  await trace.goto(original.traceId);
+  await openTrace(page, original.traceId);
   const item = page.locator(`[data-testid="replay-item"][data-trace-id="${replayId}"]`);
   await expect(item.getByTestId('replay-compare')).toHaveAttribute(
     'href',
@@ -133,8 +139,7 @@ test('Replay (r) reruns the same arguments; a call that executes asks to confirm
     arguments: { command: ['echo', 'same'] },
     sessionId: unique('sess-r'),
   });
-  const trace = new TracePage(page);
-  await trace.goto(original.traceId);
+  await openTrace(page, original.traceId);
   await page.keyboard.press('r');
   await expect(page.getByTestId('replay')).toHaveAttribute('data-armed', 'true');
   await page.keyboard.press('r');
@@ -151,8 +156,7 @@ test('replay with a fault sends a one-off fault that shows on the replay only', 
     name: 'calculator',
     arguments: { expression: '1+1' },
   });
-  const trace = new TracePage(page);
-  await trace.goto(original.traceId);
+  await openTrace(page, original.traceId);
   await page.getByTestId('replay-fault').click();
   const panel = page.getByTestId('replay-panel');
   await panel.getByTestId('fault-kind').selectOption('error');
@@ -180,8 +184,7 @@ test('the compare view is live while the replay waits for approval, and updates 
   expect(approved.status(), await approved.text()).toBe(200);
   await expect.poll(async () => (await getTrace(request, original.traceId)).status).toBe('succeeded');
 
-  const trace = new TracePage(page);
-  await trace.goto(original.traceId);
+  await openTrace(page, original.traceId);
   // write_file writes: Replay asks to confirm, then the replay waits for approval again.
   await page.getByTestId('replay').click();
   await expect(page.getByTestId('replay')).toHaveAttribute('data-armed', 'true');
@@ -200,8 +203,7 @@ test('the compare view is live while the replay waits for approval, and updates 
 
 test('a session replay shows which calls changed, each pair linked to its comparison', async ({ page, request }) => {
   const { session, clock } = await recordChangingSession(request);
-  const trace = new TracePage(page);
-  await trace.goto(clock.traceId);
+  await openTrace(page, clock.traceId);
   const button = page.getByTestId('replay-session');
   await button.click();
   await expect(button).toHaveAttribute('data-armed', 'true');
@@ -345,7 +347,7 @@ test('screenshots of the compare view and the session comparison', async ({ brow
         await page.goto(`/sessions/${session}/compare/${newSession}`);
         await expect(page.getByTestId('session-pair').first()).toBeVisible();
         await page.screenshot({ path: path.join(SCREENS!, `session-compare-${theme}.png`), fullPage: true });
-        await page.goto(`/traces/${edited.traceId}`);
+        await openTrace(page, edited.traceId);
         await page.keyboard.press('e');
         await expect(page.getByTestId('replay-panel')).toBeVisible();
         await page.screenshot({ path: path.join(SCREENS!, `replay-panel-${theme}.png`) });

@@ -12,7 +12,7 @@ import { compareUrl } from '../replay/compare-url';
 import { lineageOf } from '../replay/lineage-of';
 import { isTypingTarget } from '../shortcuts-dialog';
 import { StatusBadge } from '../status';
-import { Timestamp } from '../timestamp';
+import { Timestamp, useHydrated } from '../timestamp';
 import { AttemptsTable } from '../trace/attempts-table';
 import { useLiveTrace } from '../trace/use-live-trace';
 import { useServerNow } from '../trace/use-server-now';
@@ -152,6 +152,8 @@ export function CompareView({ initialA, initialB }: { initialA: TraceJson; initi
   const liveA = useLiveTrace(initialA);
   const liveB = useLiveTrace(initialB);
   const [layout, setLayout] = useDiffLayout();
+  // true once hydrated: `v` listens from then on
+  const ready = useHydrated();
   const unfinished = liveA.unfinished || liveB.unfinished;
   const now = useServerNow(liveB.unfinished ? liveB.json.server_time : liveA.json.server_time, unfinished);
   const snapA = useMemo(() => traceFromJson(liveA.json), [liveA.json]);
@@ -181,7 +183,13 @@ export function CompareView({ initialA, initialB }: { initialA: TraceJson; initi
   const textArgs = typeof argsA === 'string' || typeof argsB === 'string';
 
   return (
-    <article className="flex flex-col gap-4" data-testid="compare-view" data-a={a.id} data-b={b.id}>
+    <article
+      className="flex flex-col gap-4"
+      data-testid="compare-view"
+      data-a={a.id}
+      data-b={b.id}
+      data-ready={ready || undefined}
+    >
       <header className="flex flex-col gap-2">
         <div className="flex flex-wrap items-center gap-2">
           <Link

@@ -8,6 +8,7 @@ import type { SideEffect } from '@/lib/executor/types';
 import type { JsonSchema } from '@/lib/ui/json-schema';
 import { type ReplayOutcome, type ReplayRequest, replayTrace } from '@/lib/ui/replay-api';
 import { isTypingTarget } from '../shortcuts-dialog';
+import { useHydrated } from '../timestamp';
 import { compareUrl } from './compare-url';
 import { faultOf } from './fault-picker';
 import { draftFor, type ReplayDraft, ReplayPanel } from './replay-panel';
@@ -42,6 +43,8 @@ export function useReplayControls({
   schema: JsonSchema | null;
 }): { buttons: ReactNode; panel: ReactNode } {
   const router = useRouter();
+  // true once hydrated: the keys below listen from then on
+  const ready = useHydrated();
   const [draft, setDraft] = useState<ReplayDraft | null>(null);
   const mutation = useMutation<ReplayOutcome, Error, ReplayRequest>({
     mutationFn: (request) => replayTrace(traceId, request),
@@ -101,7 +104,11 @@ export function useReplayControls({
 
   const pendingQuick = mutation.isPending && draft === null;
   const buttons = (
-    <span className="inline-flex flex-wrap items-center gap-1.5" data-testid="replay-actions">
+    <span
+      className="inline-flex flex-wrap items-center gap-1.5"
+      data-testid="replay-actions"
+      data-ready={ready || undefined}
+    >
       <button
         type="button"
         onClick={quick.press}
