@@ -300,10 +300,15 @@ function traceResponse(trace: StoredTrace, replays: string[]): Response {
   );
 }
 
-/** A running call's live snapshot from the executor, else the recorded trace; null when unknown. */
+/**
+ * A running call's live snapshot from the executor (with its place in its session, which the
+ * store gave it), else the recorded trace; null when unknown.
+ */
 function findTrace(id: string, ts: Toolscope): StoredTrace | null {
   if (id.length > 256) return null;
-  return ts.executor.inFlight(id) ?? ts.store.get(id);
+  const live = ts.executor.inFlight(id);
+  if (!live) return ts.store.get(id);
+  return live.sessionId === null ? live : { ...live, sessionSeq: ts.store.get(id)?.sessionSeq ?? null };
 }
 
 const notFound = (id: string) => apiError(404, 'NOT_FOUND', `No trace with id "${id.slice(0, 256)}".`);

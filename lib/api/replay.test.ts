@@ -281,6 +281,39 @@ describe('POST /api/v1/traces/:id/replay', () => {
   });
 });
 
+describe('a replay awaiting approval across a restart', () => {
+  it('stays a replay of its original, in its batch', async () => {
+    const { ts, dir } = start({ policies: { write_file: 'ask' } });
+    const first = await post(ts, {
+      wait: false,
+      tool_calls: [call('w1', 'write_file', { path: 'notes/b.md', content: 'once' })],
+    });
+    const originalId = first.results[0].trace_id;
+    ts.approvals.decide(originalId, { decision: 'approve' }, 'alice');
+    await expect.poll(() => ts.store.get(originalId)?.status).toBe('succeeded');
+    const replayed = await replay(ts, originalId, { wait: false });
+    const before = ts.store.get(replayed.json.trace_id);
+    expect(before).toMatchObject({ status: 'awaiting_approval', replayOf: originalId });
+    open.splice(open.indexOf(ts), 1);
+    await ts.stop({ by: 'shutdown' });
+    ts.close();
+
+    const again = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: dir }, dir));
+    open.push(again);
+    expect(again.resumedAtStart).toBe(1);
+    const resumed = again.store.get(replayed.json.trace_id);
+    expect(resumed).toMatchObject({
+      status: 'awaiting_approval',
+      actor: 'replay',
+      replayOf: originalId,
+      batchId: before?.batchId,
+      sessionSeq: before?.sessionSeq,
+      flags: { replayed: true },
+    });
+    expect(again.store.replays(originalId)).toEqual([replayed.json.trace_id]);
+  });
+});
+
 describe('POST /api/v1/sessions/:id/replay', () => {
   it('replays every call in recorded order into a new session, batch by batch, each a replay of its original', async () => {
     const { ts, seen } = start();
@@ -389,6 +422,16 @@ describe('GET /api/v1/traces/:id/compare/:other', () => {
 });
 
 describe('session_seq', () => {
+  it('is on the live trace of a call still running', async () => {
+    const { ts } = start();
+    await post(ts, { session_id: 'live', tool_calls: [call('a', 'tick', {})] });
+    const running = post(ts, { session_id: 'live', tool_calls: [call('b', 'slow', { name: 'b', ms: 300 })] });
+    await expect.poll(() => ts.executor.inFlightIds()).toHaveLength(1);
+    const live = (await trace(ts, ts.executor.inFlightIds()[0] as string)).json;
+    expect(live).toMatchObject({ status: 'running', session_seq: 2 });
+    await running;
+  });
+
   it('numbers a session on from where it was after a restart', async () => {
     const { ts, dir } = start();
     await post(ts, { session_id: 'long', tool_calls: [call('a', 'tick', {}), call('b', 'tick', {})] });

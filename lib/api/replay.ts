@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { FaultSpec } from '../executor/types';
+import { parseFaultSpec } from '../faults/rule-schema';
 import { compareCalls } from '../replay/compare-calls';
 import { compareSessions } from '../replay/compare-sessions';
-import { type BodyIssue, parseOneOffFault } from '../replay/one-off-fault';
-import { planReplay, REPLAY_ACTOR } from '../replay/plan-replay';
+import { type BodyIssue, planReplay, REPLAY_ACTOR } from '../replay/plan-replay';
 import { planSessionReplay } from '../replay/plan-session-replay';
 import { isSessionTooLargeError } from '../replay/session-calls';
 import type { Toolscope } from '../server/create-toolscope';
@@ -52,8 +52,10 @@ async function readBody<T>(
 /** The one-off fault of a body, or the 400 naming its field; undefined when there is none. */
 function faultOf(value: unknown): { ok: true; fault?: FaultSpec } | { ok: false; response: Response } {
   if (value === undefined || value === null) return { ok: true };
-  const parsed = parseOneOffFault(value);
-  return parsed.ok ? parsed : { ok: false, response: invalid('INVALID_REQUEST', parsed.issues) };
+  const parsed = parseFaultSpec(value);
+  return parsed.ok
+    ? { ok: true, fault: parsed.spec }
+    : { ok: false, response: invalid('INVALID_REQUEST', parsed.issues) };
 }
 
 const tooLong = (id: string) => id.length > 256;

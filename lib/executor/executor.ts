@@ -5,6 +5,7 @@ import { type Clock, systemClock } from './clock';
 import { errorData } from './errors';
 import { type BatchOptions, executeBatch } from './execute-batch';
 import { createExecuteStage } from './execute-stage';
+import { describeAttempts } from './fault-injection';
 import { LiveCall } from './live-call';
 import { DEFAULT_OUTPUT_LIMITS, type OutputLimits } from './normalize';
 import { runNormalizeStage } from './normalize-stage';
@@ -103,6 +104,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
    * Runs one tool call through the pipeline; never throws for anything a tool or model causes.
    * 1. parse     — arguments from a JSON string or an object
    * 2. validate  — the tool exists and the arguments match its schema
+   *    (recording mode: a recorded call's outcome instead of 3–5, see `recording.ts`)
    * 3. permission — the tool's own check, then allow / ask (through the approver) / deny
    * 4. execute   — attempts under timeouts, retries with backoff, fallbacks, circuit breaker
    * 5. normalize — one result shape, secrets scrubbed, output checked and truncated
@@ -188,7 +190,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       stages.begin('execute');
       let outcome = executeStage.run({ tool, input: permission.input, live, t0 });
       if (outcome instanceof Promise) outcome = await outcome;
-      const attemptsNote = record.attempts.length === 1 ? '1 attempt' : `${record.attempts.length} attempts`;
+      const attemptsNote = describeAttempts(record.attempts, record.flags.faulted);
       if (!outcome.ok) {
         const { error } = outcome;
         stages.end('failed', joinDetail([`${error.code}: ${error.message}`, attemptsNote, ...outcome.notes]));

@@ -1,11 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import picomatch from 'picomatch';
 import type { SqliteDatabase } from '../db/open-database';
+import { type Clock, systemClock, type TimerHandle } from '../executor/clock';
 import { attemptFault, faultApplies } from '../executor/fault-injection';
 import type { FaultRequest, FaultSource } from '../executor/ports';
 import type { AttemptFault, FaultKind, FaultSpec } from '../executor/types';
 import { drawAt, MAX_SEED } from './prng';
-import { type FaultParams, FaultRuleError, faultSpecOf, parseCreate, parsePatch } from './rule-schema';
+import {
+  checkParams,
+  FAULT_KINDS,
+  type FaultParams,
+  FaultRuleError,
+  faultSpecOf,
+  parseCreate,
+  parsePatch,
+} from './rule-schema';
 
 /** A fault rule as the Faults page and the API show it (camelCase; the API answers it snake_case). */
 export interface FaultRule {
@@ -48,6 +57,8 @@ export function isActive(rule: FaultRule, now: number): boolean {
  * in one batch a moment later, and by `flush`/`close`, so a clean restart loses none.
  */
 export interface FaultStore extends FaultSource {
+  /** True while there are no rules: the executor then skips asking. */
+  idle(): boolean;
   /** Every rule, newest first. */
   list(): FaultRule[];
   get(id: string): FaultRule | null;
@@ -76,6 +87,11 @@ export interface FaultStoreOptions {
   now?: () => number;
   /** How long hits and draws wait to be written together (default 1 s). */
   flushDelayMs?: number;
+  /**
+   * The timers that write them: the executor's clock port (tests pass the manual clock). Not
+   * unref'd: hits not yet written keep the process alive until they are, a second at most.
+   */
+  timers?: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
   /** New rule ids (tests); by default `flt_` and 16 random hex digits. */
   newId?: () => string;
   /** Seeds for rules created without one; by default a random 32-bit integer. */
@@ -166,6 +182,28 @@ function toRow(rule: FaultRule): Row {
 const copy = (rule: FaultRule): FaultRule => ({ ...rule, params: structuredClone(rule.params) });
 
 /**
+ * The stored rules, in creation order (rowid breaks ties within a millisecond). A row that no
+ * longer makes a rule (edited by hand, or from a newer version with another kind) is left out
+ * and logged, so one bad row neither stops the start nor fails calls.
+ */
+function loadRules(db: SqliteDatabase): Compiled[] {
+  const rows = db.prepare(`SELECT ${COLUMNS} FROM fault_rules ORDER BY created_at, rowid`).all() as Row[];
+  return rows.flatMap((row) => {
+    try {
+      const rule = fromRow(row);
+      const params = (FAULT_KINDS as readonly string[]).includes(rule.kind)
+        ? checkParams(rule.kind, rule.params)
+        : null;
+      if (params === null || Array.isArray(params)) throw new Error(`kind ${row.kind} with params ${row.params}`);
+      return [compile(rule)];
+    } catch (error) {
+      console.error(`[toolscope] fault rule ${row.id} (${row.name}) is not a valid rule and is ignored:`, error);
+      return [];
+    }
+  });
+}
+
+/**
  * Opens the fault rules stored in `db` (table `fault_rules`, migration 0007).
  *
  * Matching, per attempt (`faultFor`): rules are tried in creation order; a rule applies when it
@@ -181,6 +219,7 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
   const { db } = options;
   const now = options.now ?? Date.now;
   const flushDelayMs = options.flushDelayMs ?? 1000;
+  const timers = options.timers ?? systemClock;
   const newId = options.newId ?? (() => `flt_${randomBytes(8).toString('hex')}`);
   const newSeed = options.newSeed ?? (() => randomBytes(4).readUInt32BE(0) % (MAX_SEED + 1));
 
@@ -198,20 +237,18 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
   const disable = db.prepare('UPDATE fault_rules SET enabled = 0, updated_at = ? WHERE enabled = 1');
 
   // Creation order (rowid breaks ties within a millisecond): the order rules are tried in.
-  let rules: Compiled[] = (
-    db.prepare(`SELECT ${COLUMNS} FROM fault_rules ORDER BY created_at, rowid`).all() as Row[]
-  ).map((row) => compile(fromRow(row)));
+  let rules: Compiled[] = loadRules(db);
 
   const dirty = new Set<FaultRule>();
-  let timer: ReturnType<typeof setTimeout> | null = null;
+  let timer: TimerHandle | null = null;
 
   const writeCounters = db.transaction((changed: FaultRule[]) => {
     for (const rule of changed) counters.run(rule.hits, rule.draws, rule.id);
   });
 
   function flush(): void {
-    if (timer) {
-      clearTimeout(timer);
+    if (timer !== null) {
+      timers.clearTimeout(timer);
       timer = null;
     }
     if (dirty.size === 0) return;
@@ -227,8 +264,8 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
 
   function countersChanged(rule: FaultRule): void {
     dirty.add(rule);
-    if (timer) return;
-    timer = setTimeout(() => {
+    if (timer !== null) return;
+    timer = timers.setTimeout(() => {
       timer = null;
       try {
         flush();
@@ -236,7 +273,6 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
         console.error('[toolscope] could not write fault rule hits; retrying with the next change:', error);
       }
     }, flushDelayMs);
-    timer.unref?.();
   }
 
   function find(id: string): Compiled | undefined {
@@ -273,6 +309,7 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
 
   return {
     faultFor,
+    idle: () => rules.length === 0,
     list: () => rules.map((c) => copy(c.rule)).reverse(),
     get: (id) => {
       const found = find(id);

@@ -2,7 +2,12 @@ import { keepRedacted } from '../approvals/keep-redacted';
 import type { TraceStore } from '../db/trace-store';
 import { parseArguments } from '../executor/parse-arguments';
 import type { ExecutionContext, FaultSpec, ToolCall } from '../executor/types';
-import type { BodyIssue } from './one-off-fault';
+
+/** A field of a request body that is wrong, named as the API names it (`arguments.headers.authorization`). */
+export interface BodyIssue {
+  path: string;
+  message: string;
+}
 
 /** Who a replay is recorded as. */
 export const REPLAY_ACTOR = 'replay';

@@ -28,10 +28,10 @@ describe('traceFromJson', () => {
       modelTruncation: { headChars: 10, tailChars: 10, totalChars: 1000 },
       rawArguments: '{"command":["sh","-c","echo sealed-secret"]}',
     });
-    const json = JSON.parse(JSON.stringify(traceJson(trace)));
+    const json = JSON.parse(JSON.stringify(traceJson({ ...trace, sessionSeq: 4 })));
     expect(json).not.toHaveProperty('raw_arguments');
     expect(JSON.stringify(json)).not.toContain('sealed-secret');
     const { rawArguments: _sealed, rawEditedArguments: _sealedEdit, ...expected } = trace;
-    expect(traceFromJson(json)).toEqual(expected);
+    expect(traceFromJson(json)).toEqual({ ...expected, sessionSeq: 4 });
   });
 });
