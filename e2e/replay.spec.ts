@@ -159,6 +159,13 @@ test('replay with a fault sends a one-off fault that shows on the replay only', 
   await openTrace(page, original.traceId);
   await page.getByTestId('replay-fault').click();
   const panel = page.getByTestId('replay-panel');
+  // A parameter the server refuses is named on its field, and nothing is replayed.
+  await panel.getByTestId('fault-kind').selectOption('fail_first');
+  await panel.locator('[data-field="n"]').fill('0');
+  await panel.getByTestId('replay-submit').click();
+  await expect(panel.locator('[data-testid="form-field"][data-path="n"] [data-testid="form-issue"]')).toBeVisible();
+  await expect(page.getByTestId('replay-error')).toContainText('fault.params.n');
+  expect((await getTrace(request, original.traceId)).replays).toEqual([]);
   await panel.getByTestId('fault-kind').selectOption('error');
   await panel.locator('[data-field="code"]').fill('E2E_INJECTED');
   await panel.getByTestId('replay-submit').click();
