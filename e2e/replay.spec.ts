@@ -132,6 +132,31 @@ test('replay with edited arguments opens the compare view with the argument and 
   expect(stored.replay_of).toBe(original.traceId);
 });
 
+test('replay with edits keeps a masked secret as recorded, and no page shows it', async ({ page, request }) => {
+  const secret = 'sk-live-e2e-0123456789abcdefghijklmn';
+  const original = await postToolCall(request, {
+    id: unique('call'),
+    name: 'http_request',
+    arguments: { url: 'http://127.0.0.1:9/first', headers: { Authorization: `Bearer ${secret}` } },
+    sessionId: unique('sess-secret'),
+  });
+  await openTrace(page, original.traceId);
+  await page.keyboard.press('e');
+  const panel = page.getByTestId('replay-panel');
+  await expect(panel.getByLabel('headers value 1')).toHaveValue('[REDACTED]');
+  await expect(panel.getByTestId('kept-as-recorded')).toHaveCount(1);
+  await expect(panel.getByTestId('replay-masked')).toContainText('headers.Authorization');
+  await panel.locator('[data-field="url"]').fill('http://127.0.0.1:9/second');
+  await panel.getByTestId('replay-submit').click();
+
+  await page.waitForURL(new RegExp(`/traces/${original.traceId}/compare/[^/]+$`));
+  const compare = new ComparePage(page);
+  await expect(compare.pathChange('arguments', 'url')).toHaveAttribute('data-kind', 'changed');
+  // The header was left masked: kept as recorded, so it did not change.
+  await expect(compare.pathChange('arguments', 'headers.Authorization')).toHaveCount(0);
+  expect(await page.content()).not.toContain(secret);
+});
+
 test('Replay (r) reruns the same arguments; a call that executes asks to confirm first', async ({ page, request }) => {
   const original = await postToolCall(request, {
     id: unique('call'),
