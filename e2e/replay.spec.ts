@@ -172,7 +172,8 @@ test('Replay (r) reruns the same arguments; a call that executes asks to confirm
   const compare = new ComparePage(page);
   await expect(compare.verdict('arguments')).toHaveAttribute('data-changed', 'false');
   await expect(compare.verdict('output')).toHaveAttribute('data-changed', 'false');
-  await expect(page.getByTestId('stdout-diff')).toContainText('same');
+  await expect(compare.outputDiff).toContainText('same');
+  await expect(page.getByTestId('stdout-diff')).toContainText('The output above');
 });
 
 test('replay with a fault sends a one-off fault that shows on the replay only', async ({ page, request }) => {

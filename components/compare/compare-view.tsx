@@ -335,7 +335,13 @@ export function CompareView({ initialA, initialB }: { initialA: TraceJson; initi
         <OutputDiff a={snapA} b={snapB} layout={layout} />
       </Section>
       <Section title="stdout" id="stdout" changed={(snapA.stdout ?? '') !== (snapB.stdout ?? '')}>
-        <StreamDiff name="stdout" a={snapA.stdout} b={snapB.stdout} layout={layout} />
+        {stdoutIsOutput(snapA) && stdoutIsOutput(snapB) ? (
+          <p className="text-xs text-fg-muted" data-testid="stdout-diff" data-changed={snapA.stdout !== snapB.stdout}>
+            The output above, on both sides: the tool's output is its stdout.
+          </p>
+        ) : (
+          <StreamDiff name="stdout" a={snapA.stdout} b={snapB.stdout} layout={layout} />
+        )}
       </Section>
       <Section title="stderr" id="stderr" changed={(snapA.stderr ?? '') !== (snapB.stderr ?? '')}>
         <StreamDiff name="stderr" a={snapA.stderr} b={snapB.stderr} layout={layout} />
@@ -362,3 +368,6 @@ export function CompareView({ initialA, initialB }: { initialA: TraceJson; initi
 }
 
 const sameOutput = (a: TraceView, b: TraceView) => sameJson(a.output ?? null, b.output ?? null);
+
+/** A process tool whose output is its stdout as text: one diff says it all. */
+const stdoutIsOutput = (t: TraceView) => typeof t.output === 'string' && t.output !== '' && t.output === t.stdout;
