@@ -32,6 +32,17 @@ const GROUPS: { title: string; keys: [string[], string][] }[] = [
       [['['], 'Newer call'],
       [[']'], 'Older call'],
       [['c'], 'Cancel a running call'],
+      [['r'], 'Replay it as recorded (twice if it writes or executes)'],
+      [['e'], 'Replay with edited arguments'],
+      [['f'], 'Replay with a fault'],
+    ],
+  },
+  {
+    title: 'Compare views',
+    keys: [
+      [['v'], 'Side by side / unified diff'],
+      [['j', 'k'], 'Next / previous pair (session replay)'],
+      [['o'], 'Only changed pairs (session replay)'],
     ],
   },
   {

@@ -1,26 +1,11 @@
 'use client';
 
 import { Check, X } from 'lucide-react';
-import { useMemo } from 'react';
-import { type FieldIssue, issuesByPath, mergeFieldIssues } from '@/lib/ui/json-issues';
-import { type JsonSchema, validateAgainstSchema } from '@/lib/ui/json-schema';
-import { ObjectFields } from '../tools/schema-form';
+import type { FieldIssue } from '@/lib/ui/json-issues';
+import type { JsonSchema } from '@/lib/ui/json-schema';
+import { type ArgumentsDraft, ArgumentsEditor } from '../tools/arguments-editor';
 
-/** The edit in progress: one value, shown as the playground's form or as raw JSON text. */
-export interface ArgumentsDraft {
-  mode: 'form' | 'json';
-  value: unknown;
-  text: string;
-  jsonError: string | null;
-}
-
-/** A draft prefilled with the call's (redacted) arguments. */
-export function draftOf(args: unknown): ArgumentsDraft {
-  return { mode: 'form', value: args, text: JSON.stringify(args, null, 2), jsonError: null };
-}
-
-const tabClass =
-  'rounded px-2 py-0.5 text-xs text-fg-muted hover:bg-muted aria-pressed:bg-muted aria-pressed:font-medium aria-pressed:text-fg';
+export { type ArgumentsDraft, draftOf } from '../tools/arguments-editor';
 
 /**
  * "Approve with edits": the call's arguments in the playground's schema form, or as raw JSON,
@@ -46,25 +31,6 @@ export function EditArguments({
   onSubmit: (value: unknown) => void;
   onCancel: () => void;
 }) {
-  const mode = schema ? draft.mode : 'json';
-  const localIssues = useMemo(
-    () => (schema && !draft.jsonError ? validateAgainstSchema(schema, draft.value) : []),
-    [schema, draft.value, draft.jsonError],
-  );
-  const shown = mergeFieldIssues(localIssues, serverIssues);
-  const byPath = issuesByPath(shown);
-  const jsonId = `edit-json-${traceId}`;
-
-  const fromForm = (value: unknown) =>
-    onDraft({ ...draft, value, text: JSON.stringify(value, null, 2), jsonError: null });
-  const fromText = (text: string) => {
-    try {
-      onDraft({ ...draft, text, value: JSON.parse(text), jsonError: null });
-    } catch (error) {
-      onDraft({ ...draft, text, jsonError: (error as Error).message });
-    }
-  };
-
   return (
     <form
       className="flex flex-col gap-2 rounded border border-blue-300 bg-bg p-2.5 dark:border-blue-800"
@@ -79,75 +45,13 @@ export function EditArguments({
         if (event.key === 'Escape') onCancel();
       }}
     >
-      <fieldset className="flex items-center gap-1">
-        <legend className="sr-only">Editor</legend>
-        {schema && (
-          <button
-            type="button"
-            aria-pressed={mode === 'form'}
-            className={tabClass}
-            onClick={() => onDraft({ ...draft, mode: 'form' })}
-            disabled={draft.jsonError !== null}
-            title={draft.jsonError ? 'Fix the JSON first' : undefined}
-            data-testid="edit-mode-form"
-          >
-            Form
-          </button>
-        )}
-        <button
-          type="button"
-          aria-pressed={mode === 'json'}
-          className={tabClass}
-          onClick={() => onDraft({ ...draft, mode: 'json' })}
-          data-testid="edit-mode-json"
-        >
-          JSON
-        </button>
-        <span className="ml-auto text-[11px] text-fg-muted" aria-live="polite" data-testid="edit-validity">
-          {draft.jsonError
-            ? 'JSON does not parse'
-            : localIssues.length === 0
-              ? schema
-                ? 'Matches the schema — the server checks again'
-                : 'The server checks the arguments'
-              : `${localIssues.length} issue${localIssues.length === 1 ? '' : 's'}`}
-        </span>
-      </fieldset>
-      {mode === 'form' && schema ? (
-        <ObjectFields schema={schema} value={draft.value} path={[]} issues={byPath} onChange={fromForm} />
-      ) : (
-        <div className="flex flex-col gap-1">
-          <label htmlFor={jsonId} className="text-xs text-fg-muted">
-            Arguments as JSON
-          </label>
-          <textarea
-            id={jsonId}
-            value={draft.text}
-            onChange={(event) => fromText(event.target.value)}
-            rows={Math.min(16, Math.max(4, draft.text.split('\n').length + 1))}
-            spellCheck={false}
-            aria-invalid={draft.jsonError !== null}
-            className="rounded border border-line bg-bg p-2 font-mono text-[12px] leading-5"
-            data-testid="edit-json"
-          />
-          {draft.jsonError && (
-            <p className="text-xs text-red-700 dark:text-red-300" role="status">
-              Not valid JSON: {draft.jsonError}
-            </p>
-          )}
-        </div>
-      )}
-      {shown.length > 0 && (mode === 'json' || byPath.has('')) && (
-        <ul className="text-xs text-red-700 dark:text-red-300" data-testid="edit-issues">
-          {shown
-            .filter((issue) => mode === 'json' || issue.path === '')
-            .map((issue) => (
-              <li key={`${issue.path}:${issue.message}`}>
-                <code className="font-mono">{issue.path || '(arguments)'}</code>: {issue.message}
-              </li>
-            ))}
-        </ul>
-      )}
+      <ArgumentsEditor
+        idPrefix={`edit-${traceId}`}
+        schema={schema}
+        draft={draft}
+        onDraft={onDraft}
+        serverIssues={serverIssues}
+      />
       <div className="flex items-center gap-2">
         <button
           type="submit"

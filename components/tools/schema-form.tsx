@@ -1,8 +1,8 @@
 'use client';
 
-import { Plus, Trash2 } from 'lucide-react';
+import { Lock, Plus, Trash2 } from 'lucide-react';
 import { useId, useState } from 'react';
-import type { FieldIssue } from '@/lib/ui/json-issues';
+import { type FieldIssue, REDACTED_MARK } from '@/lib/ui/json-issues';
 import { fieldShape, initialValue, type JsonSchema } from '@/lib/ui/json-schema';
 
 const input =
@@ -52,6 +52,20 @@ function Label({
         {schema.default !== undefined && <> · default {JSON.stringify(schema.default)}</>}
       </span>
     </span>
+  );
+}
+
+/** A masked secret in a recorded call's arguments: the server keeps its recorded value unless a new one is typed. */
+function KeptAsRecorded({ value }: { value: unknown }) {
+  if (typeof value !== 'string' || !value.includes(REDACTED_MARK)) return null;
+  return (
+    <p
+      className="flex items-center gap-1 text-[11px] text-amber-800 dark:text-amber-300"
+      data-testid="kept-as-recorded"
+      title="The value was redacted before storage. Left as shown, the recorded value is used; type the whole value to replace it."
+    >
+      <Lock size={10} aria-hidden /> masked · kept as recorded unless you type a new value
+    </p>
   );
 }
 
@@ -307,6 +321,7 @@ function Field({ name, schema, value, required, path, issues, onChange }: FieldP
                     <Trash2 size={13} aria-hidden />
                   </button>
                 </div>
+                <KeptAsRecorded value={v} />
                 <Issues id={`${id}-entry-${i}`} list={entryIssues} />
               </div>
             );
@@ -348,6 +363,7 @@ function Field({ name, schema, value, required, path, issues, onChange }: FieldP
         </p>
       )}
       {editor}
+      {shape.kind === 'string' && <KeptAsRecorded value={value} />}
       {shape.nullable && value !== null && (
         <button type="button" className="w-fit text-[11px] text-fg-muted underline" onClick={() => onChange(null)}>
           set to null

@@ -1,13 +1,14 @@
 'use client';
 
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { CircleStop, Hourglass, LoaderCircle } from 'lucide-react';
-import { useCallback, useEffect, useMemo, useRef } from 'react';
+import { useCallback, useMemo } from 'react';
 import { formatDuration } from '@/lib/ui/format';
-import { currentActivity, isUnfinished, withElapsed } from '@/lib/ui/live-trace';
+import type { JsonSchema } from '@/lib/ui/json-schema';
+import { currentActivity, withElapsed } from '@/lib/ui/live-trace';
 import { type TraceJson, traceFromJson } from '@/lib/ui/trace-from-json';
+import { lineageOf } from '../replay/lineage-of';
+import { useReplayControls } from '../replay/use-replay-controls';
 import { LiveIndicator } from '../traces/live-indicator';
-import { useTraceEvents } from '../use-trace-events';
 import { ApprovalPanel } from './approval-panel';
 import { AttemptsTable } from './attempts-table';
 import { ErrorPanel } from './error-panel';
@@ -17,20 +18,10 @@ import { ResultTabs } from './result-tabs';
 import { TraceArguments } from './trace-arguments';
 import { type Neighbours, TraceHeader } from './trace-header';
 import { useCancelCall } from './use-cancel-call';
+import { useLiveTrace } from './use-live-trace';
 import { useServerNow } from './use-server-now';
 import { useTraceKeys } from './use-trace-keys';
 import { Waterfall } from './waterfall';
-
-/** Events closer together than this cause one refetch. */
-const REFETCH_THROTTLE_MS = 250;
-/** While the event stream is down, a running call is polled this often. */
-const POLL_MS = 2_000;
-
-async function fetchTrace(id: string): Promise<TraceJson> {
-  const response = await fetch(`/api/v1/traces/${encodeURIComponent(id)}`, { cache: 'no-store' });
-  if (!response.ok) throw new Error(`trace ${id}: HTTP ${response.status}`);
-  return (await response.json()) as TraceJson;
-}
 
 function Section({ title, children, id }: { title: string; children: React.ReactNode; id: string }) {
   return (
@@ -45,73 +36,36 @@ function Section({ title, children, id }: { title: string; children: React.React
 
 /**
  * One call, stage by stage, live while it runs.
- * 1. The server renders the snapshot (the executor's live one for a running call); TanStack Query
- *    holds it and refetches `GET /api/v1/traces/:id` on this trace's events (throttled), each time
- *    the stream (re)opens, and by polling while the stream is down.
+ * 1. The server renders the snapshot (the executor's live one for a running call); `useLiveTrace`
+ *    keeps it fresh: refetched on this trace's events, when the stream (re)opens, polled while it is down.
  * 2. Between snapshots the timers tick on the server's clock: the stage and attempt in progress
  *    grow, the waterfall with them.
- * 3. `[` / `]` open the newer / older call; `c` (or the button) cancels a running call.
+ * 3. `[` / `]` open the newer / older call; `c` (or the button) cancels a running call; `r`, `e`,
+ *    `f` replay it (as recorded, with edits, with a fault).
  */
 export function LiveTraceView({
   initial,
   toolKnown,
   neighbours,
+  schema = null,
 }: {
   initial: TraceJson;
   toolKnown: boolean;
   neighbours: Neighbours;
+  /** The tool's input schema, for "Replay with edits"; null for an unknown tool. */
+  schema?: JsonSchema | null;
 }) {
   const id = initial.id;
-  // server_time: each server render starts from its own fresh snapshot, never an older cached one.
-  const queryKey = ['trace', id, initial.server_time];
-  const queryClient = useQueryClient();
-  const startedLive = isUnfinished(initial.status);
-  const query = useQuery({
-    queryKey,
-    queryFn: () => fetchTrace(id),
-    initialData: initial,
-    staleTime: Number.POSITIVE_INFINITY,
-    enabled: startedLive,
-  });
-  const json = query.data;
-  const unfinished = isUnfinished(json.status);
-  const refetch = query.refetch;
-
-  const throttle = useRef<ReturnType<typeof setTimeout> | null>(null);
-  const onEvent = useCallback(() => {
-    if (throttle.current) return;
-    throttle.current = setTimeout(() => {
-      throttle.current = null;
-      void refetch();
-    }, REFETCH_THROTTLE_MS);
-  }, [refetch]);
-  useEffect(
-    () => () => {
-      if (throttle.current) clearTimeout(throttle.current);
-    },
-    [],
-  );
-  const connection = useTraceEvents(onEvent, { enabled: unfinished, trace: id });
-  // The call may have moved on between the server render and the stream opening: catch up once live.
-  const streamLive = connection.state === 'live';
-  useEffect(() => {
-    if (streamLive) void refetch();
-  }, [streamLive, refetch]);
-  const polling = unfinished && !streamLive;
-  useEffect(() => {
-    if (!polling) return;
-    const timer = setInterval(() => void refetch(), POLL_MS);
-    return () => clearInterval(timer);
-  }, [polling, refetch]);
+  const { json, unfinished, connection, refetch, setJson } = useLiveTrace(initial);
 
   const { cancel, state: cancelState } = useCancelCall(
     id,
     useCallback(
       (trace: TraceJson | null) => {
-        if (trace) queryClient.setQueryData(['trace', id, initial.server_time], trace);
-        else void refetch();
+        if (trace) setJson(trace);
+        else refetch();
       },
-      [queryClient, id, initial.server_time, refetch],
+      [setJson, refetch],
     ),
   );
   useTraceKeys({ neighbours, onCancel: unfinished ? cancel : undefined });
@@ -122,6 +76,13 @@ export function LiveTraceView({
   const trace = withElapsed(snapshot, now);
   const activity = currentActivity(trace);
   const cancelledStage = trace.status === 'cancelled' ? (trace.error?.stage ?? null) : null;
+  const replay = useReplayControls({
+    traceId: id,
+    tool: trace.tool,
+    sideEffect: trace.sideEffect,
+    recorded: snapshot.arguments,
+    schema,
+  });
 
   return (
     <article
@@ -135,7 +96,10 @@ export function LiveTraceView({
         toolKnown={toolKnown}
         neighbours={neighbours}
         live={unfinished ? <LiveIndicator connection={connection} /> : undefined}
+        lineage={lineageOf(json)}
+        replayActions={replay.buttons}
       />
+      {replay.panel}
 
       {unfinished && (
         <div

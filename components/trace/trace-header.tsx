@@ -4,6 +4,8 @@ import type { ReactNode } from 'react';
 import { formatDuration } from '@/lib/ui/format';
 import { isUnfinished } from '@/lib/ui/live-trace';
 import type { TraceView } from '@/lib/ui/trace-from-json';
+import { type Lineage, LineageBar } from '../replay/lineage';
+import { SessionReplayButton } from '../replay/session-replay-button';
 import { StatusBadge } from '../status';
 import { Timestamp } from '../timestamp';
 import { TraceFlags } from '../traces/trace-flags';
@@ -40,20 +42,25 @@ function NeighbourLink({ id, rel, children }: { id: string | null; rel: 'newer' 
 
 /**
  * The trace header: the tool (a link to its page only when the tool is registered), status, error
- * code, flags, actions, and the call's ids and times. `latencyMs` of a running call is its elapsed
- * time so far.
+ * code, flags, actions (replay first), the call's ids and times, and its lineage (replay of,
+ * replays, served from a recording). `latencyMs` of a running call is its elapsed time so far.
  */
 export function TraceHeader({
   trace,
   toolKnown,
   neighbours,
   live,
+  lineage,
+  replayActions,
 }: {
   trace: TraceView;
   toolKnown: boolean;
   neighbours: Neighbours;
   /** The live indicator and the cancel button, while the call runs. */
   live?: ReactNode;
+  lineage: Lineage;
+  /** Replay, replay with edits, replay with fault. */
+  replayActions?: ReactNode;
 }) {
   const unfinished = isUnfinished(trace.status);
   return (
@@ -94,6 +101,7 @@ export function TraceHeader({
         <TraceFlags flags={trace.flags} />
         {live}
         <div className="ml-auto flex flex-wrap items-center gap-1.5">
+          {replayActions}
           <TraceCopyButtons
             traceId={trace.id}
             call={{
@@ -128,11 +136,18 @@ export function TraceHeader({
         </div>
         <div className="min-w-0">
           <dt className="text-fg-muted">Session</dt>
-          <dd className="truncate font-mono">
+          <dd className="flex min-w-0 flex-col items-start gap-0.5">
             {trace.sessionId ? (
-              <Link href={`/?session=${encodeURIComponent(trace.sessionId)}`} className="text-accent hover:underline">
-                {trace.sessionId}
-              </Link>
+              <>
+                <Link
+                  href={`/?session=${encodeURIComponent(trace.sessionId)}`}
+                  className="max-w-full truncate font-mono text-accent hover:underline"
+                  title={trace.sessionId}
+                >
+                  {trace.sessionId}
+                </Link>
+                <SessionReplayButton sessionId={trace.sessionId} />
+              </>
             ) : (
               '—'
             )}
@@ -161,6 +176,7 @@ export function TraceHeader({
           </dd>
         </div>
       </dl>
+      <LineageBar traceId={trace.id} lineage={lineage} />
     </header>
   );
 }

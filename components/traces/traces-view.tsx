@@ -9,6 +9,7 @@ import { summarizeArguments } from '@/lib/ui/arguments-summary';
 import { formatDuration } from '@/lib/ui/format';
 import type { ActionOutcome } from '@/lib/ui/trace-actions';
 import { apiExportUrl, filtersToSearch, hasFilters, type TraceFilters } from '@/lib/ui/trace-filters';
+import { SessionReplayButton } from '../replay/session-replay-button';
 import { useTraceEvents } from '../use-trace-events';
 import { FirstCallHint } from './first-call-hint';
 import { ListFooter } from './list-footer';
@@ -201,6 +202,7 @@ export function TracesView({
             <Download size={12} aria-hidden />
             Export JSON Lines
           </a>
+          {filters.session && <SessionReplayButton sessionId={filters.session} />}
         </div>
         <LiveIndicator
           connection={connection}

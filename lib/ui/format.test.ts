@@ -10,6 +10,7 @@ import {
   formatRelative,
   formatTimer,
   formatUtcOffset,
+  shortId,
 } from './format';
 import { parseTimeZoneChoice, resolveTimeZone, timeZoneCookieValue } from './time-zone';
 
@@ -104,5 +105,12 @@ describe('formatTimer', () => {
     expect(formatTimer(272_400)).toBe('4:32');
     expect(formatTimer(3_729_000)).toBe('1:02:09');
     expect(formatTimer(-5_000)).toBe('0:00');
+  });
+});
+
+describe('shortId', () => {
+  it('keeps the end of a UUIDv7, whose start is the time', () => {
+    expect(shortId('01a22add-8c5d-7692-857a-b13c07a8709c')).toBe('…07a8709c');
+    expect(shortId('trace-1')).toBe('trace-1');
   });
 });

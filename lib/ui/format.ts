@@ -206,3 +206,12 @@ export function formatTimer(ms: number): string {
   const s = String(total % 60).padStart(2, '0');
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
+
+/**
+ * A trace id short enough for a dense row: its last 8 characters. Trace ids are UUIDv7, whose
+ * first characters are the time and so the same for calls made close together.
+ * @example shortId('01a22add-8c5d-7692-857a-b13c07a8709c') // '…07a8709c'
+ */
+export function shortId(id: string): string {
+  return id.length > 12 ? `…${id.slice(-8)}` : id;
+}

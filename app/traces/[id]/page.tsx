@@ -1,20 +1,14 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { LiveTraceView } from '@/components/trace/live-trace-view';
-import { traceJson } from '@/lib/api/serialize';
+import { inputJsonSchema } from '@/lib/executor/json-schema';
 import { getToolscope } from '@/lib/server/toolscope';
-import type { TraceJson } from '@/lib/ui/trace-from-json';
+import type { JsonSchema } from '@/lib/ui/json-schema';
+import { loadTrace, traceSnapshot } from '../../_lib/trace-snapshot';
 
 export const dynamic = 'force-dynamic';
 
 type Props = { params: Promise<{ id: string }> };
-
-/** A running call's live snapshot from the executor, else the recorded trace. */
-function loadTrace(id: string) {
-  if (id.length > 256) return null;
-  const { executor, store } = getToolscope();
-  return executor.inFlight(id) ?? store.get(id);
-}
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const trace = loadTrace((await params).id);
@@ -23,23 +17,21 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 
 /**
  * One call, stage by stage. Rendered from the snapshot taken now (the API's JSON, so the sealed
- * raw arguments never reach the client), then kept live in the browser while the call runs.
+ * raw arguments never reach the client), then kept live in the browser while the call runs. The
+ * tool's input schema goes along for "Replay with edits".
  */
 export default async function TracePage({ params }: Props) {
-  const trace = loadTrace((await params).id);
-  if (!trace) notFound();
+  const initial = traceSnapshot((await params).id);
+  if (!initial) notFound();
   const { executor, store } = getToolscope();
-  const initial: TraceJson = {
-    ...traceJson(trace),
-    replays: store.replays(trace.id),
-    server_time: new Date().toISOString(),
-  };
+  const tool = executor.registry.get(initial.tool);
   return (
     <LiveTraceView
-      key={trace.id}
+      key={initial.id}
       initial={initial}
-      toolKnown={executor.registry.get(trace.tool) !== undefined}
-      neighbours={store.adjacent(trace.id)}
+      toolKnown={tool !== undefined}
+      schema={tool ? (inputJsonSchema(tool) as JsonSchema) : null}
+      neighbours={store.adjacent(initial.id)}
     />
   );
 }

@@ -1,0 +1,7 @@
+import type { TraceJson } from '@/lib/ui/trace-from-json';
+import type { Lineage } from './lineage';
+
+/** The lineage fields of the trace JSON. */
+export function lineageOf(json: TraceJson): Lineage {
+  return { replayOf: json.replay_of, replays: json.replays ?? [], servedFrom: json.served_from ?? null };
+}
