@@ -1,11 +1,10 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { loadConfig } from '../config';
 import { defineTool } from '../executor/define-tool';
-import { createToolscope, type Toolscope } from '../server/create-toolscope';
+import type { Toolscope } from '../server/create-toolscope';
+import { testToolscopes } from '../server/testing/test-toolscopes';
 import { decideApproval, getApprovals } from './approvals';
 import { runToolCalls } from './handlers';
 
@@ -14,39 +13,10 @@ import { runToolCalls } from './handlers';
  * "always allow", the agent's wait, and pending calls across a restart. `write_file` asks by
  * default (its side effect is `write`).
  */
-const dirs: string[] = [];
-const open: Toolscope[] = [];
-afterEach(async () => {
-  for (const ts of open.splice(0)) {
-    await ts.stop({ by: 'test' });
-    ts.close();
-  }
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+const toolscopes = testToolscopes('toolscope-approvals-');
 
-function dataDir(config: object = {}) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-approvals-'));
-  dirs.push(dir);
-  fs.writeFileSync(
-    path.join(dir, 'toolscope.config.json'),
-    JSON.stringify({ approvals: { user: 'alice' }, ...config }),
-  );
-  return dir;
-}
-
-function start(dir: string, options: Parameters<typeof createToolscope>[1] = {}) {
-  const ts = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: dir }, dir), options);
-  open.push(ts);
-  return ts;
-}
-
-/** Stops and closes `ts` as a shutdown would, leaving its data folder for the next start. */
-async function restart(ts: Toolscope, dir: string, options: Parameters<typeof createToolscope>[1] = {}) {
-  open.splice(open.indexOf(ts), 1);
-  await ts.stop({ by: 'shutdown' });
-  ts.close();
-  return start(dir, options);
-}
+const dataDir = (config: object = {}) => toolscopes.dataDir({ approvals: { user: 'alice' }, ...config });
+const { start, restart } = toolscopes;
 
 const writeCall = (id: string, file: string, content: string) => ({
   id,
@@ -294,8 +264,7 @@ describe('pending approvals across a restart', () => {
     expect((await decide(first, traceId, { decision: 'approve' })).json.status).toBe('running');
     expect(runs).toBe(1);
     // A crash: no stop, nothing cancelled; the store closes with the call running.
-    open.splice(open.indexOf(first), 1);
-    first.close();
+    toolscopes.crash(first);
 
     const second = start(dir, { tools: [hang] });
     expect(second.resumedAtStart).toBe(0);

@@ -13,23 +13,14 @@ type Json = any;
 
 describe.skipIf(!built)('the built server: faults API', () => {
   let server: BuiltServer;
-  let base: string;
 
   beforeAll(async () => {
     server = await startBuiltServer('toolscope-faults-built-');
-    ({ base } = server);
   }, 90_000);
 
   afterAll(() => server?.stop());
 
-  async function send(method: string, path: string, body?: unknown) {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, json: (await response.json()) as Json };
-  }
+  const send = (method: string, requestPath: string, body?: unknown) => server.send(method, requestPath, body);
 
   it('creates, lists, changes, disables, deletes and resets rules; 400 naming the field; 404 unknown', async () => {
     const created = await send('POST', '/api/v1/faults', {

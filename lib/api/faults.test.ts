@@ -1,25 +1,14 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { loadConfig } from '../config';
 import { defineTool } from '../executor/define-tool';
-import { createToolscope, type Toolscope } from '../server/create-toolscope';
+import type { Toolscope } from '../server/create-toolscope';
+import { testToolscopes } from '../server/testing/test-toolscopes';
 import { exportTraces } from './export-traces';
 import { createFault, deleteFault, disableAllFaults, getFault, listFaults, resetFaults, updateFault } from './faults';
 import { getTrace, listTraces, runToolCalls } from './handlers';
 
 /** The faults API against a real Toolscope on a real data folder, and faults seen in traces. */
-const dirs: string[] = [];
-const open: Toolscope[] = [];
-afterEach(async () => {
-  for (const ts of open.splice(0)) {
-    await ts.stop({ by: 'test' });
-    ts.close();
-  }
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+const toolscopes = testToolscopes('toolscope-faults-api-');
 
 const echo = defineTool({
   name: 'http_echo',
@@ -30,17 +19,8 @@ const echo = defineTool({
   execute: ({ text }) => ({ text }),
 });
 
-function dataDir() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-faults-api-'));
-  dirs.push(dir);
-  return dir;
-}
-
-function start(dir: string) {
-  const ts = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: dir }, dir), { tools: [echo] });
-  open.push(ts);
-  return ts;
-}
+const dataDir = () => toolscopes.dataDir();
+const start = (dir: string) => toolscopes.start(dir, { tools: [echo] });
 
 // biome-ignore lint/suspicious/noExplicitAny: the tests read JSON answers whose shape they assert on
 type Json = any;
@@ -249,10 +229,7 @@ describe('faults API', () => {
     for (let i = 0; i < 6; i++) await call(ts, `before-${i}`);
     const before = ts.faults.get(coin.id);
     expect(before?.draws).toBe(6);
-    open.splice(open.indexOf(ts), 1);
-    await ts.stop({ by: 'shutdown' });
-    ts.close();
-    ts = start(dir);
+    ts = await toolscopes.restart(ts, dir, { tools: [echo] });
     const listed = (await answer(listFaults(ts))).json;
     expect(listed.faults.map((f: Json) => f.id)).toEqual([sure.id, coin.id]);
     expect(listed.faults[1]).toMatchObject({ hits: before?.hits, seed: 7 });

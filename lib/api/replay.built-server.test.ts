@@ -19,23 +19,14 @@ const calc = (id: string, expression: string) => ({
 
 describe.skipIf(!built)('the built server: replay and recording mode', () => {
   let server: BuiltServer;
-  let base: string;
 
   beforeAll(async () => {
     server = await startBuiltServer('toolscope-replay-built-');
-    ({ base } = server);
   }, 90_000);
 
   afterAll(() => server?.stop());
 
-  async function send(method: string, path: string, body?: unknown) {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, json: (await response.json()) as Json };
-  }
+  const send = (method: string, requestPath: string, body?: unknown) => server.send(method, requestPath, body);
 
   it('replays a call and a session, compares them, and serves a session from its recording', async () => {
     const first = await send('POST', '/api/v1/tool-calls', {

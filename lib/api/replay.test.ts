@@ -1,11 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { loadConfig } from '../config';
 import { defineTool } from '../executor/define-tool';
-import { createToolscope, type Toolscope } from '../server/create-toolscope';
+import type { Toolscope } from '../server/create-toolscope';
+import { testToolscopes } from '../server/testing/test-toolscopes';
 import { exportTraces } from './export-traces';
 import { getTrace, listTraces, runToolCalls } from './handlers';
 import { getSessionComparison, getTraceComparison, replaySession, replayTrace } from './replay';
@@ -14,15 +11,7 @@ import { getSessionComparison, getTraceComparison, replaySession, replayTrace } 
  * Replay through the API against a real SQLite file and the real executor: lineage, sealed
  * arguments holding a secret, edits, faults, approvals, session replay and comparison.
  */
-const dirs: string[] = [];
-const open: Toolscope[] = [];
-afterEach(async () => {
-  for (const ts of open.splice(0)) {
-    await ts.stop({ by: 'test' });
-    ts.close();
-  }
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+const toolscopes = testToolscopes('toolscope-replay-');
 
 const SECRET = 'Bearer sk-live-0123456789abcdefSECRET';
 
@@ -70,15 +59,9 @@ function testTools(seen: Seen) {
 }
 
 function start(config: object = {}) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-replay-'));
-  dirs.push(dir);
-  fs.writeFileSync(
-    path.join(dir, 'toolscope.config.json'),
-    JSON.stringify({ approvals: { user: 'alice' }, ...config }),
-  );
+  const dir = toolscopes.dataDir({ approvals: { user: 'alice' }, ...config });
   const seen: Seen = { probe: [], slow: [], ticks: 0 };
-  const ts = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: dir }, dir), { tools: testTools(seen) });
-  open.push(ts);
+  const ts = toolscopes.start(dir, { tools: testTools(seen) });
   return { ts, seen, dir };
 }
 
@@ -297,12 +280,7 @@ describe('a replay awaiting approval across a restart', () => {
     const replayed = await replay(ts, originalId, { wait: false });
     const before = ts.store.get(replayed.json.trace_id);
     expect(before).toMatchObject({ status: 'awaiting_approval', replayOf: originalId });
-    open.splice(open.indexOf(ts), 1);
-    await ts.stop({ by: 'shutdown' });
-    ts.close();
-
-    const again = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: dir }, dir));
-    open.push(again);
+    const again = await toolscopes.restart(ts, dir);
     expect(again.resumedAtStart).toBe(1);
     const resumed = again.store.get(replayed.json.trace_id);
     expect(resumed).toMatchObject({
@@ -438,12 +416,7 @@ describe('session_seq', () => {
   it('numbers a session on from where it was after a restart', async () => {
     const { ts, dir } = start();
     await post(ts, { session_id: 'long', tool_calls: [call('a', 'tick', {}), call('b', 'tick', {})] });
-    open.splice(open.indexOf(ts), 1);
-    await ts.stop({ by: 'shutdown' });
-    ts.close();
-    const seen: Seen = { probe: [], slow: [], ticks: 0 };
-    const again = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: dir }, dir), { tools: testTools(seen) });
-    open.push(again);
+    const again = await toolscopes.restart(ts, dir, { tools: testTools({ probe: [], slow: [], ticks: 0 }) });
     const later = await post(again, { session_id: 'long', tool_calls: [call('c', 'tick', {})] });
     expect((await trace(again, later.results[0].trace_id)).json.session_seq).toBe(3);
     const listed: Json = await (

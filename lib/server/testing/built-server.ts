@@ -33,6 +33,9 @@ function freePort(): Promise<number> {
   });
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read JSON answers whose shape they assert on
+type Json = any;
+
 export interface BuiltServer {
   child: ChildProcess;
   port: number;
@@ -41,6 +44,8 @@ export interface BuiltServer {
   dir: string;
   /** What it printed so far. */
   log(): string;
+  /** Sends a request with `body` as JSON (when given) and reads the JSON answer. */
+  send(method: string, path: string, body?: unknown): Promise<{ status: number; json: Json }>;
   /** SIGKILLs its process group if it still runs, by pid, and removes the data folder. */
   stop(): void;
 }
@@ -80,6 +85,14 @@ export async function startBuiltServer(prefix: string, config?: unknown): Promis
     base,
     dir,
     log: () => log,
+    async send(method, requestPath, body) {
+      const response = await fetch(`${base}${requestPath}`, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, json: await response.json() };
+    },
     stop() {
       if (child.pid && child.exitCode === null && child.signalCode === null) {
         try {
