@@ -3,24 +3,18 @@ import type { LiveCall } from './live-call';
 import type { Normalized } from './normalize';
 import type { StageRecorder } from './stage-recorder';
 import type { FinishCall } from './trace-stage';
-import type { ModelTruncation, ToolErrorData, ToolResult } from './types';
+import type { ToolResult, TraceRecord } from './types';
 
-/** A recorded call's outcome, as recording mode hands it back instead of running the tool. */
-export interface RecordedResult {
-  /** The recorded call (the new trace's `servedFrom`). */
-  traceId: string;
-  /** As recorded: redacted and capped. */
-  output: unknown;
-  stdout: string | null;
-  stderr: string | null;
-  exitCode: number | null;
-  /** Null when the recorded call succeeded. */
-  error: ToolErrorData | null;
-  /** The text the model received for it. */
-  modelMessage: string | null;
-  modelTruncation: ModelTruncation | null;
-  truncated: boolean;
-}
+/**
+ * A recorded call's outcome, as recording mode hands it back instead of running the tool: its
+ * fields as recorded (redacted and capped; `error` null when it succeeded, `modelMessage` the
+ * text the model received), the recorded call's id (the new trace's `servedFrom`) and whether
+ * the model got a truncated output.
+ */
+export type RecordedResult = Pick<
+  TraceRecord,
+  'output' | 'stdout' | 'stderr' | 'exitCode' | 'error' | 'modelMessage' | 'modelTruncation'
+> & { traceId: string; truncated: boolean };
 
 /**
  * Recording mode for a call (`ExecutionContext.recording`): calls are answered from a recorded
