@@ -1,0 +1,35 @@
+'use client';
+
+import { Zap } from 'lucide-react';
+import type { FaultRulesJson } from '@/lib/ui/faults';
+import { NavLink } from '../nav-link';
+import { useFaultRules } from './use-fault-rules';
+
+/**
+ * "Faults" in the navigation, on every page. While any rule is active it carries a warning badge
+ * with their count: a debugger that silently breaks tools is a trap. `initial` is the server's
+ * count at first paint, so the badge never appears late.
+ */
+export function FaultsNavLink({ initial }: { initial?: FaultRulesJson }) {
+  const { data } = useFaultRules({ initial });
+  const count = data?.active ?? 0;
+  return (
+    <NavLink href="/faults">
+      <span className="inline-flex items-center gap-1" data-testid="faults-nav">
+        Faults
+        {count > 0 && (
+          <span
+            className="inline-flex items-center gap-0.5 rounded-full bg-orange-600 px-1.5 text-[11px] font-semibold leading-4 tabular-nums text-white dark:bg-orange-500 dark:text-black"
+            title={`${count} fault ${count === 1 ? 'rule is' : 'rules are'} active: matching tool calls are being broken on purpose`}
+            data-testid="faults-badge"
+            data-count={count}
+          >
+            <Zap size={10} aria-hidden />
+            {count > 99 ? '99+' : count}
+            <span className="sr-only"> active fault {count === 1 ? 'rule' : 'rules'}</span>
+          </span>
+        )}
+      </span>
+    </NavLink>
+  );
+}

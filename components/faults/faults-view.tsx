@@ -1,0 +1,383 @@
+'use client';
+
+import { Ban, Plus, Search, Trash2, Zap } from 'lucide-react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { type FaultRuleJson, type FaultRulesJson, isFaultApiError } from '@/lib/ui/faults';
+import { isTypingTarget } from '../shortcuts-dialog';
+import { createBody, draftFromRule, emptyDraft, errorsByField, type FaultDraft, patchBody } from './fault-draft';
+import { FaultsEmpty } from './faults-empty';
+import { RuleForm } from './rule-form';
+import { RulesTable } from './rules-table';
+import { useFaultMutations, useFaultRules } from './use-fault-rules';
+
+/** While the page is visible the rules (hit counters) are read this often. */
+const PAGE_POLL_MS = 2_000;
+
+type FormState = { mode: 'create' } | { mode: 'edit'; id: string } | null;
+
+function Kbd({ children }: { children: string }) {
+  return <kbd className="rounded border border-line bg-bg px-1 font-mono text-[11px]">{children}</kbd>;
+}
+
+/** Whether the rule matches the filter text (name, id, tool, session, kind). */
+function matches(rule: FaultRuleJson, text: string): boolean {
+  if (!text) return true;
+  const needle = text.toLowerCase();
+  return [rule.name, rule.id, rule.tool, rule.session_id ?? '', rule.kind].some((v) => v.toLowerCase().includes(needle));
+}
+
+/**
+ * The Faults page: every fault rule with its hit counter, and what can be done to them.
+ * 1. The rules are a query shared with the navigation's indicator, first rendered by the server,
+ *    read again every 2 s while the page is visible; every change updates it from the server's
+ *    answer and reads it again.
+ * 2. Create and edit in one form above the table; the server's 400 names fields and each
+ *    complaint shows at its field. An edit sends only what changed (an untouched seed keeps the draws).
+ * 3. Enable / disable per row, delete after a confirmation in the row; "Disable all" at once,
+ *    "Delete all" after a confirmation.
+ * 4. Keys: `n` new rule, `/` filter, `j`/`k` select, `e` edit, `t` enable/disable, `d` delete, Esc closes.
+ */
+export function FaultsView({
+  initial,
+  tools,
+  renderedAt,
+  highlightId,
+}: {
+  initial: FaultRulesJson;
+  tools: string[];
+  renderedAt: number;
+  /** The rule named in the URL (`?rule=`), e.g. from a trace's fault badge. */
+  highlightId: string | null;
+}) {
+  const query = useFaultRules({ initial, renderedAt, pollMs: PAGE_POLL_MS });
+  const rules = query.data?.faults ?? initial.faults;
+  const active = query.data?.active ?? initial.active;
+  const now = query.dataUpdatedAt || renderedAt;
+  const { create, update, remove, disableAll, reset } = useFaultMutations();
+
+  const [form, setForm] = useState<FormState>(null);
+  const [draft, setDraft] = useState<FaultDraft>(() => emptyDraft());
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [filter, setFilter] = useState('');
+  const [selectedId, setSelectedId] = useState<string | null>(highlightId);
+  const [confirmingId, setConfirmingId] = useState<string | null>(null);
+  const [confirmReset, setConfirmReset] = useState(false);
+  const [pendingIds, setPendingIds] = useState<Set<string>>(() => new Set());
+  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+  const firstField = useRef<HTMLInputElement>(null);
+  const filterInput = useRef<HTMLInputElement>(null);
+
+  const shown = useMemo(() => rules.filter((rule) => matches(rule, filter.trim())), [rules, filter]);
+  const editing = form?.mode === 'edit' ? (rules.find((r) => r.id === form.id) ?? null) : null;
+  const enabledCount = rules.filter((r) => r.enabled).length;
+
+  const openCreate = useCallback(() => {
+    setForm({ mode: 'create' });
+    setDraft((current) => (form?.mode === 'create' ? current : emptyDraft(tools[0] ?? '')));
+    setErrors({});
+    requestAnimationFrame(() => firstField.current?.focus());
+  }, [form, tools]);
+  const openEdit = useCallback((rule: FaultRuleJson) => {
+    setForm({ mode: 'edit', id: rule.id });
+    setDraft(draftFromRule(rule));
+    setErrors({});
+    setSelectedId(rule.id);
+    requestAnimationFrame(() => firstField.current?.focus());
+  }, []);
+  const closeForm = useCallback(() => {
+    setForm(null);
+    setErrors({});
+  }, []);
+
+  const showRefusal = (error: unknown) => {
+    if (isFaultApiError(error)) {
+      const byField = errorsByField(error.errors, draft.kind);
+      setErrors(Object.keys(byField).length > 0 ? byField : { other: error.message });
+    } else setErrors({ other: error instanceof Error ? error.message : String(error) });
+  };
+  const submit = () => {
+    const at = Date.now();
+    if (form?.mode === 'create') {
+      create.mutate(createBody(draft, at), {
+        onSuccess: (rule) => {
+          closeForm();
+          setSelectedId(rule.id);
+          setNotice({ ok: true, text: `Created “${rule.name}”${rule.active ? ': it is active now' : ''}.` });
+        },
+        onError: showRefusal,
+      });
+    } else if (form?.mode === 'edit') {
+      if (!editing) {
+        setErrors({ other: 'This rule was deleted meanwhile.' });
+        return;
+      }
+      const body = patchBody(editing, draft, at);
+      if (Object.keys(body).length === 0) {
+        closeForm();
+        return;
+      }
+      update.mutate(
+        { id: editing.id, body },
+        {
+          onSuccess: (rule) => {
+            closeForm();
+            setNotice({ ok: true, text: `Saved “${rule.name}”.` });
+          },
+          onError: showRefusal,
+        },
+      );
+    }
+  };
+
+  const toggle = useCallback(
+    (rule: FaultRuleJson) => {
+      setPendingIds((ids) => new Set(ids).add(rule.id));
+      update.mutate(
+        { id: rule.id, body: { enabled: !rule.enabled } },
+        {
+          onError: (error) => setNotice({ ok: false, text: `Could not change “${rule.name}”: ${error.message}` }),
+          onSettled: () =>
+            setPendingIds((ids) => {
+              const next = new Set(ids);
+              next.delete(rule.id);
+              return next;
+            }),
+        },
+      );
+    },
+    [update],
+  );
+  const deleteRule = (rule: FaultRuleJson) => {
+    setConfirmingId(null);
+    remove.mutate(rule.id, {
+      onSuccess: () => {
+        setNotice({ ok: true, text: `Deleted “${rule.name}”.` });
+        if (form?.mode === 'edit' && form.id === rule.id) closeForm();
+      },
+      onError: (error) => setNotice({ ok: false, text: `Could not delete “${rule.name}”: ${error.message}` }),
+    });
+  };
+  const runDisableAll = () =>
+    disableAll.mutate(undefined, {
+      onSuccess: ({ disabled }) =>
+        setNotice({ ok: true, text: `Disabled ${disabled} ${disabled === 1 ? 'rule' : 'rules'}: tools run normally.` }),
+      onError: (error) => setNotice({ ok: false, text: `Could not disable the rules: ${error.message}` }),
+    });
+  const runReset = () => {
+    setConfirmReset(false);
+    reset.mutate(undefined, {
+      onSuccess: ({ deleted }) => {
+        closeForm();
+        setNotice({ ok: true, text: `Deleted ${deleted} ${deleted === 1 ? 'rule' : 'rules'}.` });
+      },
+      onError: (error) => setNotice({ ok: false, text: `Could not delete the rules: ${error.message}` }),
+    });
+  };
+
+  const selected = shown.find((r) => r.id === selectedId) ?? null;
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.metaKey || event.ctrlKey || event.altKey) return;
+      if (isTypingTarget(event.target) || document.querySelector('dialog[open]')) return;
+      const move = (step: number) => {
+        if (shown.length === 0) return;
+        const at = shown.findIndex((r) => r.id === selectedId);
+        const next = at === -1 ? (step > 0 ? 0 : shown.length - 1) : Math.min(shown.length - 1, Math.max(0, at + step));
+        setSelectedId(shown[next]?.id ?? null);
+        setConfirmingId(null);
+      };
+      const actions: Record<string, () => void> = {
+        n: openCreate,
+        '/': () => filterInput.current?.focus(),
+        j: () => move(1),
+        k: () => move(-1),
+        e: () => selected && openEdit(selected),
+        t: () => selected && toggle(selected),
+        d: () => selected && setConfirmingId(selected.id),
+        Delete: () => selected && setConfirmingId(selected.id),
+        Escape: () => {
+          setConfirmingId(null);
+          setConfirmReset(false);
+          if (form) closeForm();
+        },
+      };
+      const action = event.shiftKey ? undefined : actions[event.key];
+      if (!action) return;
+      event.preventDefault();
+      action();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [shown, selectedId, selected, openCreate, openEdit, toggle, form, closeForm]);
+
+  const barTone =
+    active > 0
+      ? 'border-orange-300 bg-orange-50 dark:border-orange-800 dark:bg-orange-950/40'
+      : 'border-line bg-subtle';
+  const button =
+    'inline-flex items-center gap-1 rounded border border-line bg-bg px-2 py-0.5 text-fg hover:bg-muted disabled:opacity-50';
+
+  return (
+    <div className="flex flex-col gap-3" data-testid="faults-page">
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
+        <h1 className="text-base font-semibold">Faults</h1>
+        <p className="text-xs text-fg-muted">
+          Break tools on purpose: each rule acts inside the execute stage, per attempt, so timeouts, retries,
+          fallbacks and the circuit breaker react as to a real failure. Every injected fault is recorded on its
+          attempt and the call is marked <strong className="text-fg">fault-injected</strong>.
+        </p>
+      </div>
+
+      <div
+        className={`sticky top-11 z-20 flex flex-wrap items-center gap-2 rounded border px-2 py-1.5 text-[12px] ${barTone}`}
+        data-testid="faults-bar"
+        data-active={active}
+      >
+        {active > 0 ? (
+          <span className="inline-flex items-center gap-1 font-medium text-orange-800 dark:text-orange-300">
+            <Zap size={13} aria-hidden />
+            {active} of {rules.length} {rules.length === 1 ? 'rule' : 'rules'} active: matching calls are being
+            broken on purpose.
+          </span>
+        ) : (
+          <span className="text-fg-muted" data-testid="faults-none-active">
+            {rules.length === 0
+              ? 'No fault rules: tools run normally.'
+              : `No rule is active (${rules.length} ${rules.length === 1 ? 'rule' : 'rules'}): tools run normally.`}
+          </span>
+        )}
+        {notice ? (
+          <span
+            role="status"
+            className={notice.ok ? 'text-fg-muted' : 'text-red-700 dark:text-red-300'}
+            data-testid="faults-notice"
+          >
+            {notice.text}
+          </span>
+        ) : null}
+        <span className="ml-auto flex flex-wrap items-center gap-1.5">
+          <span className="hidden text-fg-muted lg:inline">
+            <Kbd>n</Kbd> new · <Kbd>/</Kbd> filter · <Kbd>j</Kbd>
+            <Kbd>k</Kbd> select · <Kbd>e</Kbd> edit · <Kbd>t</Kbd> on/off · <Kbd>d</Kbd> delete
+          </span>
+          <span className="relative flex items-center">
+            <Search size={12} className="pointer-events-none absolute left-1.5 text-fg-muted" aria-hidden />
+            <input
+              ref={filterInput}
+              type="search"
+              value={filter}
+              onChange={(e) => setFilter(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === 'Escape') e.currentTarget.blur();
+              }}
+              placeholder="Filter rules (/)"
+              aria-label="Filter rules by name, tool, session or kind"
+              className="h-6 w-44 rounded border border-line bg-bg pl-5 pr-1 text-[12px] placeholder:text-fg-muted"
+              data-testid="faults-filter"
+            />
+          </span>
+          <button type="button" onClick={openCreate} className={button} data-testid="fault-new" title="New rule (n)">
+            <Plus size={13} aria-hidden />
+            New rule
+          </button>
+          <button
+            type="button"
+            onClick={runDisableAll}
+            disabled={enabledCount === 0 || disableAll.isPending}
+            className={button}
+            data-testid="faults-disable-all"
+            title="Switch every rule off (they stay, to switch on again)"
+          >
+            <Ban size={13} aria-hidden />
+            Disable all
+          </button>
+          {confirmReset ? (
+            <span className="inline-flex items-center gap-1">
+              <button
+                type="button"
+                onClick={runReset}
+                onKeyDown={(e) => e.key === 'Escape' && setConfirmReset(false)}
+                // biome-ignore lint/a11y/noAutofocus: the confirmation is what the user just asked for.
+                autoFocus
+                className="inline-flex items-center gap-1 rounded border border-red-400 bg-red-50 px-2 py-0.5 font-medium text-red-800 hover:bg-red-100 dark:border-red-800 dark:bg-red-950/50 dark:text-red-300"
+                data-testid="faults-reset-confirm"
+              >
+                <Trash2 size={13} aria-hidden />
+                Delete all {rules.length}
+              </button>
+              <button
+                type="button"
+                onClick={() => setConfirmReset(false)}
+                className={button}
+                data-testid="faults-reset-cancel"
+              >
+                Keep
+              </button>
+            </span>
+          ) : (
+            <button
+              type="button"
+              onClick={() => setConfirmReset(true)}
+              disabled={rules.length === 0 || reset.isPending}
+              className={`${button} hover:text-red-700 dark:hover:text-red-300`}
+              data-testid="faults-reset"
+              title="Delete every rule (asks first)"
+            >
+              <Trash2 size={13} aria-hidden />
+              Delete all…
+            </button>
+          )}
+        </span>
+      </div>
+
+      {form ? (
+        <RuleForm
+          key={form.mode === 'edit' ? form.id : 'new'}
+          draft={draft}
+          onChange={(change) => {
+            setDraft(change);
+            setErrors({});
+          }}
+          editing={editing}
+          tools={tools}
+          errors={errors}
+          pending={create.isPending || update.isPending}
+          onSubmit={submit}
+          onClose={closeForm}
+          firstField={firstField}
+        />
+      ) : null}
+
+      {rules.length === 0 ? (
+        <FaultsEmpty onCreate={openCreate} />
+      ) : shown.length === 0 ? (
+        <p className="rounded border border-dashed border-line px-2 py-1 text-[12px] text-fg-muted">
+          No rule matches “{filter.trim()}”.
+        </p>
+      ) : (
+        <RulesTable
+          rules={shown}
+          now={now}
+          selectedId={selectedId}
+          highlightId={highlightId}
+          confirmingId={confirmingId}
+          pendingIds={pendingIds}
+          onSelect={setSelectedId}
+          onToggle={toggle}
+          onEdit={openEdit}
+          onAskDelete={(rule) => {
+            setSelectedId(rule.id);
+            setConfirmingId(rule.id);
+          }}
+          onDelete={deleteRule}
+          onCancelDelete={() => setConfirmingId(null)}
+        />
+      )}
+      {query.isError ? (
+        <p role="alert" className="text-[12px] text-red-700 dark:text-red-300" data-testid="faults-load-error">
+          Could not read the rules again: {query.error.message}. Showing the last known state.
+        </p>
+      ) : null}
+    </div>
+  );
+}
