@@ -91,7 +91,7 @@ export function AttemptsTable({
                 <td className="px-2 py-1 font-mono">
                   {a.tool}
                   {a.fallback && <span className="ml-1 font-sans text-fg-muted">(fallback)</span>}
-                  {a.fault && <span className="ml-1 font-sans text-blue-700 dark:text-blue-300">fault: {a.fault}</span>}
+                  {a.fault && <span className="ml-1 font-sans text-blue-700 dark:text-blue-300">fault: {a.fault.kind}</span>}
                 </td>
                 <td className="whitespace-nowrap px-2 py-1 text-right tabular-nums">+{formatDuration(a.startedAt)}</td>
                 <td className="whitespace-nowrap px-2 py-1 text-right tabular-nums" data-testid="attempt-duration">

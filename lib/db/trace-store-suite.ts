@@ -258,7 +258,7 @@ export function describeTraceStore(
                 outcome: 'timeout',
                 error: { code: 'TIMEOUT', message: 'took too long', retryable: true, kind: 'timeout' },
                 backoffMs: 250,
-                fault: 'slow:5000',
+                fault: { ruleId: 'flt_slow', ruleName: 'slow', kind: 'latency', ms: 5000 },
               },
               {
                 number: 2,

@@ -440,12 +440,15 @@ describe('execute', () => {
 
   it('injects faults per attempt', async () => {
     const { executor, store } = setup([defineTool({ ...add, retry: { maxAttempts: 3, baseDelayMs: 0, jitter: 0 } })], {
-      faults: { faultFor: ({ attempt }) => (attempt === 1 ? { type: 'error', code: 'FLAKE' } : null) },
+      faults: {
+        faultFor: ({ attempt }) =>
+          attempt === 1 ? { ruleId: 'flt_1', ruleName: 'flake', kind: 'error', code: 'FLAKE', retryable: true } : null,
+      },
     });
     const result = await executor.execute({ name: 'add', arguments: { a: 1, b: 1 } });
     expect(result.success).toBe(true);
     expect(result.metadata.faulted).toBe(true);
-    expect(store.get(result.traceId)?.attempts.map((a) => a.fault)).toEqual(['error', null]);
+    expect(store.get(result.traceId)?.attempts.map((a) => a.fault?.kind ?? null)).toEqual(['error', null]);
   });
 });
 

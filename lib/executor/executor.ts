@@ -119,6 +119,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     }
     const live = new LiveCall(record, redactor, limits.maxTraceBytes, clock, sink);
     if (ctx.onAwaitingApproval) live.onAwaitingApproval = ctx.onAwaitingApproval;
+    if (ctx.fault) live.fault = ctx.fault;
     const stages = createStageRecorder(clock, t0, live);
     record.stages = stages.list;
     calls.set(traceId, live);

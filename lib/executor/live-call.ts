@@ -3,7 +3,7 @@ import type { Clock } from './clock';
 import { createLiveOutput, type LiveOutput } from './live-output';
 import { createProgressThrottle, type ProgressThrottle } from './progress-throttle';
 import type { Redactor } from './redact';
-import type { CancelReason, OutputReporter, ToolResult, TraceRecord, TraceSink } from './types';
+import type { CancelReason, FaultSpec, OutputReporter, ToolResult, TraceRecord, TraceSink } from './types';
 
 /**
  * One call while it runs: its record, its cancellation, what its current attempt printed, and
@@ -18,6 +18,8 @@ export class LiveCall implements Cancellable {
   outputFinal = false;
   /** Set once the sink's `begin` has recorded the call. */
   begun = false;
+  /** The call's one-off fault (`ExecutionContext.fault`, replay with fault): applied to its attempts instead of the rules. */
+  fault: FaultSpec | null = null;
   private signal: AbortSignal | null = null;
   private onAbort: (() => void) | null = null;
   private hook: CancelHook | null = null;

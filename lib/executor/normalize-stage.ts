@@ -1,3 +1,4 @@
+import { markInjected } from './fault-injection';
 import type { LiveCall } from './live-call';
 import { type Normalized, normalizeOutput, type OutputLimits } from './normalize';
 import type { Redactor } from './redact';
@@ -24,6 +25,9 @@ export function runNormalizeStage(
     deps.limits,
     call.failedAttempt,
   );
+  // Output an injected fault corrupted fails validation: the error says the fault did it.
+  const fault = record.attempts.at(-1)?.fault;
+  if (normalized.error && fault?.kind === 'corrupt_output') normalized.error = markInjected(normalized.error, fault);
   record.output = normalized.output;
   record.stdout = normalized.stdout;
   record.stderr = normalized.stderr;

@@ -1,4 +1,4 @@
-import type { Policy, SideEffect, ToolErrorData } from './types';
+import type { AttemptFault, Policy, SideEffect, ToolErrorData } from './types';
 
 /** What a person (or a rule) is asked to decide for a call whose policy is `ask`. */
 export interface ApprovalRequest {
@@ -61,16 +61,25 @@ export function createDenyingApprover(configFile: string | null): Approver {
 /** The denying approver when no config file is known (tests, scripts). */
 export const denyUntilApproved: Approver = createDenyingApprover(null);
 
-/** A fault injected into one attempt, so retries and timeouts behave as in real life. */
-export type Fault =
-  | { type: 'latency'; ms: number }
-  | { type: 'error'; code?: string; message?: string; retryable?: boolean }
-  | { type: 'timeout' }
-  | { type: 'garbage'; output: unknown };
+/** What a fault source is asked about: one attempt of one call, before it runs. */
+export interface FaultRequest {
+  traceId: string;
+  /** The tool this attempt runs: the called one, or a fallback. */
+  tool: string;
+  /** The validated input the tool receives. */
+  input: unknown;
+  sessionId: string | null;
+  actor: string;
+  /** The attempt's number across the call, fallbacks included: the same as the attempts table. */
+  attempt: number;
+}
 
-/** Decides, per attempt, whether to inject a fault. */
+/**
+ * Decides, per attempt, whether to inject a fault (the fault rules, `lib/faults`). Called on the
+ * hot path before every attempt: answer null quickly when nothing applies.
+ */
 export interface FaultSource {
-  faultFor(attempt: { traceId: string; tool: string; sessionId: string | null; attempt: number }): Fault | null;
+  faultFor(request: FaultRequest): AttemptFault | null;
 }
 
 /** What a policy decides on: the call as it would run. */

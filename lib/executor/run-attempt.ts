@@ -1,10 +1,10 @@
 import { CallCancelled, type Cancellable, cancelledError } from './call-cancellation';
-import { type Clock, sleep } from './clock';
+import type { Clock } from './clock';
 import { classifyError, errorData, ToolError } from './errors';
-import type { Fault } from './ports';
+import { faultCaused, invokeWithFault, markInjected } from './fault-injection';
 import { processFailure } from './process-failure';
 import { isProcessOutput } from './process-output';
-import type { AnyTool, CancelReason, ToolContext, ToolErrorData } from './types';
+import type { AnyTool, AttemptFault, CancelReason, ToolContext, ToolErrorData } from './types';
 
 export type AttemptResult =
   | { outcome: 'ok'; value: unknown }
@@ -72,20 +72,11 @@ function settled(value: unknown): AttemptResult {
   return { outcome: 'ok', value };
 }
 
-/** Runs the fault, then the tool. Async so synchronous throws become rejections. */
-async function invokeWithFault(tool: AnyTool, input: unknown, ctx: ToolContext, clock: Clock, fault: Fault) {
-  if (fault.type === 'latency') await sleep(clock, fault.ms, ctx.signal);
-  if (fault.type === 'error') {
-    throw new ToolError({
-      code: fault.code ?? 'INJECTED_FAULT',
-      message: fault.message ?? 'Injected fault',
-      kind: fault.retryable === false ? 'business' : 'temporary',
-      retryable: fault.retryable ?? true,
-    });
-  }
-  if (fault.type === 'timeout') await new Promise(() => {}); // hangs until the deadline aborts it
-  if (fault.type === 'garbage') return fault.output;
-  return tool.execute(input, ctx);
+/** An attempt's result as recorded: a failure its fault caused says it was injected, and by which rule. */
+function faulted(result: AttemptResult, fault: AttemptFault): AttemptResult {
+  if (result.outcome !== 'error' && result.outcome !== 'timeout') return result;
+  if (!faultCaused(fault, result.outcome)) return result;
+  return { ...result, error: markInjected(result.error, fault) };
 }
 
 /**
@@ -96,12 +87,14 @@ async function invokeWithFault(tool: AnyTool, input: unknown, ctx: ToolContext, 
  *    (nothing could have interrupted it) and no promise is made.
  * 3. At the deadline, or on cancellation, the attempt ends even if the tool ignores the signal.
  * 4. The timer and the cancel hook are always removed; a late settlement is ignored.
+ * 5. An injected fault (`fault-injection.ts`) acts inside the attempt, under the same deadline
+ *    and cancellation; only then is a promise made.
  */
 export function runAttempt(
   tool: AnyTool,
   input: unknown,
   ctx: Omit<ToolContext, 'signal'>,
-  options: { clock: Clock; cancellation: Cancellable; fault: Fault | null },
+  options: { clock: Clock; cancellation: Cancellable; fault: AttemptFault | null },
 ): AttemptResult | Promise<AttemptResult> {
   const { clock, cancellation, fault } = options;
   if (cancellation.cancelReason) {
@@ -129,7 +122,7 @@ export function runAttempt(
       done = true;
       clock.clearTimeout(timer);
       cancellation.onCancel(null);
-      resolve(result);
+      resolve(fault ? faulted(result, fault) : result);
     };
     const abort = (reason: unknown) => toolCtx.abort(reason);
     const timer = clock.setTimeout(() => {

@@ -3,11 +3,12 @@ import { cancelledError } from './call-cancellation';
 import { type CircuitBreaker, type CircuitState, createCircuitBreaker } from './circuit-breaker';
 import type { Clock } from './clock';
 import { errorData } from './errors';
+import { attemptFault, faultApplies } from './fault-injection';
 import type { LiveCall } from './live-call';
 import type { FaultSource } from './ports';
 import { type AttemptResult, runAttempt } from './run-attempt';
 import { roundMs } from './stage-recorder';
-import type { AnyTool, Attempt, CancelReason, ToolErrorData } from './types';
+import type { AnyTool, Attempt, AttemptFault, CancelReason, ToolErrorData } from './types';
 
 /** One tool's outcome after its attempts: a failure may carry what a failed process returned. */
 export type ToolOutcome = { ok: true; value: unknown } | { ok: false; error: ToolErrorData; value?: unknown };
@@ -36,7 +37,7 @@ export function createAttemptRunner(deps: {
   random: () => number;
   faults: FaultSource | undefined;
 }): AttemptRunner {
-  const { clock, random } = deps;
+  const { clock, random, faults } = deps;
   const breakers = new Map<string, CircuitBreaker>();
 
   function breakerFor(tool: AnyTool): CircuitBreaker | null {
@@ -65,13 +66,31 @@ export function createAttemptRunner(deps: {
     });
   }
 
+  /**
+   * The fault for call-wide attempt `number`: the call's one-off fault (replay with fault) when it
+   * has one, as a rule with probability 1 would; otherwise the fault source's answer.
+   */
+  function faultFor(tool: AnyTool, input: unknown, live: LiveCall, number: number): AttemptFault | null {
+    const oneOff = live.fault;
+    if (oneOff) return faultApplies(oneOff, number) ? attemptFault(oneOff, { id: null }, random) : null;
+    if (!faults) return null;
+    const record = live.record;
+    return faults.faultFor({
+      traceId: record.id,
+      tool: tool.name,
+      input,
+      sessionId: record.sessionId,
+      actor: record.actor,
+      attempt: number,
+    });
+  }
+
   /** Starts attempt `n` of `tool`: records it as running, then runs it. */
   function startAttempt(tool: AnyTool, input: unknown, live: LiveCall, t0: number, fallback: boolean, n: number) {
     const record = live.record;
-    const fault =
-      deps.faults?.faultFor({ traceId: record.id, tool: tool.name, sessionId: record.sessionId, attempt: n }) ?? null;
-    const started = clock.now();
     const index = record.attempts.length;
+    const fault = faultFor(tool, input, live, index + 1);
+    const started = clock.now();
     const attempt: Attempt = {
       // Numbered across the call, fallbacks included; the tool sees its own count in ctx.attempt.
       number: index + 1,
@@ -83,7 +102,7 @@ export function createAttemptRunner(deps: {
       timeoutMs: tool.timeoutMs,
       error: null,
       backoffMs: null,
-      fault: fault ? fault.type : null,
+      fault,
     };
     record.attempts.push(attempt);
     if (fault) record.flags.faulted = true;

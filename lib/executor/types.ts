@@ -262,8 +262,8 @@ export interface Attempt {
   backoffMs: number | null;
   /** Why the wait is what it is when not the retry policy's own: `Retry-After 2 s`. Absent otherwise. */
   backoffReason?: string;
-  /** Fault injected into this attempt, if any. */
-  fault: string | null;
+  /** The fault injected into this attempt, if any: the rule that fired it (null for a one-off fault) and what it did. */
+  fault: AttemptFault | null;
 }
 
 export interface ResultMetadata {

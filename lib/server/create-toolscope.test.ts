@@ -34,7 +34,7 @@ describe('createToolscope', () => {
       tools: [echo],
       approver: { request: async (request) => ({ approved: true, by: `script for ${request.tool}` }) },
       faults: {
-        faultFor: ({ tool }) => (tool === 'calculator' ? { type: 'latency', ms: 5 } : null),
+        faultFor: ({ tool }) => (tool === 'calculator' ? { ruleId: null, kind: 'latency', ms: 5 } : null),
       },
       sinks: [
         {
@@ -55,7 +55,7 @@ describe('createToolscope', () => {
     });
     const calc = await ts.executor.execute({ name: 'calculator', arguments: { expression: '2+3' } });
     expect(calc.success).toBe(true);
-    expect(ts.store.get(calc.traceId)?.attempts.map((a) => a.fault)).toEqual(['latency']);
+    expect(ts.store.get(calc.traceId)?.attempts.map((a) => a.fault)).toEqual([{ ruleId: null, kind: 'latency', ms: 5 }]);
     expect(seen).toEqual([
       'begin:echo_write',
       'update:awaiting_approval',
