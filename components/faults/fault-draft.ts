@@ -101,7 +101,8 @@ export function paramsOf(draft: FaultDraft): Record<string, unknown> {
       continue;
     }
     if (typeof value !== 'string' || value.trim() === '') continue;
-    params[field.key] = field.type === 'number' ? numberOrText(value) : field.type === 'json' ? jsonOrText(value) : value;
+    params[field.key] =
+      field.type === 'number' ? numberOrText(value) : field.type === 'json' ? jsonOrText(value) : value;
   }
   return params;
 }

@@ -16,12 +16,11 @@ export function FaultsEmpty({ onCreate }: { onCreate: () => void }) {
         No fault rules yet. Every tool runs as it is.
       </p>
       <p className="text-fg-muted">
-        Make a tool slow (<code className="font-mono">latency</code>), hang (
-        <code className="font-mono">timeout</code>), fail (<code className="font-mono">error</code>,{' '}
-        <code className="font-mono">exit_code</code>), fail its first attempts (
-        <code className="font-mono">fail_first</code>), answer 429 (<code className="font-mono">rate_limit</code>) or
-        return garbage (<code className="font-mono">corrupt_output</code>) — then watch the retries, fallbacks and
-        your agent cope.
+        Make a tool slow (<code className="font-mono">latency</code>), hang (<code className="font-mono">timeout</code>
+        ), fail (<code className="font-mono">error</code>, <code className="font-mono">exit_code</code>), fail its first
+        attempts (<code className="font-mono">fail_first</code>), answer 429 (
+        <code className="font-mono">rate_limit</code>) or return garbage (
+        <code className="font-mono">corrupt_output</code>) — then watch the retries, fallbacks and your agent cope.
       </p>
       <div>
         <button

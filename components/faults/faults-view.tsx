@@ -23,7 +23,9 @@ function Kbd({ children }: { children: string }) {
 function matches(rule: FaultRuleJson, text: string): boolean {
   if (!text) return true;
   const needle = text.toLowerCase();
-  return [rule.name, rule.id, rule.tool, rule.session_id ?? '', rule.kind].some((v) => v.toLowerCase().includes(needle));
+  return [rule.name, rule.id, rule.tool, rule.session_id ?? '', rule.kind].some((v) =>
+    v.toLowerCase().includes(needle),
+  );
 }
 
 /**
@@ -186,6 +188,12 @@ export function FaultsView({
         setSelectedId(shown[next]?.id ?? null);
         setConfirmingId(null);
       };
+      const ask = () => selected && setConfirmingId(selected.id);
+      const dismiss = () => {
+        setConfirmingId(null);
+        setConfirmReset(false);
+        if (form) closeForm();
+      };
       const actions: Record<string, () => void> = {
         n: openCreate,
         '/': () => filterInput.current?.focus(),
@@ -193,15 +201,11 @@ export function FaultsView({
         k: () => move(-1),
         e: () => selected && openEdit(selected),
         t: () => selected && toggle(selected),
-        d: () => selected && setConfirmingId(selected.id),
-        Delete: () => selected && setConfirmingId(selected.id),
-        Escape: () => {
-          setConfirmingId(null);
-          setConfirmReset(false);
-          if (form) closeForm();
-        },
+        d: ask,
+        delete: ask,
+        escape: dismiss,
       };
-      const action = event.shiftKey ? undefined : actions[event.key];
+      const action = event.shiftKey ? undefined : actions[event.key.length === 1 ? event.key : event.key.toLowerCase()];
       if (!action) return;
       event.preventDefault();
       action();
@@ -222,9 +226,9 @@ export function FaultsView({
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
         <h1 className="text-base font-semibold">Faults</h1>
         <p className="text-xs text-fg-muted">
-          Break tools on purpose: each rule acts inside the execute stage, per attempt, so timeouts, retries,
-          fallbacks and the circuit breaker react as to a real failure. Every injected fault is recorded on its
-          attempt and the call is marked <strong className="text-fg">fault-injected</strong>.
+          Break tools on purpose: each rule acts inside the execute stage, per attempt, so timeouts, retries, fallbacks
+          and the circuit breaker react as to a real failure. Every injected fault is recorded on its attempt and the
+          call is marked <strong className="text-fg">fault-injected</strong>.
         </p>
       </div>
 
@@ -236,8 +240,8 @@ export function FaultsView({
         {active > 0 ? (
           <span className="inline-flex items-center gap-1 font-medium text-orange-800 dark:text-orange-300">
             <Zap size={13} aria-hidden />
-            {active} of {rules.length} {rules.length === 1 ? 'rule' : 'rules'} active: matching calls are being
-            broken on purpose.
+            {active} of {rules.length} {rules.length === 1 ? 'rule' : 'rules'} active: matching calls are being broken
+            on purpose.
           </span>
         ) : (
           <span className="text-fg-muted" data-testid="faults-none-active">

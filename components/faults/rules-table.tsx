@@ -30,7 +30,9 @@ function Toggle({ rule, pending, onToggle }: { rule: FaultRuleJson; pending: boo
       onClick={onToggle}
       disabled={pending}
       className={`relative inline-flex h-4 w-7 shrink-0 items-center rounded-full border transition-colors disabled:opacity-60 ${
-        rule.enabled ? 'border-orange-600 bg-orange-600 dark:border-orange-500 dark:bg-orange-500' : 'border-line bg-muted'
+        rule.enabled
+          ? 'border-orange-600 bg-orange-600 dark:border-orange-500 dark:bg-orange-500'
+          : 'border-line bg-muted'
       }`}
       data-testid="fault-toggle"
     >
@@ -56,8 +58,7 @@ function Expiry({ rule, now }: { rule: FaultRuleJson; now: number }) {
   const ms = Date.parse(rule.expires_at);
   return (
     <span className="whitespace-nowrap">
-      <Timestamp ms={ms} />{' '}
-      <span className="text-fg-muted">({ms <= now ? 'expired' : formatRelative(ms, now)})</span>
+      <Timestamp ms={ms} /> <span className="text-fg-muted">({ms <= now ? 'expired' : formatRelative(ms, now)})</span>
     </span>
   );
 }

@@ -28,7 +28,11 @@ export function useFaultRules({
   initial,
   renderedAt,
   pollMs = FAULTS_POLL_MS,
-}: { initial?: FaultRulesJson; renderedAt?: number; pollMs?: number } = {}) {
+}: {
+  initial?: FaultRulesJson;
+  renderedAt?: number;
+  pollMs?: number;
+} = {}) {
   return useQuery<FaultRulesJson>({
     queryKey: FAULTS_KEY,
     queryFn: fetchFaultRules,

@@ -59,9 +59,7 @@ export const FAULT_KINDS: Record<FaultKind, { help: string; fields: readonly Fau
   },
   rate_limit: {
     help: 'A retryable 429-like error; the backoff waits at least its Retry-After.',
-    fields: [
-      { key: 'retry_after_ms', label: 'Retry-After (ms)', type: 'number', required: true, placeholder: '2000' },
-    ],
+    fields: [{ key: 'retry_after_ms', label: 'Retry-After (ms)', type: 'number', required: true, placeholder: '2000' }],
   },
 };
 

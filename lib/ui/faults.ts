@@ -122,8 +122,7 @@ export const updateFaultRule = (id: string, body: FaultRuleBody) =>
 export const deleteFaultRule = (id: string) => send<{ deleted: boolean }>(rulePath(id), { method: 'DELETE' });
 
 /** `POST /api/v1/faults/disable-all` → how many rules were switched off. */
-export const disableAllFaultRules = () =>
-  send<{ disabled: number }>('/api/v1/faults/disable-all', { method: 'POST' });
+export const disableAllFaultRules = () => send<{ disabled: number }>('/api/v1/faults/disable-all', { method: 'POST' });
 
 /** `POST /api/v1/faults/reset`: every rule deleted. */
 export const resetFaultRules = () => send<{ deleted: number }>('/api/v1/faults/reset', { method: 'POST' });

@@ -1,5 +1,5 @@
 import type { attemptJson, errorJson, stageJson, traceJson } from '../api/serialize';
-import type { Attempt, ToolErrorData, TraceRecord, TraceStage } from '../executor/types';
+import type { Attempt, AttemptFault, ToolErrorData, TraceRecord, TraceStage } from '../executor/types';
 
 /** `GET /api/v1/traces/:id` as the API sends it: the trace, and the server's clock when it answered. */
 export type TraceJson = ReturnType<typeof traceJson> & { replays: string[]; server_time: string };
@@ -24,6 +24,22 @@ function stageFromJson(stage: ReturnType<typeof stageJson>): TraceStage {
   };
 }
 
+const camel = (key: string) => key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+/**
+ * An attempt's fault from the API's `{ rule_id, rule_name?, kind, ...params }` (snake_case) back
+ * to the executor's `AttemptFault`; only the top-level keys are renamed (a `corrupt_output`
+ * replacement value stays as it is).
+ */
+export function faultFromJson(json: unknown): AttemptFault | null {
+  if (!json || typeof json !== 'object' || Array.isArray(json)) return null;
+  const fault: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(json)) fault[camel(key)] = value;
+  if (typeof fault.kind !== 'string') return null;
+  if (fault.ruleId === undefined) fault.ruleId = null;
+  return fault as AttemptFault;
+}
+
 function attemptFromJson(attempt: ReturnType<typeof attemptJson>): Attempt {
   return {
     number: attempt.number,
@@ -36,7 +52,7 @@ function attemptFromJson(attempt: ReturnType<typeof attemptJson>): Attempt {
     error: errorFromJson(attempt.error),
     backoffMs: attempt.backoff_ms,
     ...(attempt.backoff_reason ? { backoffReason: attempt.backoff_reason } : {}),
-    fault: attempt.fault,
+    fault: faultFromJson(attempt.fault),
   };
 }
 
