@@ -1,5 +1,14 @@
 import type { StoredTrace, TraceSummary } from '../db/trace-store';
-import type { ApprovalRecord, Attempt, ToolErrorData, ToolResult, TraceRecord, TraceStage } from '../executor/types';
+import type {
+  ApprovalRecord,
+  Attempt,
+  AttemptFault,
+  FaultKind,
+  ToolErrorData,
+  ToolResult,
+  TraceRecord,
+  TraceStage,
+} from '../executor/types';
 
 /** snake_case forms of the executor's data for the HTTP API. */
 
@@ -52,6 +61,25 @@ export function stageJson(stage: TraceStage) {
   };
 }
 
+const snakeCase = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/**
+ * The fault injected into an attempt: `{ rule_id, rule_name?, kind, ...params }`, the params
+ * snake_case as the faults API takes them, with what was applied (latency's `ms` is the real
+ * delay, jitter included); `rule_id` null for a one-off fault given with the call. Null without one.
+ */
+export function attemptFaultJson(fault: AttemptFault | null) {
+  if (!fault) return null;
+  const { ruleId, ruleName, kind, ...params } = fault;
+  const json: { rule_id: string | null; rule_name?: string; kind: FaultKind; [param: string]: unknown } = {
+    rule_id: ruleId,
+    kind,
+  };
+  if (ruleName !== undefined) json.rule_name = ruleName;
+  for (const [key, value] of Object.entries(params)) json[snakeCase(key)] = value;
+  return json;
+}
+
 /** An attempt; `running` is the one in progress, `timeout_ms` its deadline (null when not recorded). */
 export function attemptJson(attempt: Attempt) {
   return {
@@ -65,7 +93,7 @@ export function attemptJson(attempt: Attempt) {
     error: errorJson(attempt.error),
     backoff_ms: attempt.backoffMs,
     backoff_reason: attempt.backoffReason ?? null,
-    fault: attempt.fault,
+    fault: attemptFaultJson(attempt.fault),
   };
 }
 

@@ -51,7 +51,11 @@ export function markInjected(error: ToolErrorData, fault: AttemptFault): ToolErr
     message: `Injected fault (${faultOrigin(fault)}, ${fault.kind}): ${error.message}`,
     details: {
       ...error.details,
-      injectedFault: { ruleId: fault.ruleId, ...(fault.ruleName ? { ruleName: fault.ruleName } : {}), kind: fault.kind },
+      injectedFault: {
+        ruleId: fault.ruleId,
+        ...(fault.ruleName ? { ruleName: fault.ruleName } : {}),
+        kind: fault.kind,
+      },
     },
   };
 }

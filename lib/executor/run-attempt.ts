@@ -1,6 +1,6 @@
 import { CallCancelled, type Cancellable, cancelledError } from './call-cancellation';
 import type { Clock } from './clock';
-import { classifyError, errorData, ToolError } from './errors';
+import { classifyError, errorData } from './errors';
 import { faultCaused, invokeWithFault, markInjected } from './fault-injection';
 import { processFailure } from './process-failure';
 import { isProcessOutput } from './process-output';

@@ -55,7 +55,9 @@ describe('createToolscope', () => {
     });
     const calc = await ts.executor.execute({ name: 'calculator', arguments: { expression: '2+3' } });
     expect(calc.success).toBe(true);
-    expect(ts.store.get(calc.traceId)?.attempts.map((a) => a.fault)).toEqual([{ ruleId: null, kind: 'latency', ms: 5 }]);
+    expect(ts.store.get(calc.traceId)?.attempts.map((a) => a.fault)).toEqual([
+      { ruleId: null, kind: 'latency', ms: 5 },
+    ]);
     expect(seen).toEqual([
       'begin:echo_write',
       'update:awaiting_approval',

@@ -16,6 +16,7 @@ import type { Approver, FaultSource, PolicyResolver } from '../executor/ports';
 import { createRedactor } from '../executor/redact';
 import { createRegistry } from '../executor/registry';
 import type { AnyTool, CancelReason, Policy, SideEffect, TraceRecord, TraceSink } from '../executor/types';
+import { createFaultStore, type FaultStore } from '../faults/fault-store';
 import { createPolicyStore, type PolicyStore } from '../policy/policy-store';
 import { createBuiltinTools, createCalculatorPool } from '../tools';
 import { acquireDataFolderLock } from './data-lock';
@@ -38,6 +39,8 @@ export interface Toolscope {
   toolPolicy(tool: string, sideEffect: SideEffect): Policy;
   /** Calls waiting for a person: the approvals page and API decide them here. */
   approvals: ApprovalQueue;
+  /** The fault rules (the Faults page, `/api/v1/faults`): the executor asks them before every attempt. */
+  faults: FaultStore;
   /** How many calls were marked interrupted at start. */
   interruptedAtStart: number;
   /** How many calls a previous process left awaiting approval were taken up again at start. */
@@ -141,6 +144,12 @@ function resumePendingApprovals(store: TraceStore, executor: Executor): number {
   return resumed;
 }
 
+/** The fault rules, then (when none fires) the host's own fault source. */
+function withExtraFaults(rules: FaultSource, extra: FaultSource | undefined): FaultSource {
+  if (!extra) return rules;
+  return { faultFor: (request) => rules.faultFor(request) ?? extra.faultFor(request) };
+}
+
 /** The store's sink, then each extra sink; an extra sink that throws is logged, never fails the call. */
 function withExtraSinks(main: TraceSink, extra: TraceSink[]): TraceSink {
   if (extra.length === 0) return main;
@@ -183,7 +192,7 @@ function withExtraSinks(main: TraceSink, extra: TraceSink[]): TraceSink {
 export interface ToolscopeOptions {
   /** Decides `ask` calls instead of the approvals queue (tests, scripted approvals). */
   approver?: Approver;
-  /** Faults injected into attempts. */
+  /** Faults injected into attempts when no fault rule fires (tests, scripted chaos). */
   faults?: FaultSource;
   /** Tools registered beside the built-in ones. */
   tools?: AnyTool[];
@@ -237,6 +246,8 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
   // Checkpoints run on a thread of their own: on the event loop they stalled every request of their turn.
   const checkpointer = startWalCheckpointer(config.dbPath);
   const store = createSqliteTraceStore({ db, vault: createVault({ dir: config.dataDir }) });
+  // On the store's connection: a few rows read into memory; hits and draws written in batches.
+  const faults = createFaultStore({ db });
   const series = createSqliteToolSeries(db, { beforeRead: () => store.flush() });
   const interruptedAtStart = store.markInterrupted(Date.now());
   // Charts read minute buckets for a day and hour buckets for a week; keep a little more.
@@ -254,6 +265,11 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     } catch (error) {
       console.error('[toolscope] could not write the last traces:', error);
     }
+    try {
+      faults.flush();
+    } catch (error) {
+      console.error("[toolscope] could not write the fault rules' last hits:", error);
+    }
     // The OS drops the lock itself; this also removes the owner file, so the next start sees a clean stop.
     lock.release();
   });
@@ -269,7 +285,7 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     policy: policyOf,
     approver: options.approver ?? approvals,
     approvalTimeoutMs: config.approvals.timeoutMs,
-    faults: options.faults,
+    faults: withExtraFaults(faults, options.faults),
     configFile: config.configPath,
     redactor: createRedactor(config.redactKeys),
     limits: { maxModelOutputChars: config.limits.maxModelOutputChars, maxTraceBytes: config.limits.maxTraceBytes },
@@ -285,6 +301,7 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     recentCalls: createSqliteRecentCalls(db, { beforeRead: () => store.flush() }),
     toolPolicy: (tool, sideEffect) => policy.toolPolicy(tool, sideEffect).policy,
     approvals,
+    faults,
     interruptedAtStart,
     resumedAtStart: resumePendingApprovals(store, executor),
     async stop(reason) {
@@ -299,6 +316,11 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
       retention.stop();
       void calculatorPool.close();
       void checkpointer.stop();
+      try {
+        faults.close();
+      } catch (error) {
+        console.error("[toolscope] could not write the fault rules' last hits:", error);
+      }
       store.close();
       lock.release();
     },
