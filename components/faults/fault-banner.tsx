@@ -1,35 +1,8 @@
 import { Zap } from 'lucide-react';
 import Link from 'next/link';
 import type { Attempt } from '@/lib/executor/types';
-import { faultRuleHref } from '@/lib/ui/fault-kinds';
+import { faultRuleHref, faultSources } from '@/lib/ui/fault-kinds';
 import { FAULT_TONE } from './attempt-fault-badge';
-
-interface Source {
-  ruleId: string | null;
-  name: string;
-  kinds: Set<string>;
-  attempts: number[];
-}
-
-/** The faults of a call grouped by the rule that fired them, in order of first attempt. */
-export function faultSources(attempts: readonly Attempt[]): Source[] {
-  const byRule = new Map<string, Source>();
-  for (const attempt of attempts) {
-    const fault = attempt.fault;
-    if (!fault) continue;
-    const key = fault.ruleId ?? '';
-    const source = byRule.get(key) ?? {
-      ruleId: fault.ruleId,
-      name: fault.ruleId === null ? 'a one-off fault' : (fault.ruleName ?? fault.ruleId),
-      kinds: new Set<string>(),
-      attempts: [],
-    };
-    source.kinds.add(fault.kind);
-    source.attempts.push(attempt.number);
-    byRule.set(key, source);
-  }
-  return [...byRule.values()];
-}
 
 /**
  * The unmistakable notice on a fault-injected call: which rule(s) injected what into which
@@ -65,7 +38,7 @@ export function FaultBanner({ attempts }: { attempts: readonly Attempt[] }) {
                   </Link>
                 </>
               )}{' '}
-              <span className="font-mono font-normal">({[...source.kinds].join(', ')})</span> in attempt
+              <span className="font-mono font-normal">({source.kinds.join(', ')})</span> in attempt
               {source.attempts.length === 1 ? '' : 's'} {source.attempts.join(', ')}
             </span>
           ))}

@@ -153,9 +153,12 @@ export function patchBody(rule: FaultRuleJson, draft: FaultDraft, now: number): 
   };
   const patch: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(full)) {
-    if (key === 'expires_at' || JSON.stringify(sorted(value)) !== JSON.stringify(sorted(before[key]))) {
-      patch[key] = value;
-    }
+    // A relative expiry is a new instant each time; "never" is a change only for a rule that expires.
+    const changed =
+      key === 'expires_at'
+        ? value !== null || rule.expires_at !== null
+        : JSON.stringify(sorted(value)) !== JSON.stringify(sorted(before[key]));
+    if (changed) patch[key] = value;
   }
   // A changed kind replaces the parameters whole.
   if ('kind' in patch) patch.params = full.params;

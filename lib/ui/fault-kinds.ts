@@ -1,4 +1,4 @@
-import type { AttemptFault, FaultKind } from '../executor/types';
+import type { Attempt, AttemptFault, FaultKind } from '../executor/types';
 import { formatDuration } from './format';
 
 /** One parameter of a fault kind, as the rule form asks for it (key as the API spells it). */
@@ -128,4 +128,33 @@ export function faultSource(fault: AttemptFault): string {
 /** The `/faults` link that shows the rule. */
 export function faultRuleHref(ruleId: string): string {
   return `/faults?rule=${encodeURIComponent(ruleId)}`;
+}
+
+/** The rule (or one-off fault) behind some of a call's faults: its kinds and the attempts it hit. */
+export interface FaultOrigin {
+  ruleId: string | null;
+  /** The rule's name (its id when the trace has none); `a one-off fault` without a rule. */
+  name: string;
+  kinds: FaultKind[];
+  attempts: number[];
+}
+
+/** A call's faults grouped by the rule that fired them, in order of first attempt. */
+export function faultSources(attempts: readonly Attempt[]): FaultOrigin[] {
+  const byRule = new Map<string, FaultOrigin>();
+  for (const attempt of attempts) {
+    const fault = attempt.fault;
+    if (!fault) continue;
+    const key = fault.ruleId ?? '';
+    const origin = byRule.get(key) ?? {
+      ruleId: fault.ruleId,
+      name: fault.ruleId === null ? 'a one-off fault' : (fault.ruleName ?? fault.ruleId),
+      kinds: [],
+      attempts: [],
+    };
+    if (!origin.kinds.includes(fault.kind)) origin.kinds.push(fault.kind);
+    origin.attempts.push(attempt.number);
+    byRule.set(key, origin);
+  }
+  return [...byRule.values()];
 }

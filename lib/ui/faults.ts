@@ -1,27 +1,11 @@
+import type { faultRuleJson } from '../api/faults';
 import type { FaultKind } from '../executor/types';
 
-/** A fault rule as `GET /api/v1/faults` lists it (see `/api/v1/faults` in the API). */
-export interface FaultRuleJson {
-  id: string;
-  name: string;
-  enabled: boolean;
-  /** Tool name or glob (`http_*`). */
-  tool: string;
-  session_id: string | null;
-  kind: FaultKind;
-  /** The kind's parameters, snake_case (`{ ms, jitter_ms }`, `{ n }`…). */
-  params: Record<string, unknown>;
-  /** 0–1, drawn from a generator seeded with `seed`. */
-  probability: number;
-  seed: number | null;
-  max_hits: number | null;
-  hits: number;
-  expires_at: string | null;
-  created_at: string;
-  updated_at: string;
-  /** Enabled, not expired, and not out of hits: the rule breaks matching calls now. */
-  active: boolean;
-}
+/**
+ * A fault rule as `GET /api/v1/faults` lists it: `params` snake_case as the API takes them,
+ * `active` = enabled, not expired and under its maximum hits (it breaks matching calls now).
+ */
+export type FaultRuleJson = ReturnType<typeof faultRuleJson>;
 
 /** `GET /api/v1/faults`: newest first, and how many are active. */
 export interface FaultRulesJson {
