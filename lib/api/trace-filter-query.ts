@@ -10,8 +10,9 @@ const optionalText = z
 
 /**
  * The filter parameters of the traces list, shared by `GET /api/v1/traces` and its export:
- * `tool`, `status`, `session`, `q` (search text), `from` and `to` (epoch ms). Empty values mean
- * "no filter", as a blank form field would.
+ * `tool`, `status`, `session`, `q` (search text), `from` and `to` (epoch ms), `faulted`
+ * (`true`: only fault-injected calls; `false`: only the others). Empty values mean "no filter",
+ * as a blank form field would.
  */
 export const traceFilterParams = z.object({
   tool: optionalText,
@@ -23,6 +24,10 @@ export const traceFilterParams = z.object({
   q: z.string().max(256).optional(),
   from: z.coerce.number().int().nonnegative().optional(),
   to: z.coerce.number().int().nonnegative().optional(),
+  faulted: z
+    .enum(['true', 'false', ''])
+    .optional()
+    .transform((v) => (v === 'true' ? true : v === 'false' ? false : undefined)),
 });
 
 /** The store query for parsed filter parameters. */
@@ -34,5 +39,6 @@ export function toTraceQuery(params: z.infer<typeof traceFilterParams>): TraceQu
     text: params.q || undefined,
     from: params.from,
     to: params.to,
+    faulted: params.faulted,
   };
 }

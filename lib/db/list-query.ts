@@ -85,6 +85,7 @@ export interface ListFilter {
   from?: number;
   to?: number;
   text?: string;
+  faulted?: boolean;
   limit: number;
   /** Only rows with a smaller seq (older than the previous page's last row). */
   beforeSeq?: number;
@@ -102,14 +103,18 @@ export function resolveListFilter(query: TraceQuery = {}): ListFilter {
   if (Number.isFinite(query.from)) filter.from = query.from;
   if (Number.isFinite(query.to)) filter.to = query.to;
   if (query.text) filter.text = query.text;
+  if (typeof query.faulted === 'boolean') filter.faulted = query.faulted;
   if (query.cursor) filter.beforeSeq = decodeCursor(query.cursor);
   return filter;
 }
 
-/** Whether the query checks rows one by one instead of walking one index: it then reads a bounded window. */
+/**
+ * Whether the query checks rows one by one instead of walking one index: it then reads a bounded
+ * window. The faulted flag has no index of its own (a rare value, checked row by row).
+ */
 export function needsBoundedScan(filter: ListFilter): boolean {
   const equalities = [filter.tool, filter.status, filter.sessionId].filter((value) => value !== undefined).length;
-  return filter.text !== undefined || equalities > 1;
+  return filter.text !== undefined || filter.faulted !== undefined || equalities > 1;
 }
 
 /**
@@ -130,8 +135,8 @@ export function scanFloor(filter: ListFilter, newest: number, window: number): n
  * The cursor and the limit do not change the total.
  */
 export function cheapTotal(filter: ListFilter): 'all' | 'tool' | null {
-  const { tool, status, sessionId, from, to, text } = filter;
+  const { tool, status, sessionId, from, to, text, faulted } = filter;
   if (status !== undefined || sessionId !== undefined || from !== undefined || to !== undefined) return null;
-  if (text !== undefined) return null;
+  if (text !== undefined || faulted !== undefined) return null;
   return tool === undefined ? 'all' : 'tool';
 }

@@ -305,6 +305,7 @@ function matchesFilter(values: TraceRowValues, filter: ListFilter): boolean {
   if (filter.sessionId !== undefined && values.sessionId !== filter.sessionId) return false;
   if (filter.from !== undefined && values.createdAt < filter.from) return false;
   if (filter.to !== undefined && values.createdAt >= filter.to) return false;
+  if (filter.faulted !== undefined && values.faulted !== (filter.faulted ? 1 : 0)) return false;
   if (filter.text !== undefined && !matchesText(values, filter.text)) return false;
   return true;
 }

@@ -172,6 +172,7 @@ export function listTracesSql(filter: ListFilter, plan: TimeRangePlan | null, bo
     filter.to !== undefined && `${createdAt} < @to`,
     filter.beforeSeq !== undefined && 'seq < @beforeSeq',
     bounded && 'seq >= @floorSeq',
+    filter.faulted !== undefined && `${columns.faulted.name} = ${filter.faulted ? 1 : 0}`,
     filter.text !== undefined && TEXT_SEARCH,
   ].filter((clause): clause is string => clause !== false);
   const table = plan === 'created-at-index' ? 'tool_calls INDEXED BY tool_calls_created_at_idx' : 'tool_calls';

@@ -89,6 +89,18 @@ describe.each([
     }
   });
 
+  it('walks the rowid (bounded by the scan window) for the faulted filter, never sorting', () => {
+    expect(list({ faulted: true })).toBe('SCAN tool_calls');
+    expect(planOf(listTracesSql({ limit: 50, faulted: true }, null, true), { ...params, floorSeq: 1 })).toBe(
+      'SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid>?)',
+    );
+    expect(list({ faulted: true, beforeSeq: 1 })).toBe('SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid<?)');
+    expect(list({ faulted: true, tool: 't' })).toBe('SEARCH tool_calls USING INDEX tool_calls_tool_seq_idx (tool=?)');
+    expect(list({ faulted: true, status: 'failed', beforeSeq: 1 })).toBe(
+      'SEARCH tool_calls USING INDEX tool_calls_status_seq_idx (status=? AND seq<?)',
+    );
+  });
+
   it('pins the chosen walk for a time range', () => {
     expect(list({ from: 1, to: 2 }, 'created-at-index')).toBe(
       'SEARCH tool_calls USING INDEX tool_calls_created_at_idx (created_at>? AND created_at<?) | USE TEMP B-TREE FOR ORDER BY',

@@ -369,6 +369,27 @@ export function describeTraceStore(
         expect(ids(store.list({ tool: '', sessionId: '', text: '', cursor: '' }))).toHaveLength(5);
       });
 
+      it('filters fault-injected calls (and the others), alone and with other filters, with no cheap total', () => {
+        const flags = (faulted: boolean) => ({
+          retried: false,
+          fellBack: false,
+          truncated: false,
+          faulted,
+          replayed: false,
+        });
+        const [a, b, c] = record(
+          makeTrace({ tool: 'shell', flags: flags(true) }),
+          makeTrace({ tool: 'shell', flags: flags(false) }),
+          makeTrace({ tool: 'read_file', flags: flags(true) }),
+        );
+        const of = (...traces: (TraceRecord | undefined)[]) => traces.map((t) => t?.id);
+        expect(ids(store.list({ faulted: true }))).toEqual(of(c, a));
+        expect(ids(store.list({ faulted: false }))).toEqual(of(b));
+        expect(ids(store.list({ faulted: true, tool: 'shell' }))).toEqual(of(a));
+        expect(store.list({ faulted: true }).total).toBeNull();
+        expect(store.list({ faulted: true }).items[0]?.flags.faulted).toBe(true);
+      });
+
       it('searches the tool call id and the redacted arguments, ignoring case', () => {
         const [byId, byArgs, other] = record(
           makeTrace({ toolCallId: 'call_ABC123' }),
@@ -735,6 +756,26 @@ export function describeScanWindow(name: string, createStore: () => TraceStore):
       expect(seen).toEqual(['call_needle']);
       expect(partialPages).toBe(2);
       expect(pages).toBe(3);
+      store.close();
+    });
+
+    it('bounds the faulted filter (no index narrows it) and goes on with the cursor', () => {
+      const store = createStore();
+      const flags = { retried: false, fellBack: false, truncated: false, faulted: true, replayed: false };
+      const faulted = makeTrace({ flags });
+      store.finish(faulted);
+      for (let i = 0; i < 25; i++) store.finish(makeTrace());
+      const first = store.list({ faulted: true, limit: 5 });
+      expect(first).toMatchObject({ items: [], partial: true });
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let pages = 0; pages < 10; pages++) {
+        const page = store.list({ faulted: true, cursor, limit: 5 });
+        seen.push(...page.items.map((item) => item.id));
+        cursor = page.nextCursor ?? undefined;
+        if (!cursor) break;
+      }
+      expect(seen).toEqual([faulted.id]);
       store.close();
     });
 

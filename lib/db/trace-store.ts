@@ -41,6 +41,11 @@ export interface TraceQuery {
    * raw arguments. Reads a bounded window of rows per page (see `TracePage.partial`).
    */
   text?: string;
+  /**
+   * Only calls with (true) or without (false) an injected fault. No index narrows it (few calls
+   * are faulted): the store reads a bounded window of rows per page, as for a text search.
+   */
+  faulted?: boolean;
   /** 1..500, default 50. */
   limit?: number;
   /** Opaque; from a previous page's `nextCursor`. Newest first. */
