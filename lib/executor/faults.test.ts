@@ -392,6 +392,27 @@ describe('fault rules and the pipeline', () => {
     expect((await run(q())).error?.code).toBe('RULE');
   });
 
+  it('without rules the fault source is idle and not asked (no request built on the hot path)', async () => {
+    let asked = 0;
+    const { executor, store } = setup([echo], {
+      faults: {
+        idle: () => true,
+        faultFor: () => {
+          asked++;
+          return null;
+        },
+      },
+    });
+    const result = await executor.execute({ name: 'echo', arguments: { text: 'fast' } });
+    expect(result.output).toBe('fast');
+    expect(asked).toBe(0);
+    expect(store.get(result.traceId)?.attempts[0]?.fault).toBeNull();
+    const { faults } = setup();
+    expect(faults.idle()).toBe(true);
+    faults.create({ name: 'x', tool: 'y', kind: 'timeout' });
+    expect(faults.idle()).toBe(false);
+  });
+
   it('a call no rule matches runs as usual, with no fault recorded', async () => {
     const { faults, executor, store } = setup();
     faults.create({ name: 'elsewhere', tool: 'http_*', kind: 'timeout' });

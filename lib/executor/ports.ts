@@ -80,6 +80,11 @@ export interface FaultRequest {
  */
 export interface FaultSource {
   faultFor(request: FaultRequest): AttemptFault | null;
+  /**
+   * Optional: true when no fault can fire (no rules at all), so the executor skips building the
+   * request — the hot path of a Toolscope without rules allocates nothing for faults.
+   */
+  idle?(): boolean;
 }
 
 /** What a policy decides on: the call as it would run. */

@@ -73,7 +73,7 @@ export function createAttemptRunner(deps: {
   function faultFor(tool: AnyTool, input: unknown, live: LiveCall, number: number): AttemptFault | null {
     const oneOff = live.fault;
     if (oneOff) return faultApplies(oneOff, number) ? attemptFault(oneOff, { id: null }, random) : null;
-    if (!faults) return null;
+    if (!faults || faults.idle?.()) return null;
     const record = live.record;
     return faults.faultFor({
       traceId: record.id,

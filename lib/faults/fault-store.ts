@@ -48,6 +48,8 @@ export function isActive(rule: FaultRule, now: number): boolean {
  * in one batch a moment later, and by `flush`/`close`, so a clean restart loses none.
  */
 export interface FaultStore extends FaultSource {
+  /** True while there are no rules: the executor then skips asking. */
+  idle(): boolean;
   /** Every rule, newest first. */
   list(): FaultRule[];
   get(id: string): FaultRule | null;
@@ -273,6 +275,7 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
 
   return {
     faultFor,
+    idle: () => rules.length === 0,
     list: () => rules.map((c) => copy(c.rule)).reverse(),
     get: (id) => {
       const found = find(id);

@@ -147,7 +147,10 @@ function resumePendingApprovals(store: TraceStore, executor: Executor): number {
 /** The fault rules, then (when none fires) the host's own fault source. */
 function withExtraFaults(rules: FaultSource, extra: FaultSource | undefined): FaultSource {
   if (!extra) return rules;
-  return { faultFor: (request) => rules.faultFor(request) ?? extra.faultFor(request) };
+  return {
+    faultFor: (request) => rules.faultFor(request) ?? extra.faultFor(request),
+    idle: () => (rules.idle?.() ?? false) && (extra.idle?.() ?? false),
+  };
 }
 
 /** The store's sink, then each extra sink; an extra sink that throws is logged, never fails the call. */
