@@ -19,6 +19,10 @@ export const API_ROUTES = [
   { pattern: '/api/v1/policy/preview', methods: ['POST'] },
   { pattern: '/api/v1/approvals', methods: ['GET'] },
   { pattern: '/api/v1/approvals/:traceId', methods: ['POST'] },
+  { pattern: '/api/v1/faults', methods: ['GET', 'POST'] },
+  { pattern: '/api/v1/faults/reset', methods: ['POST'] },
+  { pattern: '/api/v1/faults/disable-all', methods: ['POST'] },
+  { pattern: '/api/v1/faults/:id', methods: ['GET', 'PATCH', 'DELETE'] },
 ] as const satisfies readonly ApiRouteSpec[];
 
 interface ApiRouteSpec {
