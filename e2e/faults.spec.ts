@@ -152,7 +152,7 @@ test('a latency rule shows in the timings: the attempt and the execute stage las
 }) => {
   const session = unique('sess-latency');
   const rule = await createRule(request, {
-    name: 'slow calculator',
+    name: 'latency e2e',
     tool: 'calculator',
     session_id: session,
     kind: 'latency',
@@ -179,7 +179,7 @@ test('a latency rule shows in the timings: the attempt and the execute stage las
   const ms = /([\d.]+) (ms|s)/.exec(shown ?? '');
   expect(ms, shown ?? '').not.toBeNull();
   expect(Number(ms?.[1]) * (ms?.[2] === 's' ? 1000 : 1)).toBeGreaterThanOrEqual(300);
-  await expect(page.getByTestId('fault-banner')).toContainText('slow calculator (latency) in attempt 1');
+  await expect(page.getByTestId('fault-banner')).toContainText('latency e2e (latency) in attempt 1');
 });
 
 test('the navigation shows active rules until "Disable all"; rules switch on and off, are edited, deleted, and all deleted', async ({

@@ -272,7 +272,10 @@ export function FaultsView({
               value={filter}
               onChange={(e) => setFilter(e.target.value)}
               onKeyDown={(e) => {
-                if (e.key === 'Escape') e.currentTarget.blur();
+                if (e.key !== 'Escape') return;
+                // Chrome clears a search field on Escape; here Escape only leaves it, the filter stays.
+                e.preventDefault();
+                e.currentTarget.blur();
               }}
               placeholder="Filter rules (/)"
               aria-label="Filter rules by name, tool, session or kind"
