@@ -300,6 +300,21 @@ test('screenshots of the faults page and a faulted trace', async ({ browser, req
       arguments: { url: upstream.url },
       sessionId: session,
     });
+    await createRule(request, {
+      name: 'calculator down',
+      tool: 'calculator',
+      session_id: `${session}-down`,
+      kind: 'error',
+      params: { code: 'UPSTREAM_DOWN', message: 'The math service is down', retryable: false },
+      max_hits: 1,
+    });
+    const failed = await postToolCall(request, {
+      id: unique('call'),
+      name: 'calculator',
+      arguments: { expression: '1+1' },
+      sessionId: `${session}-down`,
+    });
+    expect(failed.status).toBe('failed');
     for (const expression of ['2+2', '6*7']) {
       await postToolCall(request, {
         id: unique('call'),
@@ -324,12 +339,18 @@ test('screenshots of the faults page and a faulted trace', async ({ browser, req
       const trace = new TracePage(page);
       await trace.goto(call.traceId);
       await page.screenshot({ path: path.join(SCREENS!, `trace-faulted-${theme}.png`), fullPage: true });
+      await trace.goto(failed.traceId);
+      await page.screenshot({ path: path.join(SCREENS!, `trace-fault-failed-${theme}.png`) });
+      const traces = new TracesPage(page);
+      await traces.goto(`?session=${session}&faulted=true`);
+      await expect(page.getByTestId('filter-faulted')).toBeChecked();
+      await page.screenshot({ path: path.join(SCREENS!, `traces-faulted-filter-${theme}.png`) });
       await context.close();
     }
   } finally {
     await upstream.close();
     // The rules of the screenshots stop here.
-    for (const rule of (await listRules(request)).faults.filter((r) => r.session_id === session)) {
+    for (const rule of (await listRules(request)).faults.filter((r) => r.session_id?.startsWith(session))) {
       await request.delete(`/api/v1/faults/${rule.id}`);
     }
   }

@@ -27,7 +27,7 @@ export function AttemptFaultBadge({ fault, attempt }: { fault: AttemptFault; att
     </span>
   );
   return (
-    <span className="inline-flex flex-wrap items-center gap-1">
+    <span className="inline-flex items-center gap-1 whitespace-nowrap">
       {badge}
       {fault.ruleId !== null ? (
         <Link

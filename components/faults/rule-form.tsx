@@ -35,7 +35,8 @@ function Field({
         <p
           id={`${id}-error`}
           role="alert"
-          className="text-[12px] text-red-700 dark:text-red-300"
+          // as wide as the field, never wider: an error does not push the next fields aside
+          className="w-0 min-w-full text-[12px] text-red-700 dark:text-red-300"
           data-testid={`fault-error-${id.split('--').at(-1)}`}
         >
           {error}
@@ -307,7 +308,7 @@ export function RuleForm({
 
       {more ? (
         <div className="flex flex-wrap items-start gap-2" data-testid="fault-more">
-          <Field label="Session (optional)" error={errors.session} id={id('session')} className="w-44">
+          <Field label="Session (optional)" error={errors.session} id={id('session')} className="w-64">
             <input
               value={draft.session}
               onChange={(e) => set('session', e.target.value)}

@@ -176,7 +176,9 @@ export function RulesTable({
                 <td className={`${td} font-mono`}>{rule.tool}</td>
                 <td className={td}>
                   {rule.session_id ? (
-                    <span className="break-all font-mono">{rule.session_id}</span>
+                    <span className="block max-w-[16rem] truncate font-mono" title={rule.session_id}>
+                      {rule.session_id}
+                    </span>
                   ) : (
                     <span className="text-fg-muted">every session</span>
                   )}
@@ -192,7 +194,7 @@ export function RulesTable({
                   {rule.probability === 1 ? 'always' : `${Math.round(rule.probability * 1000) / 10}%`}
                   <span className="text-fg-muted"> · {rule.seed ?? '—'}</span>
                 </td>
-                <td className={`${td} text-right`}>
+                <td className={`${td} whitespace-nowrap text-right`}>
                   <Hits rule={rule} />
                 </td>
                 <td className={td}>
