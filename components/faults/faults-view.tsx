@@ -12,6 +12,8 @@ import { useFaultMutations, useFaultRules } from './use-fault-rules';
 
 /** While the page is visible the rules (hit counters) are read this often. */
 const PAGE_POLL_MS = 2_000;
+/** How long the outcome of an action stays on screen. */
+const NOTICE_MS = 5_000;
 
 type FormState = { mode: 'create' } | { mode: 'edit'; id: string } | null;
 
@@ -176,6 +178,13 @@ export function FaultsView({
     });
   };
 
+  // A notice says what just happened, then goes.
+  useEffect(() => {
+    if (!notice) return;
+    const timer = setTimeout(() => setNotice(null), NOTICE_MS);
+    return () => clearTimeout(timer);
+  }, [notice]);
+
   const selected = shown.find((r) => r.id === selectedId) ?? null;
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -250,15 +259,6 @@ export function FaultsView({
               : `No rule is active (${rules.length} ${rules.length === 1 ? 'rule' : 'rules'}): tools run normally.`}
           </span>
         )}
-        {notice ? (
-          <span
-            role="status"
-            className={notice.ok ? 'text-fg-muted' : 'text-red-700 dark:text-red-300'}
-            data-testid="faults-notice"
-          >
-            {notice.text}
-          </span>
-        ) : null}
         <span className="ml-auto flex flex-wrap items-center gap-1.5">
           <span className="hidden text-fg-muted lg:inline">
             <Kbd>n</Kbd> new · <Kbd>/</Kbd> filter · <Kbd>j</Kbd>
@@ -380,6 +380,22 @@ export function FaultsView({
           onCancelDelete={() => setConfirmingId(null)}
         />
       )}
+      {/* Outcomes float over the page: the bar and the table never move when one appears. */}
+      <div className="pointer-events-none fixed bottom-4 right-4 z-40" aria-live="polite">
+        {notice ? (
+          <p
+            role="status"
+            className={`rounded border px-3 py-1.5 text-[12px] shadow-lg ${
+              notice.ok
+                ? 'border-line bg-bg text-fg'
+                : 'border-red-300 bg-red-50 text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-300'
+            }`}
+            data-testid="faults-notice"
+          >
+            {notice.text}
+          </p>
+        ) : null}
+      </div>
       {query.isError ? (
         <p role="alert" className="text-[12px] text-red-700 dark:text-red-300" data-testid="faults-load-error">
           Could not read the rules again: {query.error.message}. Showing the last known state.
