@@ -50,7 +50,7 @@ function setup(tools: AnyTool[] = [search, echo], options: Partial<ExecutorOptio
   const db = openDatabase(':memory:');
   dbs.push(db);
   const clock = createManualClock();
-  const faults = createFaultStore({ db, now: clock.epochMs, newSeed: () => 42 });
+  const faults = createFaultStore({ db, now: clock.epochMs, timers: clock, newSeed: () => 42 });
   const store = createMemoryTraceStore();
   const executor = createExecutor({
     registry: createRegistry(tools),

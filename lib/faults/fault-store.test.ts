@@ -3,10 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../db/open-database';
+import { createManualClock } from '../executor/manual-clock';
 import type { FaultRequest } from '../executor/ports';
-import { createFaultStore } from './fault-store';
+import { createFaultStore, type FaultStoreOptions } from './fault-store';
 import { drawAt } from './prng';
-import { FaultRuleError, isFaultRuleError } from './rule-schema';
+import { FaultRuleError, isFaultRuleError, parseFaultSpec } from './rule-schema';
 
 const dirs: string[] = [];
 const open: SqliteDatabase[] = [];
@@ -21,7 +22,7 @@ function dbFile(): string {
   return path.join(dir, 'toolscope.db');
 }
 
-function openStore(file = ':memory:', options: { now?: () => number; flushDelayMs?: number } = {}) {
+function openStore(file = ':memory:', options: Partial<Omit<FaultStoreOptions, 'db'>> = {}) {
   const db = openDatabase(file);
   open.push(db);
   return { db, faults: createFaultStore({ db, ...options }) };
@@ -198,14 +199,18 @@ describe('fault store', () => {
 
   it('writes hits and draws in batches (not one disk write per attempt), and on flush', async () => {
     const file = dbFile();
-    const { db, faults } = openStore(file, { flushDelayMs: 20 });
+    const clock = createManualClock();
+    const { db, faults } = openStore(file, { flushDelayMs: 1000, timers: clock });
     const rule = faults.create({ name: 'r', tool: 'echo', kind: 'timeout' });
     const stored = () => db.prepare('SELECT hits FROM fault_rules WHERE id = ?').pluck().get(rule.id);
     faults.faultFor(attempt());
     faults.faultFor(attempt());
     expect(stored()).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await clock.advance(999);
+    expect(stored()).toBe(0);
+    await clock.advance(1);
     expect(stored()).toBe(2);
+    expect(clock.pendingTimers()).toBe(0);
     faults.faultFor(attempt());
     faults.flush();
     expect(stored()).toBe(3);
@@ -222,5 +227,25 @@ describe('fault store', () => {
 
   it('is recognised as INVALID_FAULT_RULE', () => {
     expect(isFaultRuleError(new FaultRuleError([{ path: 'x', message: 'y' }]))).toBe(true);
+  });
+});
+
+describe('parseFaultSpec (one-off faults of replays)', () => {
+  it('turns { kind, params } into the executor form, or names the field under fault.', () => {
+    expect(parseFaultSpec({ kind: 'rate_limit', params: { retry_after_ms: 500 } })).toEqual({
+      ok: true,
+      spec: { kind: 'rate_limit', retryAfterMs: 500 },
+    });
+    expect(parseFaultSpec({ kind: 'timeout' })).toEqual({ ok: true, spec: { kind: 'timeout' } });
+    expect(parseFaultSpec({ kind: 'latency', params: { ms: 5, jitter_ms: 2 } })).toEqual({
+      ok: true,
+      spec: { kind: 'latency', ms: 5, jitterMs: 2 },
+    });
+    expect(parseFaultSpec({ kind: 'fail_first', params: { n: 'two' } })).toEqual({
+      ok: false,
+      issues: [{ path: 'fault.params.n', message: expect.any(String) }],
+    });
+    expect(parseFaultSpec({ kind: 'melt' })).toMatchObject({ ok: false, issues: [{ path: 'fault.kind' }] });
+    expect(parseFaultSpec('timeout')).toMatchObject({ ok: false, issues: [{ path: 'fault' }] });
   });
 });

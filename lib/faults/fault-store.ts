@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import picomatch from 'picomatch';
 import type { SqliteDatabase } from '../db/open-database';
+import { type Clock, systemClock, type TimerHandle } from '../executor/clock';
 import { attemptFault, faultApplies } from '../executor/fault-injection';
 import type { FaultRequest, FaultSource } from '../executor/ports';
 import type { AttemptFault, FaultKind, FaultSpec } from '../executor/types';
@@ -78,6 +79,11 @@ export interface FaultStoreOptions {
   now?: () => number;
   /** How long hits and draws wait to be written together (default 1 s). */
   flushDelayMs?: number;
+  /**
+   * The timers that write them: the executor's clock port (tests pass the manual clock). Not
+   * unref'd: hits not yet written keep the process alive until they are, a second at most.
+   */
+  timers?: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
   /** New rule ids (tests); by default `flt_` and 16 random hex digits. */
   newId?: () => string;
   /** Seeds for rules created without one; by default a random 32-bit integer. */
@@ -183,6 +189,7 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
   const { db } = options;
   const now = options.now ?? Date.now;
   const flushDelayMs = options.flushDelayMs ?? 1000;
+  const timers = options.timers ?? systemClock;
   const newId = options.newId ?? (() => `flt_${randomBytes(8).toString('hex')}`);
   const newSeed = options.newSeed ?? (() => randomBytes(4).readUInt32BE(0) % (MAX_SEED + 1));
 
@@ -205,15 +212,15 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
   ).map((row) => compile(fromRow(row)));
 
   const dirty = new Set<FaultRule>();
-  let timer: ReturnType<typeof setTimeout> | null = null;
+  let timer: TimerHandle | null = null;
 
   const writeCounters = db.transaction((changed: FaultRule[]) => {
     for (const rule of changed) counters.run(rule.hits, rule.draws, rule.id);
   });
 
   function flush(): void {
-    if (timer) {
-      clearTimeout(timer);
+    if (timer !== null) {
+      timers.clearTimeout(timer);
       timer = null;
     }
     if (dirty.size === 0) return;
@@ -229,8 +236,8 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
 
   function countersChanged(rule: FaultRule): void {
     dirty.add(rule);
-    if (timer) return;
-    timer = setTimeout(() => {
+    if (timer !== null) return;
+    timer = timers.setTimeout(() => {
       timer = null;
       try {
         flush();
@@ -238,7 +245,6 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
         console.error('[toolscope] could not write fault rule hits; retrying with the next change:', error);
       }
     }, flushDelayMs);
-    timer.unref?.();
   }
 
   function find(id: string): Compiled | undefined {

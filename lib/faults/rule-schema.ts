@@ -217,3 +217,27 @@ export function parsePatch(
   if (Array.isArray(params)) throw new FaultRuleError(params);
   return { ...patch, params };
 }
+
+const oneOffBody = z.object({ kind: fields.kind, params: fields.params.optional() }).strict();
+
+/**
+ * A one-off fault as the replay API takes it, `{ "kind", "params"? }` (params snake_case, as for
+ * rules): the executor's `FaultSpec` for `ExecutionContext.fault`, or the issues, each named
+ * under `prefix` (`fault.kind`, `fault.params.n`).
+ * @example parseFaultSpec({ kind: 'fail_first', params: { n: 2 } }) // { ok: true, spec: { kind: 'fail_first', n: 2 } }
+ */
+export function parseFaultSpec(
+  value: unknown,
+  prefix = 'fault',
+): { ok: true; spec: FaultSpec } | { ok: false; issues: FaultRuleIssue[] } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, issues: [{ path: prefix, message: 'must be an object { "kind", "params"? }' }] };
+  }
+  const parsed = oneOffBody.safeParse(value);
+  if (!parsed.success) return { ok: false, issues: issuesOf(parsed.error, prefix) };
+  const params = checkParams(parsed.data.kind, parsed.data.params);
+  if (Array.isArray(params)) {
+    return { ok: false, issues: params.map((issue) => ({ ...issue, path: `${prefix}.${issue.path}` })) };
+  }
+  return { ok: true, spec: faultSpecOf(parsed.data.kind, params) };
+}
