@@ -5,7 +5,7 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { ApprovalsLive } from '@/components/approvals/approvals-live';
 import { ApprovalsNavLink } from '@/components/approvals/approvals-nav-link';
-import { FaultsNavLink } from '@/components/faults/faults-nav-link';
+import { FaultsNavLink, FaultsPhoneIndicator } from '@/components/faults/faults-nav-link';
 import { NavLink } from '@/components/nav-link';
 import { Providers } from '@/components/providers';
 import { ShortcutsDialog } from '@/components/shortcuts-dialog';
@@ -71,6 +71,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                     <FaultsNavLink initial={faults} />
                   </div>
                   <div className="ml-auto flex shrink-0 items-center gap-1.5 pl-1">
+                    <FaultsPhoneIndicator initial={faults} />
                     <TimeZoneMenu />
                     <ShortcutsDialog />
                     <ThemeToggle />

@@ -200,6 +200,13 @@ test('the navigation shows active rules until "Disable all"; rules switch on and
   await expect(badge).toBeVisible();
   const active = (await listRules(request)).active;
   await expect(badge).toHaveAttribute('data-count', String(active));
+  // On a phone the sections scroll sideways: the header's corner keeps a pill in sight.
+  const phoneBadge = page.getByTestId('faults-phone-badge');
+  await expect(phoneBadge).toBeHidden();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(phoneBadge).toBeVisible();
+  await expect(phoneBadge).toBeInViewport();
+  await page.setViewportSize({ width: 1280, height: 720 });
 
   const faults = new FaultsPage(page);
   await page.getByRole('link', { name: /^Faults/ }).click();
@@ -207,6 +214,7 @@ test('the navigation shows active rules until "Disable all"; rules switch on and
   await expect(faults.bar).toHaveAttribute('data-active', String(active));
   await faults.disableAll.click();
   await expect(badge).toHaveCount(0);
+  await expect(phoneBadge).toHaveCount(0);
   await expect(page.getByTestId('faults-none-active')).toBeVisible();
   const row = faults.row('nav rule');
   await expect(row).toHaveAttribute('data-state', 'disabled');
@@ -249,6 +257,7 @@ test('the navigation shows active rules until "Disable all"; rules switch on and
   await page.getByTestId('faults-reset-confirm').click();
   await expect(faults.empty).toBeVisible();
   await expect(badge).toHaveCount(0);
+  if (SCREENS) await page.screenshot({ path: path.join(SCREENS, 'faults-empty-light.png') });
   expect((await listRules(request)).faults).toHaveLength(0);
 });
 
@@ -331,6 +340,9 @@ test('screenshots of the faults page and a faulted trace', async ({ browser, req
       await faults.goto();
       await expect(faults.rows.first()).toBeVisible();
       await page.screenshot({ path: path.join(SCREENS!, `faults-${theme}.png`), fullPage: true });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.screenshot({ path: path.join(SCREENS!, `faults-${theme}-390.png`), fullPage: true });
+      await page.setViewportSize({ width: 1440, height: 900 });
       await faults.row('slow calculator').getByTestId('fault-edit').click();
       await faults.field('fault-param-ms').fill('lots');
       await faults.field('fault-save').click();

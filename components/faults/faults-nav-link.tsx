@@ -1,6 +1,7 @@
 'use client';
 
 import { Zap } from 'lucide-react';
+import Link from 'next/link';
 import type { FaultRulesJson } from '@/lib/ui/faults';
 import { NavLink } from '../nav-link';
 import { useFaultRules } from './use-fault-rules';
@@ -31,5 +32,26 @@ export function FaultsNavLink({ initial }: { initial?: FaultRulesJson }) {
         )}
       </span>
     </NavLink>
+  );
+}
+
+/**
+ * On a phone the navigation's sections scroll sideways and "Faults" may be out of sight: while
+ * any rule is active this pill stays in the header's fixed corner instead (hidden on wider screens).
+ */
+export function FaultsPhoneIndicator({ initial }: { initial?: FaultRulesJson }) {
+  const { data } = useFaultRules({ initial });
+  const count = data?.active ?? 0;
+  if (count === 0) return null;
+  return (
+    <Link
+      href="/faults"
+      className="inline-flex items-center gap-0.5 rounded-full bg-orange-600 px-1.5 py-0.5 text-[11px] font-semibold tabular-nums text-white sm:hidden dark:bg-orange-500 dark:text-black"
+      aria-label={`${count} active fault ${count === 1 ? 'rule' : 'rules'}`}
+      data-testid="faults-phone-badge"
+    >
+      <Zap size={11} aria-hidden />
+      {count > 99 ? '99+' : count}
+    </Link>
   );
 }

@@ -106,7 +106,8 @@ export function RulesTable({
   }, [selectedId]);
 
   return (
-    <div className="overflow-x-auto rounded border border-line">
+    // relative: the screen-reader-only header text is placed inside the scroller, not far right of the page
+    <div className="relative overflow-x-auto rounded border border-line">
       <table className="w-full border-collapse text-left text-[12px]" data-testid="faults-table">
         <caption className="sr-only">Fault rules, newest first</caption>
         <thead className="bg-subtle text-[11px] uppercase tracking-wide text-fg-muted">
