@@ -184,7 +184,7 @@ export function RulesTable({
                     <span className="text-fg-muted">every session</span>
                   )}
                 </td>
-                <td className={td} data-testid="fault-kind-cell">
+                <td className={`${td} min-w-[14rem]`} data-testid="fault-kind-cell">
                   <span className="inline-flex items-center gap-1 font-mono font-medium">
                     <Zap size={11} className="text-fuchsia-600 dark:text-fuchsia-400" aria-hidden />
                     {rule.kind}
