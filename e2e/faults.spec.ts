@@ -194,6 +194,21 @@ test('the navigation shows active rules until "Disable all"; rules switch on and
     kind: 'error',
     params: { code: 'DOWN' },
   });
+  // The call it breaks says, at its error, that the failure was injected.
+  const broken = await postToolCall(request, {
+    id: unique('call'),
+    name: 'calculator',
+    arguments: { expression: '1+1' },
+    sessionId: session,
+  });
+  expect(broken.status).toBe('failed');
+  expect(broken.error?.code).toBe('DOWN');
+  await new TracePage(page).goto(broken.traceId);
+  await expect(page.getByTestId('error-injected')).toContainText(
+    "Injected by fault rule nav rule (error) — this failure is not the tool's",
+  );
+  await expect(page.getByTestId('attempt-fault')).toContainText('error DOWN');
+
   const traces = new TracesPage(page);
   await traces.goto();
   const badge = faultsBadge(page);
