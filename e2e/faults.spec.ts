@@ -123,7 +123,10 @@ test('a fail_first rule made in the form: three attempts with their backoff, the
     await attempts.nth(0).getByTestId('attempt-fault-rule').click();
     await expect(page).toHaveURL(new RegExp(`/faults\\?rule=${ruleId}`));
     await expect(faults.row('flaky upstream')).toHaveAttribute('aria-selected', 'true');
-    await expect(faults.row('flaky upstream').getByTestId('fault-hits')).not.toHaveAttribute('data-hits', '0');
+    const hits = faults.row('flaky upstream').getByTestId('fault-hits');
+    await expect(hits).toHaveAttribute('data-hits', '2');
+    await faults.row('flaky upstream').getByTestId('fault-hits-reset').click();
+    await expect(hits).toHaveAttribute('data-hits', '0');
 
     // The list's "Fault-injected" filter keeps the faulted call and drops a plain one of the session.
     const plain = await postToolCall(request, {

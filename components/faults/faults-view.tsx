@@ -151,6 +151,14 @@ export function FaultsView({
     },
     [update],
   );
+  const resetHits = (rule: FaultRuleJson) =>
+    update.mutate(
+      { id: rule.id, body: { hits: 0 } },
+      {
+        onSuccess: (saved) => setNotice({ ok: true, text: `Hits of “${saved.name}” reset to 0.` }),
+        onError: (error) => setNotice({ ok: false, text: `Could not reset “${rule.name}”: ${error.message}` }),
+      },
+    );
   const deleteRule = (rule: FaultRuleJson) => {
     setConfirmingId(null);
     remove.mutate(rule.id, {
@@ -371,6 +379,7 @@ export function FaultsView({
           pendingIds={pendingIds}
           onSelect={setSelectedId}
           onToggle={toggle}
+          onResetHits={resetHits}
           onEdit={openEdit}
           onAskDelete={(rule) => {
             setSelectedId(rule.id);

@@ -1,6 +1,6 @@
 'use client';
 
-import { Pencil, Trash2, Zap } from 'lucide-react';
+import { Pencil, RotateCcw, Trash2, Zap } from 'lucide-react';
 import { useEffect, useRef } from 'react';
 import { paramsSummary } from '@/lib/ui/fault-kinds';
 import { type FaultRuleJson, type RuleState, ruleState } from '@/lib/ui/faults';
@@ -44,11 +44,27 @@ function Toggle({ rule, pending, onToggle }: { rule: FaultRuleJson; pending: boo
   );
 }
 
-function Hits({ rule }: { rule: FaultRuleJson }) {
+function Hits({ rule, onReset }: { rule: FaultRuleJson; onReset: () => void }) {
   return (
-    <span className="tabular-nums" data-testid="fault-hits" data-hits={rule.hits}>
-      {rule.hits}
-      {rule.max_hits !== null && <span className="text-fg-muted"> / {rule.max_hits}</span>}
+    <span className="inline-flex items-center gap-1">
+      {/* The reset keeps its place while hidden: a first hit never moves the column. */}
+      <button
+        type="button"
+        onClick={(event) => {
+          event.stopPropagation();
+          onReset();
+        }}
+        className={`rounded p-0.5 text-fg-muted hover:bg-muted hover:text-fg ${rule.hits === 0 ? 'invisible' : ''}`}
+        aria-label={`Reset the hits of ${rule.name}`}
+        title="Reset the hit counter to 0"
+        data-testid="fault-hits-reset"
+      >
+        <RotateCcw size={11} aria-hidden />
+      </button>
+      <span className="tabular-nums" data-testid="fault-hits" data-hits={rule.hits}>
+        {rule.hits}
+        {rule.max_hits !== null && <span className="text-fg-muted"> / {rule.max_hits}</span>}
+      </span>
     </span>
   );
 }
@@ -78,6 +94,7 @@ export function RulesTable({
   pendingIds,
   onSelect,
   onToggle,
+  onResetHits,
   onEdit,
   onAskDelete,
   onDelete,
@@ -91,6 +108,7 @@ export function RulesTable({
   pendingIds: Set<string>;
   onSelect: (id: string) => void;
   onToggle: (rule: FaultRuleJson) => void;
+  onResetHits: (rule: FaultRuleJson) => void;
   onEdit: (rule: FaultRuleJson) => void;
   onAskDelete: (rule: FaultRuleJson) => void;
   onDelete: (rule: FaultRuleJson) => void;
@@ -196,7 +214,7 @@ export function RulesTable({
                   <span className="text-fg-muted"> · {rule.seed ?? '—'}</span>
                 </td>
                 <td className={`${td} whitespace-nowrap text-right`}>
-                  <Hits rule={rule} />
+                  <Hits rule={rule} onReset={() => onResetHits(rule)} />
                 </td>
                 <td className={td}>
                   <Expiry rule={rule} now={now} />
