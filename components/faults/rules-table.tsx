@@ -1,6 +1,7 @@
 'use client';
 
 import { Pencil, RotateCcw, Trash2, Zap } from 'lucide-react';
+import Link from 'next/link';
 import { useEffect, useRef } from 'react';
 import { paramsSummary } from '@/lib/ui/fault-kinds';
 import { type FaultRuleJson, type RuleState, ruleState } from '@/lib/ui/faults';
@@ -195,9 +196,13 @@ export function RulesTable({
                 <td className={`${td} font-mono`}>{rule.tool}</td>
                 <td className={td}>
                   {rule.session_id ? (
-                    <span className="block max-w-[16rem] truncate font-mono" title={rule.session_id}>
+                    <Link
+                      href={`/?session=${encodeURIComponent(rule.session_id)}`}
+                      className="block max-w-[16rem] truncate font-mono text-accent hover:underline"
+                      title={`The calls of session ${rule.session_id}`}
+                    >
                       {rule.session_id}
-                    </span>
+                    </Link>
                   ) : (
                     <span className="text-fg-muted">every session</span>
                   )}
