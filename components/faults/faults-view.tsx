@@ -102,14 +102,11 @@ export function FaultsView({
   const submit = () => {
     const at = Date.now();
     if (form?.mode === 'create') {
-      create.mutate(createBody(draft, at), {
-        onSuccess: (rule) => {
-          closeForm();
-          setSelectedId(rule.id);
-          setNotice({ ok: true, text: `Created “${rule.name}”${rule.active ? ': it is active now' : ''}.` });
-        },
-        onError: showRefusal,
-      });
+      create.mutateAsync(createBody(draft, at)).then((rule) => {
+        closeForm();
+        setSelectedId(rule.id);
+        setNotice({ ok: true, text: `Created “${rule.name}”${rule.active ? ': it is active now' : ''}.` });
+      }, showRefusal);
     } else if (form?.mode === 'edit') {
       if (!editing) {
         setErrors({ other: 'This rule was deleted meanwhile.' });
@@ -120,54 +117,43 @@ export function FaultsView({
         closeForm();
         return;
       }
-      update.mutate(
-        { id: editing.id, body },
-        {
-          onSuccess: (rule) => {
-            closeForm();
-            setNotice({ ok: true, text: `Saved “${rule.name}”.` });
-          },
-          onError: showRefusal,
-        },
-      );
+      update.mutateAsync({ id: editing.id, body }).then((rule) => {
+        closeForm();
+        setNotice({ ok: true, text: `Saved “${rule.name}”.` });
+      }, showRefusal);
     }
   };
 
+  // Writes use mutateAsync: a mutation's per-call callbacks fire for its latest call only,
+  // and a save and a row switched meanwhile (or two rows switched quickly) must each settle.
   const toggle = useCallback(
     (rule: FaultRuleJson) => {
       setPendingIds((ids) => new Set(ids).add(rule.id));
-      update.mutate(
-        { id: rule.id, body: { enabled: !rule.enabled } },
-        {
-          onError: (error) => setNotice({ ok: false, text: `Could not change “${rule.name}”: ${error.message}` }),
-          onSettled: () =>
-            setPendingIds((ids) => {
-              const next = new Set(ids);
-              next.delete(rule.id);
-              return next;
-            }),
-        },
-      );
+      update
+        .mutateAsync({ id: rule.id, body: { enabled: !rule.enabled } })
+        .catch((error: Error) => setNotice({ ok: false, text: `Could not change “${rule.name}”: ${error.message}` }))
+        .finally(() =>
+          setPendingIds((ids) => {
+            const next = new Set(ids);
+            next.delete(rule.id);
+            return next;
+          }),
+        );
     },
     [update],
   );
   const resetHits = (rule: FaultRuleJson) =>
-    update.mutate(
-      { id: rule.id, body: { hits: 0 } },
-      {
-        onSuccess: (saved) => setNotice({ ok: true, text: `Hits of “${saved.name}” reset to 0.` }),
-        onError: (error) => setNotice({ ok: false, text: `Could not reset “${rule.name}”: ${error.message}` }),
-      },
+    update.mutateAsync({ id: rule.id, body: { hits: 0 } }).then(
+      (saved) => setNotice({ ok: true, text: `Hits of “${saved.name}” reset to 0.` }),
+      (error: Error) => setNotice({ ok: false, text: `Could not reset “${rule.name}”: ${error.message}` }),
     );
   const deleteRule = (rule: FaultRuleJson) => {
     setConfirmingId(null);
-    remove.mutate(rule.id, {
-      onSuccess: () => {
-        setNotice({ ok: true, text: `Deleted “${rule.name}”.` });
-        if (form?.mode === 'edit' && form.id === rule.id) closeForm();
-      },
-      onError: (error) => setNotice({ ok: false, text: `Could not delete “${rule.name}”: ${error.message}` }),
-    });
+    if (form?.mode === 'edit' && form.id === rule.id) closeForm();
+    remove.mutateAsync(rule.id).then(
+      () => setNotice({ ok: true, text: `Deleted “${rule.name}”.` }),
+      (error: Error) => setNotice({ ok: false, text: `Could not delete “${rule.name}”: ${error.message}` }),
+    );
   };
   const runDisableAll = () =>
     disableAll.mutate(undefined, {
