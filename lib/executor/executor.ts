@@ -5,6 +5,7 @@ import { type Clock, systemClock } from './clock';
 import { errorData } from './errors';
 import { type BatchOptions, executeBatch } from './execute-batch';
 import { createExecuteStage } from './execute-stage';
+import { describeAttempts } from './fault-injection';
 import { LiveCall } from './live-call';
 import { DEFAULT_OUTPUT_LIMITS, type OutputLimits } from './normalize';
 import { runNormalizeStage } from './normalize-stage';
@@ -181,7 +182,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       stages.begin('execute');
       let outcome = executeStage.run({ tool, input: permission.input, live, t0 });
       if (outcome instanceof Promise) outcome = await outcome;
-      const attemptsNote = record.attempts.length === 1 ? '1 attempt' : `${record.attempts.length} attempts`;
+      const attemptsNote = describeAttempts(record.attempts, record.flags.faulted);
       if (!outcome.ok) {
         const { error } = outcome;
         stages.end('failed', joinDetail([`${error.code}: ${error.message}`, attemptsNote, ...outcome.notes]));

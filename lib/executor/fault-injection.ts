@@ -1,7 +1,7 @@
 import { type Clock, sleep } from './clock';
 import { ToolError } from './errors';
 import { isProcessOutput, processOutput } from './process-output';
-import type { AnyTool, AttemptFault, FaultSpec, ToolContext, ToolErrorData } from './types';
+import type { AnyTool, Attempt, AttemptFault, FaultSpec, ToolContext, ToolErrorData } from './types';
 
 /** The code of the retryable failures `fail_first` injects. */
 export const INJECTED_FAILURE_CODE = 'INJECTED_FAILURE';
@@ -114,8 +114,10 @@ export function corruptOutput(value: unknown, fault: Extract<FaultSpec, { kind: 
  * - latency: waits `ms` (the real delay, jitter included) on the attempt's signal, then runs the
  *   tool; the wait counts inside the attempt's timeout;
  * - timeout: hangs until the attempt's deadline aborts it;
- * - error / fail_first / rate_limit: throws the error a failing tool would (retryable or not;
- *   rate_limit with `details.retryAfterMs`, which the backoff honours);
+ * - error: throws `code` and `message`; retryable only when `retryable` says so (then a
+ *   temporary error, else a business one);
+ * - fail_first / rate_limit: throw a retryable, temporary error (rate_limit a 429 with
+ *   `details.retryAfterMs`, which the backoff honours);
  * - exit_code: answers like a process that failed (exit code, stderr), without running the tool;
  * - corrupt_output: runs the tool, then corrupts what it returned (output validation then sees it).
  * Async so synchronous throws become rejections.
@@ -167,4 +169,24 @@ export async function invokeWithFault(
     case 'corrupt_output':
       return corruptOutput(await tool.execute(input, ctx), fault);
   }
+}
+
+/**
+ * The execute stage's count of attempts, saying how many had a fault injected and by what, so
+ * the stage list never shows a faulted call as an ordinary one: `3 attempts, 2 with an injected
+ * fault (fault rule "flaky search")`.
+ */
+export function describeAttempts(attempts: readonly Attempt[], faulted: boolean): string {
+  const count = attempts.length === 1 ? '1 attempt' : `${attempts.length} attempts`;
+  if (!faulted) return count;
+  const origins = new Set<string>();
+  let injected = 0;
+  for (const attempt of attempts) {
+    if (!attempt.fault) continue;
+    injected++;
+    origins.add(faultOrigin(attempt.fault));
+  }
+  if (injected === 0) return count;
+  const which = injected === attempts.length ? (injected === 1 ? '' : 'all ') : `${injected} `;
+  return `${count}, ${which}with an injected fault (${[...origins].join(', ')})`;
 }

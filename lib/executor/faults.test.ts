@@ -136,6 +136,9 @@ describe('fault kinds', () => {
     expect(result.error).toMatchObject({ code: 'UPSTREAM_DOWN', kind: 'business', retryable: false });
     expect(result.error?.message).toBe('Injected fault (fault rule "broken", error): The API is down.');
     expect(result.error?.details?.injectedFault).toMatchObject({ ruleName: 'broken', kind: 'error' });
+    expect(store.get(result.traceId)?.stages.find((s) => s.name === 'execute')?.detail).toMatch(
+      /; 1 attempt, with an injected fault \(fault rule "broken"\)$/,
+    );
     expect(store.get(result.traceId)?.attempts).toHaveLength(1);
     expect(store.get(result.traceId)?.modelMessage).toContain('Injected fault (fault rule "broken"');
     expect(runs).toBe(0);
@@ -164,6 +167,9 @@ describe('fault kinds', () => {
     expect(attempts[0]?.error).toMatchObject({ code: 'INJECTED_FAILURE', retryable: true, kind: 'temporary' });
     expect(attempts[0]?.error?.message).toContain('Injected fault (fault rule "flaky search", fail_first)');
     expect(result.metadata.faulted).toBe(true);
+    expect(store.get(result.traceId)?.stages.find((s) => s.name === 'execute')?.detail).toBe(
+      '3 attempts, 2 with an injected fault (fault rule "flaky search")',
+    );
     expect(faults.get(rule.id)?.hits).toBe(2);
     expect(runs).toBe(1);
   });
@@ -411,6 +417,26 @@ describe('fault rules and the pipeline', () => {
     expect(faults.idle()).toBe(true);
     faults.create({ name: 'x', tool: 'y', kind: 'timeout' });
     expect(faults.idle()).toBe(false);
+  });
+
+  it('a cancellation during an injected delay or hang ends the attempt cancelled, not marked injected', async () => {
+    const { faults, executor, clock, store } = setup();
+    faults.create({ name: 'slow', tool: 'http_search', kind: 'latency', params: { ms: 500 } });
+    faults.create({ name: 'hang', tool: 'echo', kind: 'timeout' });
+    const slow = executor.execute(q());
+    const hung = executor.execute({ name: 'echo', arguments: { text: 'x' } });
+    await clock.advance(100);
+    const ids = executor.inFlightIds();
+    expect(ids).toHaveLength(2);
+    for (const id of ids) await executor.cancel(id, { by: 'test' });
+    for (const result of [await slow, await hung]) {
+      expect(result.status).toBe('cancelled');
+      expect(result.error?.message).not.toContain('Injected fault');
+      expect(store.get(result.traceId)?.attempts.map((a) => a.outcome)).toEqual(['cancelled']);
+    }
+    expect(runs).toBe(0);
+    faults.flush(); // its batched hit write is the one timer left
+    expect(clock.pendingTimers()).toBe(0);
   });
 
   it('a call no rule matches runs as usual, with no fault recorded', async () => {

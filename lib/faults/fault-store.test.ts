@@ -225,6 +225,27 @@ describe('fault store', () => {
     expect(faults.list().find((r) => r.name === 'never')?.draws).toBe(0);
   });
 
+  it('leaves out (and logs) a stored row that is not a valid rule, keeping the others', () => {
+    const file = dbFile();
+    let { db, faults } = openStore(file);
+    const good = faults.create({ name: 'good', tool: 'echo', kind: 'timeout' });
+    const bad = faults.create({ name: 'bad', tool: 'echo', kind: 'timeout' });
+    db.prepare("UPDATE fault_rules SET kind = 'melt' WHERE id = ?").run(bad.id);
+    faults.close();
+    db.close();
+    const errors: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void errors.push(args[0]);
+    try {
+      ({ db, faults } = openStore(file));
+    } finally {
+      console.error = original;
+    }
+    expect(faults.list().map((r) => r.id)).toEqual([good.id]);
+    expect(String(errors[0])).toContain(`fault rule ${bad.id} (bad) is not a valid rule`);
+    expect(faults.faultFor(attempt())?.ruleId).toBe(good.id);
+  });
+
   it('is recognised as INVALID_FAULT_RULE', () => {
     expect(isFaultRuleError(new FaultRuleError([{ path: 'x', message: 'y' }]))).toBe(true);
   });

@@ -1,47 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import picomatch from 'picomatch';
 import type { SqliteDatabase } from '../db/open-database';
 import { type Clock, systemClock, type TimerHandle } from '../executor/clock';
-import { attemptFault, faultApplies } from '../executor/fault-injection';
 import type { FaultRequest, FaultSource } from '../executor/ports';
-import type { AttemptFault, FaultKind, FaultSpec } from '../executor/types';
-import { drawAt, MAX_SEED } from './prng';
-import { type FaultParams, FaultRuleError, faultSpecOf, parseCreate, parsePatch } from './rule-schema';
+import type { AttemptFault } from '../executor/types';
+import { type CompiledRule, compileRule, type FaultRule, isActive, pickFault } from './fault-rule';
+import { createFaultRuleRows } from './fault-rule-rows';
+import { MAX_SEED } from './prng';
+import { parseCreate, parsePatch } from './rule-schema';
 
-/** A fault rule as the Faults page and the API show it (camelCase; the API answers it snake_case). */
-export interface FaultRule {
-  /** `flt_` and 16 hex digits. */
-  id: string;
-  name: string;
-  enabled: boolean;
-  /** A tool name, or a picomatch glob over tool names (`http_*`). */
-  tool: string;
-  /** Only calls of this session; null for every session. */
-  sessionId: string | null;
-  kind: FaultKind;
-  /** The kind's params as the API takes them (snake_case). */
-  params: FaultParams;
-  /** 0..1: the chance the rule fires on an attempt it matches. */
-  probability: number;
-  seed: number;
-  /** Draws taken from the rule's generator so far. */
-  draws: number;
-  maxHits: number | null;
-  hits: number;
-  /** Epoch ms; null for never. */
-  expiresAt: number | null;
-  createdAt: number;
-  updatedAt: number;
-}
-
-/** Whether a rule can fire now: enabled, not expired, under its maximum hits. */
-export function isActive(rule: FaultRule, now: number): boolean {
-  return (
-    rule.enabled &&
-    (rule.expiresAt === null || now < rule.expiresAt) &&
-    (rule.maxHits === null || rule.hits < rule.maxHits)
-  );
-}
+export { type FaultRule, isActive } from './fault-rule';
 
 /**
  * The fault rules: kept in memory, persisted in `fault_rules`, and the executor's `FaultSource`.
@@ -90,100 +57,12 @@ export interface FaultStoreOptions {
   newSeed?: () => number;
 }
 
-interface Row {
-  id: string;
-  name: string;
-  enabled: number;
-  tool: string;
-  session_id: string | null;
-  kind: string;
-  params: string;
-  probability: number;
-  seed: number;
-  draws: number;
-  max_hits: number | null;
-  hits: number;
-  expires_at: number | null;
-  created_at: number;
-  updated_at: number;
-}
-
-/** A rule ready for the hot path: its tool matcher compiled, its fault in the executor's form. */
-interface Compiled {
-  rule: FaultRule;
-  matches: (tool: string) => boolean;
-  spec: FaultSpec;
-}
-
-const COLUMNS =
-  'id, name, enabled, tool, session_id, kind, params, probability, seed, draws, max_hits, hits, expires_at, created_at, updated_at';
-
-function compileTool(tool: string): (name: string) => boolean {
-  if (!/[*?[\]{}()!+@]/.test(tool)) return (name) => name === tool;
-  try {
-    return picomatch(tool);
-  } catch (error) {
-    throw new FaultRuleError([{ path: 'tool', message: `not a valid glob: ${(error as Error).message}` }]);
-  }
-}
-
-function compile(rule: FaultRule): Compiled {
-  return { rule, matches: compileTool(rule.tool), spec: faultSpecOf(rule.kind, rule.params) };
-}
-
-function fromRow(row: Row): FaultRule {
-  return {
-    id: row.id,
-    name: row.name,
-    enabled: row.enabled === 1,
-    tool: row.tool,
-    sessionId: row.session_id,
-    kind: row.kind as FaultKind,
-    params: JSON.parse(row.params) as FaultParams,
-    probability: row.probability,
-    seed: row.seed,
-    draws: row.draws,
-    maxHits: row.max_hits,
-    hits: row.hits,
-    expiresAt: row.expires_at,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function toRow(rule: FaultRule): Row {
-  return {
-    id: rule.id,
-    name: rule.name,
-    enabled: rule.enabled ? 1 : 0,
-    tool: rule.tool,
-    session_id: rule.sessionId,
-    kind: rule.kind,
-    params: JSON.stringify(rule.params),
-    probability: rule.probability,
-    seed: rule.seed,
-    draws: rule.draws,
-    max_hits: rule.maxHits,
-    hits: rule.hits,
-    expires_at: rule.expiresAt,
-    created_at: rule.createdAt,
-    updated_at: rule.updatedAt,
-  };
-}
-
 const copy = (rule: FaultRule): FaultRule => ({ ...rule, params: structuredClone(rule.params) });
 
 /**
  * Opens the fault rules stored in `db` (table `fault_rules`, migration 0007).
- *
- * Matching, per attempt (`faultFor`): rules are tried in creation order; a rule applies when it
- * is enabled, not expired (on `now`), under `max_hits`, its tool name or glob matches the
- * attempt's tool, its session (if any) is the call's, and its kind touches that attempt
- * (`fail_first` only the call's first `n`). A rule with probability 1 fires without a draw; one
- * below 1 takes the next draw of its seeded generator and fires when the draw is below its
- * probability. The first rule that fires wins: its hit is counted and later rules are not asked
- * (they take no draw). Latency's jitter is the rule's next draw. So the same seeds and the same
- * calls give the same faults, across restarts too (draws are persisted).
+ * Matching is `pickFault` (`fault-rule.ts`): rules in creation order, the first that fires wins.
+ * The same seeds and the same calls give the same faults, across restarts too (draws persist).
  */
 export function createFaultStore(options: FaultStoreOptions): FaultStore {
   const { db } = options;
@@ -193,30 +72,13 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
   const newId = options.newId ?? (() => `flt_${randomBytes(8).toString('hex')}`);
   const newSeed = options.newSeed ?? (() => randomBytes(4).readUInt32BE(0) % (MAX_SEED + 1));
 
-  const insert = db.prepare(
-    `INSERT INTO fault_rules (${COLUMNS}) VALUES (@id, @name, @enabled, @tool, @session_id, @kind, @params, @probability, @seed, @draws, @max_hits, @hits, @expires_at, @created_at, @updated_at)`,
-  );
-  const replace = db.prepare(
-    `UPDATE fault_rules SET name = @name, enabled = @enabled, tool = @tool, session_id = @session_id, kind = @kind,
-     params = @params, probability = @probability, seed = @seed, draws = @draws, max_hits = @max_hits, hits = @hits,
-     expires_at = @expires_at, updated_at = @updated_at WHERE id = @id`,
-  );
-  const remove = db.prepare('DELETE FROM fault_rules WHERE id = ?');
-  const removeAll = db.prepare('DELETE FROM fault_rules');
-  const counters = db.prepare('UPDATE fault_rules SET hits = ?, draws = ? WHERE id = ?');
-  const disable = db.prepare('UPDATE fault_rules SET enabled = 0, updated_at = ? WHERE enabled = 1');
+  const rows = createFaultRuleRows(db);
 
-  // Creation order (rowid breaks ties within a millisecond): the order rules are tried in.
-  let rules: Compiled[] = (
-    db.prepare(`SELECT ${COLUMNS} FROM fault_rules ORDER BY created_at, rowid`).all() as Row[]
-  ).map((row) => compile(fromRow(row)));
+  // Creation order: the order rules are tried in.
+  let rules: CompiledRule[] = rows.load().map(compileRule);
 
   const dirty = new Set<FaultRule>();
   let timer: TimerHandle | null = null;
-
-  const writeCounters = db.transaction((changed: FaultRule[]) => {
-    for (const rule of changed) counters.run(rule.hits, rule.draws, rule.id);
-  });
 
   function flush(): void {
     if (timer !== null) {
@@ -227,7 +89,7 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
     const changed = [...dirty];
     dirty.clear();
     try {
-      writeCounters(changed);
+      rows.writeCounters(changed);
     } catch (error) {
       for (const rule of changed) dirty.add(rule);
       throw error;
@@ -247,36 +109,12 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
     }, flushDelayMs);
   }
 
-  function find(id: string): Compiled | undefined {
+  function find(id: string): CompiledRule | undefined {
     return rules.find((c) => c.rule.id === id);
   }
 
-  function nextDraw(rule: FaultRule): number {
-    const value = drawAt(rule.seed, rule.draws);
-    rule.draws++;
-    return value;
-  }
-
   function faultFor(request: FaultRequest): AttemptFault | null {
-    if (rules.length === 0) return null;
-    const at = now();
-    for (const { rule, matches, spec } of rules) {
-      if (!rule.enabled) continue;
-      if (rule.sessionId !== null && rule.sessionId !== request.sessionId) continue;
-      if (rule.expiresAt !== null && at >= rule.expiresAt) continue;
-      if (rule.maxHits !== null && rule.hits >= rule.maxHits) continue;
-      if (!matches(request.tool) || !faultApplies(spec, request.attempt)) continue;
-      if (rule.probability < 1) {
-        if (rule.probability <= 0) continue;
-        const draw = nextDraw(rule);
-        countersChanged(rule);
-        if (draw >= rule.probability) continue;
-      }
-      rule.hits++;
-      countersChanged(rule);
-      return attemptFault(spec, { id: rule.id, name: rule.name }, () => nextDraw(rule));
-    }
-    return null;
+    return rules.length === 0 ? null : pickFault(rules, request, now(), countersChanged);
   }
 
   return {
@@ -307,8 +145,8 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
         createdAt: at,
         updatedAt: at,
       };
-      const compiled = compile(rule);
-      insert.run(toRow(rule));
+      const compiled = compileRule(rule);
+      rows.insert(rule);
       rules = [...rules, compiled];
       return copy(rule);
     },
@@ -336,8 +174,8 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
         next.draws = 0;
       }
       if (patch.hits === 0) next.hits = 0;
-      const compiled = compile(next);
-      replace.run(toRow(next));
+      const compiled = compileRule(next);
+      rows.replace(next);
       dirty.delete(current);
       rules = rules.map((c) => (c === found ? compiled : c));
       return copy(next);
@@ -345,14 +183,14 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
     delete(id) {
       const found = find(id);
       if (!found) return false;
-      remove.run(id);
+      rows.remove(id);
       dirty.delete(found.rule);
       rules = rules.filter((c) => c !== found);
       return true;
     },
     reset() {
       const count = rules.length;
-      removeAll.run();
+      rows.removeAll();
       dirty.clear();
       rules = [];
       return count;
@@ -360,7 +198,7 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
     disableAll() {
       const at = now();
       const enabled = rules.filter((c) => c.rule.enabled);
-      disable.run(at);
+      rows.disableAll(at);
       for (const c of enabled) {
         c.rule.enabled = false;
         c.rule.updatedAt = at;
