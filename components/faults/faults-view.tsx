@@ -1,25 +1,20 @@
 'use client';
 
-import { Ban, Plus, Search, Trash2, Zap } from 'lucide-react';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import { type FaultRuleJson, type FaultRulesJson, isFaultApiError } from '@/lib/ui/faults';
-import { isTypingTarget } from '../shortcuts-dialog';
 import { createBody, draftFromRule, emptyDraft, errorsByField, type FaultDraft, patchBody } from './fault-draft';
+import { FaultsBar } from './faults-bar';
 import { FaultsEmpty } from './faults-empty';
+import { FaultsNotice, useNotice } from './faults-notice';
 import { RuleForm } from './rule-form';
 import { RulesTable } from './rules-table';
 import { useFaultMutations, useFaultRules } from './use-fault-rules';
+import { useFaultsKeys } from './use-faults-keys';
 
 /** While the page is visible the rules (hit counters) are read this often. */
 const PAGE_POLL_MS = 2_000;
-/** How long the outcome of an action stays on screen. */
-const NOTICE_MS = 5_000;
 
 type FormState = { mode: 'create' } | { mode: 'edit'; id: string } | null;
-
-function Kbd({ children }: { children: string }) {
-  return <kbd className="rounded border border-line bg-bg px-1 font-mono text-[11px]">{children}</kbd>;
-}
 
 /** Whether the rule matches the filter text (name, id, tool, session, kind). */
 function matches(rule: FaultRuleJson, text: string): boolean {
@@ -67,13 +62,12 @@ export function FaultsView({
   const [confirmingId, setConfirmingId] = useState<string | null>(null);
   const [confirmReset, setConfirmReset] = useState(false);
   const [pendingIds, setPendingIds] = useState<Set<string>>(() => new Set());
-  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+  const [notice, setNotice] = useNotice();
   const firstField = useRef<HTMLInputElement>(null);
   const filterInput = useRef<HTMLInputElement>(null);
 
   const shown = useMemo(() => rules.filter((rule) => matches(rule, filter.trim())), [rules, filter]);
   const editing = form?.mode === 'edit' ? (rules.find((r) => r.id === form.id) ?? null) : null;
-  const enabledCount = rules.filter((r) => r.enabled).length;
 
   const openCreate = useCallback(() => {
     setForm({ mode: 'create' });
@@ -140,7 +134,7 @@ export function FaultsView({
           }),
         );
     },
-    [update],
+    [update, setNotice],
   );
   const resetHits = (rule: FaultRuleJson) =>
     update.mutateAsync({ id: rule.id, body: { hits: 0 } }).then(
@@ -172,57 +166,26 @@ export function FaultsView({
     });
   };
 
-  // A notice says what just happened, then goes.
-  useEffect(() => {
-    if (!notice) return;
-    const timer = setTimeout(() => setNotice(null), NOTICE_MS);
-    return () => clearTimeout(timer);
-  }, [notice]);
-
   const selected = shown.find((r) => r.id === selectedId) ?? null;
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (event.metaKey || event.ctrlKey || event.altKey) return;
-      if (isTypingTarget(event.target) || document.querySelector('dialog[open]')) return;
-      const move = (step: number) => {
-        if (shown.length === 0) return;
-        const at = shown.findIndex((r) => r.id === selectedId);
-        const next = at === -1 ? (step > 0 ? 0 : shown.length - 1) : Math.min(shown.length - 1, Math.max(0, at + step));
-        setSelectedId(shown[next]?.id ?? null);
-        setConfirmingId(null);
-      };
-      const ask = () => selected && setConfirmingId(selected.id);
-      const dismiss = () => {
-        setConfirmingId(null);
-        setConfirmReset(false);
-        if (form) closeForm();
-      };
-      const actions: Record<string, () => void> = {
-        n: openCreate,
-        '/': () => filterInput.current?.focus(),
-        j: () => move(1),
-        k: () => move(-1),
-        e: () => selected && openEdit(selected),
-        t: () => selected && toggle(selected),
-        d: ask,
-        delete: ask,
-        escape: dismiss,
-      };
-      const action = event.shiftKey ? undefined : actions[event.key.length === 1 ? event.key : event.key.toLowerCase()];
-      if (!action) return;
-      event.preventDefault();
-      action();
-    };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, [shown, selectedId, selected, openCreate, openEdit, toggle, form, closeForm]);
-
-  const barTone =
-    active > 0
-      ? 'border-orange-300 bg-orange-50 dark:border-orange-800 dark:bg-orange-950/40'
-      : 'border-line bg-subtle';
-  const button =
-    'inline-flex items-center gap-1 rounded border border-line bg-bg px-2 py-0.5 text-fg hover:bg-muted disabled:opacity-50';
+  useFaultsKeys({
+    create: openCreate,
+    filter: () => filterInput.current?.focus(),
+    move: (step) => {
+      if (shown.length === 0) return;
+      const at = shown.findIndex((r) => r.id === selectedId);
+      const next = at === -1 ? (step > 0 ? 0 : shown.length - 1) : Math.min(shown.length - 1, Math.max(0, at + step));
+      setSelectedId(shown[next]?.id ?? null);
+      setConfirmingId(null);
+    },
+    edit: () => selected && openEdit(selected),
+    toggle: () => selected && toggle(selected),
+    remove: () => selected && setConfirmingId(selected.id),
+    dismiss: () => {
+      setConfirmingId(null);
+      setConfirmReset(false);
+      if (form) closeForm();
+    },
+  });
 
   return (
     <div className="flex flex-col gap-3" data-testid="faults-page">
@@ -235,101 +198,21 @@ export function FaultsView({
         </p>
       </div>
 
-      <div
-        className={`sticky top-11 z-20 flex flex-wrap items-center gap-2 rounded border px-2 py-1.5 text-[12px] ${barTone}`}
-        data-testid="faults-bar"
-        data-active={active}
-      >
-        {active > 0 ? (
-          <span className="inline-flex items-center gap-1 font-medium text-orange-800 dark:text-orange-300">
-            <Zap size={13} aria-hidden />
-            {active} of {rules.length} {rules.length === 1 ? 'rule' : 'rules'} active: matching calls are being broken
-            on purpose.
-          </span>
-        ) : (
-          <span className="text-fg-muted" data-testid="faults-none-active">
-            {rules.length === 0
-              ? 'No fault rules: tools run normally.'
-              : `No rule is active (${rules.length} ${rules.length === 1 ? 'rule' : 'rules'}): tools run normally.`}
-          </span>
-        )}
-        <span className="ml-auto flex flex-wrap items-center gap-1.5">
-          <span className="hidden text-fg-muted lg:inline">
-            <Kbd>n</Kbd> new · <Kbd>/</Kbd> filter · <Kbd>j</Kbd>
-            <Kbd>k</Kbd> select · <Kbd>e</Kbd> edit · <Kbd>t</Kbd> on/off · <Kbd>d</Kbd> delete
-          </span>
-          <span className="relative flex items-center">
-            <Search size={12} className="pointer-events-none absolute left-1.5 text-fg-muted" aria-hidden />
-            <input
-              ref={filterInput}
-              type="search"
-              value={filter}
-              onChange={(e) => setFilter(e.target.value)}
-              onKeyDown={(e) => {
-                if (e.key !== 'Escape') return;
-                // Chrome clears a search field on Escape; here Escape only leaves it, the filter stays.
-                e.preventDefault();
-                e.currentTarget.blur();
-              }}
-              placeholder="Filter rules (/)"
-              aria-label="Filter rules by name, tool, session or kind"
-              className="h-6 w-44 rounded border border-line bg-bg pl-5 pr-1 text-[12px] placeholder:text-fg-muted"
-              data-testid="faults-filter"
-            />
-          </span>
-          <button type="button" onClick={openCreate} className={button} data-testid="fault-new" title="New rule (n)">
-            <Plus size={13} aria-hidden />
-            New rule
-          </button>
-          <button
-            type="button"
-            onClick={runDisableAll}
-            disabled={enabledCount === 0 || disableAll.isPending}
-            className={button}
-            data-testid="faults-disable-all"
-            title="Switch every rule off (they stay, to switch on again)"
-          >
-            <Ban size={13} aria-hidden />
-            Disable all
-          </button>
-          {confirmReset ? (
-            <span className="inline-flex items-center gap-1">
-              <button
-                type="button"
-                onClick={runReset}
-                onKeyDown={(e) => e.key === 'Escape' && setConfirmReset(false)}
-                // biome-ignore lint/a11y/noAutofocus: the confirmation is what the user just asked for.
-                autoFocus
-                className="inline-flex items-center gap-1 rounded border border-red-400 bg-red-50 px-2 py-0.5 font-medium text-red-800 hover:bg-red-100 dark:border-red-800 dark:bg-red-950/50 dark:text-red-300"
-                data-testid="faults-reset-confirm"
-              >
-                <Trash2 size={13} aria-hidden />
-                Delete all {rules.length}
-              </button>
-              <button
-                type="button"
-                onClick={() => setConfirmReset(false)}
-                className={button}
-                data-testid="faults-reset-cancel"
-              >
-                Keep
-              </button>
-            </span>
-          ) : (
-            <button
-              type="button"
-              onClick={() => setConfirmReset(true)}
-              disabled={rules.length === 0 || reset.isPending}
-              className={`${button} hover:text-red-700 dark:hover:text-red-300`}
-              data-testid="faults-reset"
-              title="Delete every rule (asks first)"
-            >
-              <Trash2 size={13} aria-hidden />
-              Delete all…
-            </button>
-          )}
-        </span>
-      </div>
+      <FaultsBar
+        active={active}
+        total={rules.length}
+        enabled={rules.filter((r) => r.enabled).length}
+        filter={filter}
+        onFilter={setFilter}
+        filterInput={filterInput}
+        onCreate={openCreate}
+        onDisableAll={runDisableAll}
+        disabling={disableAll.isPending}
+        onDeleteAll={runReset}
+        deleting={reset.isPending}
+        confirmingDeleteAll={confirmReset}
+        onConfirmDeleteAll={setConfirmReset}
+      />
 
       {form ? (
         <RuleForm
@@ -375,22 +258,7 @@ export function FaultsView({
           onCancelDelete={() => setConfirmingId(null)}
         />
       )}
-      {/* Outcomes float over the page: the bar and the table never move when one appears. */}
-      <div className="pointer-events-none fixed bottom-4 right-4 z-40" aria-live="polite">
-        {notice ? (
-          <p
-            role="status"
-            className={`rounded border px-3 py-1.5 text-[12px] shadow-lg ${
-              notice.ok
-                ? 'border-line bg-bg text-fg'
-                : 'border-red-300 bg-red-50 text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-300'
-            }`}
-            data-testid="faults-notice"
-          >
-            {notice.text}
-          </p>
-        ) : null}
-      </div>
+      <FaultsNotice notice={notice} />
       {query.isError ? (
         <p role="alert" className="text-[12px] text-red-700 dark:text-red-300" data-testid="faults-load-error">
           Could not read the rules again: {query.error.message}. Showing the last known state.
