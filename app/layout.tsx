@@ -68,10 +68,10 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                     <NavLink href="/tools">Tools</NavLink>
                     <ApprovalsNavLink />
                     <NavLink href="/policy">Policy</NavLink>
-                    <FaultsNavLink initial={faults} />
+                    <FaultsNavLink initial={faults} renderedAt={renderedAt} />
                   </div>
                   <div className="ml-auto flex shrink-0 items-center gap-1.5 pl-1">
-                    <FaultsPhoneIndicator initial={faults} />
+                    <FaultsPhoneIndicator initial={faults} renderedAt={renderedAt} />
                     <TimeZoneMenu />
                     <ShortcutsDialog />
                     <ThemeToggle />

@@ -9,10 +9,10 @@ import { useFaultRules } from './use-fault-rules';
 /**
  * "Faults" in the navigation, on every page. While any rule is active it carries a warning badge
  * with their count: a debugger that silently breaks tools is a trap. `initial` is the server's
- * count at first paint, so the badge never appears late.
+ * snapshot at `renderedAt`, so the badge is there at first paint, never late.
  */
-export function FaultsNavLink({ initial }: { initial?: FaultRulesJson }) {
-  const { data } = useFaultRules({ initial });
+export function FaultsNavLink({ initial, renderedAt }: { initial?: FaultRulesJson; renderedAt?: number }) {
+  const { data } = useFaultRules({ initial, renderedAt });
   const count = data?.active ?? 0;
   return (
     <NavLink href="/faults">
@@ -39,8 +39,8 @@ export function FaultsNavLink({ initial }: { initial?: FaultRulesJson }) {
  * On a phone the navigation's sections scroll sideways and "Faults" may be out of sight: while
  * any rule is active this pill stays in the header's fixed corner instead (hidden on wider screens).
  */
-export function FaultsPhoneIndicator({ initial }: { initial?: FaultRulesJson }) {
-  const { data } = useFaultRules({ initial });
+export function FaultsPhoneIndicator({ initial, renderedAt }: { initial?: FaultRulesJson; renderedAt?: number }) {
+  const { data } = useFaultRules({ initial, renderedAt });
   const count = data?.active ?? 0;
   if (count === 0) return null;
   return (
