@@ -1,4 +1,3 @@
-import 'server-only';
 import { faultRuleJson } from '@/lib/api/faults';
 import type { Toolscope } from '@/lib/server/create-toolscope';
 import type { FaultRulesJson } from '@/lib/ui/faults';
