@@ -65,9 +65,14 @@ test('a fail_first rule made in the form: three attempts with their backoff, the
     await expect(faults.form).toBeVisible();
     await expect(faults.field('fault-name')).toBeFocused();
     await faults.field('fault-name').fill('flaky upstream');
-    await faults.field('fault-tool').fill('http_*');
     await faults.field('fault-kind').selectOption('fail_first');
     await expect(page.getByTestId('fault-kind-help')).toContainText('first n attempts fail');
+    // The calculator makes one attempt per call: failing the first two would fail every call.
+    await faults.field('fault-tool').fill('calculator');
+    await faults.field('fault-param-n').fill('2');
+    await expect(faults.field('fault-warning')).toContainText('calculator makes at most 1 attempt per call');
+    await faults.field('fault-tool').fill('http_*');
+    await expect(faults.field('fault-warning')).toHaveCount(0);
     await faults.field('fault-param-n').fill('0');
     await faults.field('fault-more-toggle').click();
     await faults.field('fault-session').fill(session);

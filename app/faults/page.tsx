@@ -10,16 +10,16 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
 
 /**
  * The fault rules with their hit counters, rendered from the rules as they are now (the API's
- * JSON), then kept live in the browser. The registered tools' names go along for the form's
- * target suggestions; `?rule=<id>` (a trace's fault badge) highlights that rule.
+ * JSON), then kept live in the browser. The registered tools (name, attempts allowed) go along
+ * for the form's target suggestions and its warnings; `?rule=<id>` (a trace's fault badge) highlights that rule.
  */
 export default async function FaultsPage({ searchParams }: Props) {
   const ts = getToolscope();
   const rule = (await searchParams).rule;
   const tools = ts.executor.registry
     .list()
-    .map((tool) => tool.name)
-    .sort();
+    .map((tool) => ({ name: tool.name, maxAttempts: tool.retry.maxAttempts }))
+    .sort((a, b) => a.name.localeCompare(b.name));
   return (
     <FaultsView
       initial={faultRulesSnapshot(ts)}

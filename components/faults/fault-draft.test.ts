@@ -7,6 +7,7 @@ import {
   emptyDraft,
   errorsByField,
   type FaultDraft,
+  failFirstWarning,
   paramsOf,
   patchBody,
 } from './fault-draft';
@@ -191,5 +192,27 @@ describe('the fault rule form', () => {
       message: '',
       retryable: true,
     });
+  });
+
+  it('warns when a fail_first rule on a named tool leaves it no attempt to run', () => {
+    const tools = [
+      { name: 'calculator', maxAttempts: 1 },
+      { name: 'http_request', maxAttempts: 3 },
+    ];
+    const draft = (tool: string, n: string) => ({
+      ...emptyDraft(tool),
+      kind: 'fail_first' as const,
+      params: { fail_first: { n } },
+    });
+    expect(failFirstWarning(draft('calculator', '2'), tools)).toBe(
+      'calculator makes at most 1 attempt per call: with n = 2 every call fails and the tool never runs. For retries that succeed, pick a tool with more attempts (n < its attempts).',
+    );
+    expect(failFirstWarning(draft('http_request', '3'), tools)).toContain('at most 3 attempts per call: with n = 3');
+    expect(failFirstWarning(draft('http_request', '2'), tools)).toBeNull();
+    // A glob, an unknown tool, a number not yet typed, another kind: nothing to say.
+    expect(failFirstWarning(draft('calc*', '5'), tools)).toBeNull();
+    expect(failFirstWarning(draft('nope', '5'), tools)).toBeNull();
+    expect(failFirstWarning(draft('calculator', ''), tools)).toBeNull();
+    expect(failFirstWarning({ ...draft('calculator', '2'), kind: 'latency' }, tools)).toBeNull();
   });
 });

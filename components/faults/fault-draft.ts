@@ -2,6 +2,26 @@ import type { FaultKind } from '@/lib/executor/types';
 import { FAULT_KINDS } from '@/lib/ui/fault-kinds';
 import type { FaultFieldError, FaultRuleBody, FaultRuleJson } from '@/lib/ui/faults';
 
+/** A registered tool as the rule form knows it: its name, and how many attempts its retry policy allows. */
+export interface FaultTool {
+  name: string;
+  maxAttempts: number;
+}
+
+/**
+ * Why a `fail_first` rule would break every call of the tool it names: the tool's retry policy
+ * allows no more than `n` attempts, so no attempt runs the tool. Null when it is fine, or the
+ * target is a glob or an unknown tool (the page does not guess what a glob matches).
+ */
+export function failFirstWarning(draft: FaultDraft, tools: readonly FaultTool[]): string | null {
+  if (draft.kind !== 'fail_first') return null;
+  const n = Number(draft.params.fail_first?.n);
+  const tool = tools.find((t) => t.name === draft.tool.trim());
+  if (!tool || !Number.isInteger(n) || n < 1 || tool.maxAttempts > n) return null;
+  const attempts = `${tool.maxAttempts} attempt${tool.maxAttempts === 1 ? '' : 's'}`;
+  return `${tool.name} makes at most ${attempts} per call: with n = ${n} every call fails and the tool never runs. For retries that succeed, pick a tool with more attempts (n < its attempts).`;
+}
+
 /** When a rule stops: kept as it is (editing), never, or this long from saving. */
 export const EXPIRY_CHOICES = {
   keep: { label: 'keep', ms: null },

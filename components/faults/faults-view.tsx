@@ -2,7 +2,15 @@
 
 import { useCallback, useMemo, useRef, useState } from 'react';
 import { type FaultRuleJson, type FaultRulesJson, isFaultApiError } from '@/lib/ui/faults';
-import { createBody, draftFromRule, emptyDraft, errorsByField, type FaultDraft, patchBody } from './fault-draft';
+import {
+  createBody,
+  draftFromRule,
+  emptyDraft,
+  errorsByField,
+  type FaultDraft,
+  type FaultTool,
+  patchBody,
+} from './fault-draft';
 import { FaultsBar } from './faults-bar';
 import { FaultsEmpty } from './faults-empty';
 import { FaultsNotice, useNotice } from './faults-notice';
@@ -43,7 +51,7 @@ export function FaultsView({
   highlightId,
 }: {
   initial: FaultRulesJson;
-  tools: string[];
+  tools: FaultTool[];
   renderedAt: number;
   /** The rule named in the URL (`?rule=`), e.g. from a trace's fault badge. */
   highlightId: string | null;
@@ -71,7 +79,7 @@ export function FaultsView({
 
   const openCreate = useCallback(() => {
     setForm({ mode: 'create' });
-    setDraft((current) => (form?.mode === 'create' ? current : emptyDraft(tools[0] ?? '')));
+    setDraft((current) => (form?.mode === 'create' ? current : emptyDraft(tools[0]?.name ?? '')));
     setErrors({});
     requestAnimationFrame(() => firstField.current?.focus());
   }, [form, tools]);

@@ -1,12 +1,12 @@
 'use client';
 
-import { LoaderCircle, Save, X } from 'lucide-react';
+import { LoaderCircle, Save, TriangleAlert, X } from 'lucide-react';
 import { type FormEvent, type RefObject, useId, useState } from 'react';
 import type { FaultKind } from '@/lib/executor/types';
 import { FAULT_KIND_NAMES, FAULT_KINDS } from '@/lib/ui/fault-kinds';
 import type { FaultRuleJson } from '@/lib/ui/faults';
 import { Timestamp } from '../timestamp';
-import { EXPIRY_CHOICES, type ExpiryChoice, type FaultDraft } from './fault-draft';
+import { EXPIRY_CHOICES, type ExpiryChoice, type FaultDraft, type FaultTool, failFirstWarning } from './fault-draft';
 import { errorProps, Field, field, invalid, ParamInput } from './rule-form-fields';
 
 /**
@@ -30,7 +30,8 @@ export function RuleForm({
   onChange: (change: (draft: FaultDraft) => FaultDraft) => void;
   /** The rule being edited; null for a new one. */
   editing: FaultRuleJson | null;
-  tools: string[];
+  /** The registered tools: suggestions for the target, and what a `fail_first` rule can do to them. */
+  tools: FaultTool[];
   /** The server's complaints by form field (`params.n`, `tool`, `other`…). */
   errors: Record<string, string>;
   pending: boolean;
@@ -57,6 +58,7 @@ export function RuleForm({
     if (!pending) onSubmit();
   };
   const paramsError = errors.params;
+  const warning = failFirstWarning(draft, tools);
   // A complaint about a field that is folded away unfolds it.
   const more = showMore || Boolean(errors.session || errors.probability || errors.seed || errors.maxHits);
 
@@ -125,7 +127,7 @@ export function RuleForm({
           />
           <datalist id={`${ids}-tools`}>
             {tools.map((tool) => (
-              <option key={tool} value={tool} />
+              <option key={tool.name} value={tool.name} />
             ))}
           </datalist>
         </Field>
@@ -190,6 +192,15 @@ export function RuleForm({
           </>
         ) : null}
       </p>
+      {warning ? (
+        <p
+          className="flex items-start gap-1 text-[12px] text-amber-800 dark:text-amber-300"
+          data-testid="fault-warning"
+        >
+          <TriangleAlert size={13} className="mt-0.5 shrink-0" aria-hidden />
+          {warning}
+        </p>
+      ) : null}
       {paramsError ? (
         <p role="alert" className="text-[12px] text-red-700 dark:text-red-300" data-testid="fault-error-params">
           {paramsError}
