@@ -5,14 +5,17 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { ApprovalsLive } from '@/components/approvals/approvals-live';
 import { ApprovalsNavLink } from '@/components/approvals/approvals-nav-link';
+import { FaultsNavLink, FaultsPhoneIndicator } from '@/components/faults/faults-nav-link';
 import { NavLink } from '@/components/nav-link';
 import { Providers } from '@/components/providers';
 import { ShortcutsDialog } from '@/components/shortcuts-dialog';
 import { ThemeToggle } from '@/components/theme-toggle';
 import { TimeZoneMenu } from '@/components/time-zone-menu';
 import { TimeZoneProvider } from '@/components/time-zone-provider';
+import { getToolscope } from '@/lib/server/toolscope';
 import { THEME_SCRIPT } from '@/lib/ui/theme';
 import { parseTimeZoneChoice, resolveTimeZone, runtimeTimeZone, TIME_ZONE_COOKIE } from '@/lib/ui/time-zone';
+import { faultRulesSnapshot } from './faults/snapshot';
 import './globals.css';
 
 export const metadata: Metadata = {
@@ -21,7 +24,8 @@ export const metadata: Metadata = {
 };
 
 /**
- * The shell of every page: header (navigation, time zone, shortcuts, theme) and main.
+ * The shell of every page: header (navigation with the approvals and active-faults counts, time
+ * zone, shortcuts, theme) and main.
  * The time zone is resolved here, on the server, from the cookie: server and browser then render
  * every time in the same zone.
  */
@@ -31,6 +35,8 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
     runtimeTimeZone(),
   );
   const renderedAt = Date.now();
+  // The nav's fault indicator is right from the first paint: a rule breaking tools is never hidden.
+  const faults = faultRulesSnapshot(getToolscope());
   return (
     <html lang="en" suppressHydrationWarning>
       <head>
@@ -62,8 +68,10 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                     <NavLink href="/tools">Tools</NavLink>
                     <ApprovalsNavLink />
                     <NavLink href="/policy">Policy</NavLink>
+                    <FaultsNavLink initial={faults} renderedAt={renderedAt} />
                   </div>
                   <div className="ml-auto flex shrink-0 items-center gap-1.5 pl-1">
+                    <FaultsPhoneIndicator initial={faults} renderedAt={renderedAt} />
                     <TimeZoneMenu />
                     <ShortcutsDialog />
                     <ThemeToggle />

@@ -55,6 +55,17 @@ const GROUPS: { title: string; keys: [string[], string][] }[] = [
     ],
   },
   {
+    title: 'Faults',
+    keys: [
+      [['n'], 'New fault rule'],
+      [['/'], 'Filter the rules'],
+      [['j', 'k'], 'Next / previous rule'],
+      [['e'], 'Edit the selected rule'],
+      [['t'], 'Enable or disable it'],
+      [['d'], 'Delete it (asks first)'],
+    ],
+  },
+  {
     title: 'Large text (output, stdout, stderr)',
     keys: [
       [['Enter'], 'Next match (in the find box)'],

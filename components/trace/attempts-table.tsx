@@ -1,6 +1,7 @@
 import { CircleCheck, CircleStop, CircleX, LoaderCircle, Timer } from 'lucide-react';
 import type { Attempt, TraceStage } from '@/lib/executor/types';
 import { formatDuration } from '@/lib/ui/format';
+import { AttemptFaultBadge } from '../faults/attempt-fault-badge';
 
 const OUTCOME = {
   ok: { Icon: CircleCheck, className: 'text-emerald-700 dark:text-emerald-300' },
@@ -20,7 +21,8 @@ function emptyText(unfinished: boolean, stages: TraceStage[]): string {
 
 /**
  * Every attempt: number, tool, start offset, duration, outcome, error, retryable, its time limit,
- * backoff before the next. The attempt in progress says "running" and its elapsed time so far
+ * backoff before the next; and, when any attempt had one, the fault injected into it (kind, what
+ * it did, the rule that fired it). The attempt in progress says "running" and its elapsed time so far
  * (the caller adds it, see `withElapsed`).
  */
 export function AttemptsTable({
@@ -41,6 +43,7 @@ export function AttemptsTable({
     );
   }
   const th = 'px-2 py-1 font-medium';
+  const faulted = attempts.some((a) => a.fault);
   return (
     <div className="overflow-x-auto rounded border border-line">
       <table className="w-full border-collapse text-left text-xs" data-testid="attempts-table">
@@ -62,6 +65,11 @@ export function AttemptsTable({
             <th scope="col" className={th}>
               Outcome
             </th>
+            {faulted && (
+              <th scope="col" className={th}>
+                Fault
+              </th>
+            )}
             <th scope="col" className={th}>
               Error
             </th>
@@ -86,14 +94,12 @@ export function AttemptsTable({
                 className={`border-t border-line align-top ${running ? 'bg-blue-50/60 dark:bg-blue-950/30' : ''}`}
                 data-testid="attempt-row"
                 data-outcome={a.outcome}
+                data-fault={a.fault?.kind}
               >
                 <td className="px-2 py-1 tabular-nums">{a.number}</td>
                 <td className="px-2 py-1 font-mono">
                   {a.tool}
                   {a.fallback && <span className="ml-1 font-sans text-fg-muted">(fallback)</span>}
-                  {a.fault && (
-                    <span className="ml-1 font-sans text-blue-700 dark:text-blue-300">fault: {a.fault.kind}</span>
-                  )}
                 </td>
                 <td className="whitespace-nowrap px-2 py-1 text-right tabular-nums">+{formatDuration(a.startedAt)}</td>
                 <td className="whitespace-nowrap px-2 py-1 text-right tabular-nums" data-testid="attempt-duration">
@@ -106,6 +112,15 @@ export function AttemptsTable({
                     {a.outcome}
                   </span>
                 </td>
+                {faulted && (
+                  <td className="px-2 py-1">
+                    {a.fault ? (
+                      <AttemptFaultBadge fault={a.fault} attempt={a.number} />
+                    ) : (
+                      <span className="text-fg-muted">—</span>
+                    )}
+                  </td>
+                )}
                 <td className="px-2 py-1">
                   {a.error ? (
                     <>

@@ -2,6 +2,7 @@ import { CircleStop, CircleX } from 'lucide-react';
 import Link from 'next/link';
 import type { ToolErrorData } from '@/lib/executor/types';
 import { fieldIssuesOf } from '@/lib/ui/json-issues';
+import { InjectedFaultNote } from '../faults/injected-fault-note';
 import { JsonTree } from './json-tree';
 
 const KIND_TEXT: Record<string, string> = {
@@ -51,6 +52,7 @@ export function ErrorPanel({ error }: { error: ToolErrorData }) {
       <p className="mb-2" data-testid="error-message">
         {error.message}
       </p>
+      <InjectedFaultNote details={error.details} />
       {error.hint && <p className="mb-2 text-fg-muted">Hint for the model: {error.hint}</p>}
       {failedTraceId && (
         <p className="mb-2">

@@ -1,8 +1,11 @@
 'use client';
 
+import { Zap } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
-import type { Attempt, StageName, StageStatus, TraceStage } from '@/lib/executor/types';
+import type { Attempt, AttemptFault, StageName, StageStatus, TraceStage } from '@/lib/executor/types';
+import { attemptFaultSummary, faultSource } from '@/lib/ui/fault-kinds';
 import { axisTicks, formatDuration } from '@/lib/ui/format';
+import { FaultBanner } from '../faults/fault-banner';
 
 interface Bar {
   key: string;
@@ -15,6 +18,8 @@ interface Bar {
   indent?: boolean;
   /** The attempt's deadline, ms from the start of the call: drawn as a limit line. */
   limitAt?: number;
+  /** The fault injected into the attempt: the bar is outlined, an injected delay drawn inside it. */
+  fault?: AttemptFault;
 }
 
 const TONE: Record<Bar['tone'], string> = {
@@ -47,12 +52,14 @@ function attemptBar(attempt: Attempt, key: string): Bar {
       attempt.outcome,
       attempt.timeoutMs !== undefined && `limit ${formatDuration(attempt.timeoutMs)}`,
       attempt.error && `${attempt.error.code}: ${attempt.error.message}`,
-      attempt.fault && `fault injected: ${attempt.fault.kind}`,
+      attempt.fault &&
+        `fault injected by ${faultSource(attempt.fault)}: ${attemptFaultSummary(attempt.fault, attempt.number)}`,
     ]
       .filter(Boolean)
       .join(' — '),
     indent: true,
     ...(showLimit ? { limitAt: attempt.startedAt + (attempt.timeoutMs ?? 0) } : {}),
+    ...(attempt.fault ? { fault: attempt.fault } : {}),
   };
 }
 
@@ -145,6 +152,9 @@ export function Waterfall({
   return (
     <figure className="rounded border border-line p-3" data-testid="waterfall">
       <figcaption className="sr-only">Timeline of the call's stages and attempts</figcaption>
+      <div className="mb-2 empty:hidden">
+        <FaultBanner attempts={attempts} />
+      </div>
       <div className="grid grid-cols-[5.5rem_1fr_3.75rem] items-center gap-x-2 sm:grid-cols-[8.5rem_1fr_6rem]">
         <div />
         <div ref={axisRef} className="relative h-5 border-b border-line text-[10px] text-fg-muted" aria-hidden>
@@ -170,8 +180,16 @@ export function Waterfall({
             <div key={bar.key} className="contents" data-testid={`waterfall-${bar.kind}`} data-tone={bar.tone}>
               <div
                 className={`truncate py-0.5 text-xs ${bar.indent ? 'pl-2 text-fg-muted sm:pl-4' : 'font-medium'}`}
-                title={bar.label}
+                title={bar.fault ? `${bar.label} (fault: ${bar.fault.kind})` : bar.label}
               >
+                {bar.fault && (
+                  <Zap
+                    size={11}
+                    className="mr-0.5 inline text-fuchsia-600 dark:text-fuchsia-400"
+                    aria-label="fault injected"
+                    data-testid="waterfall-fault-mark"
+                  />
+                )}
                 {bar.label}
               </div>
               <div className="relative h-5">
@@ -190,10 +208,20 @@ export function Waterfall({
                   onMouseLeave={() => setActive(null)}
                   onFocus={() => setActive(bar.key)}
                   onBlur={() => setActive(null)}
-                  className={`absolute top-1 h-3 min-w-[3px] rounded-sm ${TONE[bar.tone]}`}
+                  className={`absolute top-1 h-3 min-w-[3px] rounded-sm ${TONE[bar.tone]} ${bar.fault ? 'outline-2 outline-offset-1 outline-fuchsia-500 outline-dashed dark:outline-fuchsia-400' : ''}`}
                   style={{ left: pct(bar.start), width: pct(bar.duration) }}
                   data-testid="waterfall-bar"
+                  data-fault={bar.fault?.kind}
                 />
+                {bar.fault?.kind === 'latency' && (
+                  <span
+                    className="pointer-events-none absolute top-1 h-3 rounded-l-sm bg-[repeating-linear-gradient(135deg,var(--color-fuchsia-500)_0_3px,transparent_3px_6px)] opacity-80"
+                    style={{ left: pct(bar.start), width: pct(Math.min(bar.fault.ms, bar.duration)) }}
+                    title={`injected delay: ${formatDuration(bar.fault.ms)}`}
+                    data-testid="waterfall-fault-latency"
+                    data-ms={bar.fault.ms}
+                  />
+                )}
                 {bar.limitAt !== undefined && (
                   <span
                     className={`absolute inset-y-0 w-0 border-l-2 border-dashed border-red-500 dark:border-red-400 ${limitInside ? '' : 'right-0'}`}

@@ -1,6 +1,6 @@
 'use client';
 
-import { Search, X } from 'lucide-react';
+import { Search, X, Zap } from 'lucide-react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import type { FormEvent } from 'react';
@@ -30,6 +30,7 @@ export function TraceFiltersBar({ filters, tools }: { filters: TraceFilters; too
       session: value('session'),
       range: value('range') as TraceFilters['range'],
       q: value('q'),
+      faulted: data.get('faulted') === 'true' ? true : undefined,
       // absolute bounds survive until cleared; a new relative range replaces them
       from: value('range') ? undefined : filters.from,
       to: value('range') ? undefined : filters.to,
@@ -112,6 +113,22 @@ export function TraceFiltersBar({ filters, tools }: { filters: TraceFilters; too
           className={`${field} w-32 font-mono sm:w-36`}
           data-testid="filter-session"
         />
+      </label>
+      <label
+        className="flex h-7 cursor-pointer items-center gap-1 rounded border border-line px-1.5 text-[13px] text-fg has-[:checked]:border-fuchsia-300 has-[:checked]:bg-fuchsia-50 has-[:checked]:text-fuchsia-800 dark:has-[:checked]:border-fuchsia-800 dark:has-[:checked]:bg-fuchsia-950/50 dark:has-[:checked]:text-fuchsia-300"
+        title="Only calls into which a fault rule (or a one-off fault) was injected"
+      >
+        <input
+          type="checkbox"
+          name="faulted"
+          value="true"
+          defaultChecked={filters.faulted === true}
+          className="accent-fuchsia-600"
+          data-testid="filter-faulted"
+          onChange={(e) => e.currentTarget.form && apply(e.currentTarget.form)}
+        />
+        <Zap size={12} aria-hidden />
+        Fault-injected
       </label>
       <label className="flex min-w-full flex-1 flex-col sm:min-w-72 gap-0.5 text-[11px] uppercase tracking-wide text-fg-muted">
         <span>

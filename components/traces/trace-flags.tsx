@@ -1,8 +1,12 @@
 import { GitBranch, Repeat, RotateCcw, Scissors, Zap } from 'lucide-react';
 import type { TraceFlags as Flags } from '@/lib/executor/types';
+import { FAULT_TONE } from '../faults/attempt-fault-badge';
 import { Tag } from '../status';
 
-/** Badges for what happened on the way: retried, fell back, truncated, fault-injected, replayed. */
+/**
+ * Badges for what happened on the way: retried, fell back, truncated, fault-injected (in the
+ * colour of injected faults, never to be taken for a real failure), replayed.
+ */
 export function TraceFlags({ flags }: { flags: Flags }) {
   return (
     <span className="inline-flex flex-wrap gap-1">
@@ -25,10 +29,14 @@ export function TraceFlags({ flags }: { flags: Flags }) {
         </Tag>
       )}
       {flags.faulted && (
-        <Tag tone="info" title="A fault was injected into an attempt">
+        <span
+          className={`inline-flex items-center gap-1 whitespace-nowrap rounded border px-1 text-[11px] font-medium leading-4 ${FAULT_TONE}`}
+          title="A fault rule (or a one-off fault) was injected into an attempt: failures and delays it caused are not the tool's"
+          data-testid="flag-faulted"
+        >
           <Zap size={10} aria-hidden />
-          fault
-        </Tag>
+          fault-injected
+        </span>
       )}
       {flags.replayed && (
         <Tag tone="info" title="A replay of an earlier call">

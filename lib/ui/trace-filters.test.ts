@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { apiExportUrl, apiListUrl, filtersToSearch, parseTraceFilters, toTraceQuery } from './trace-filters';
+import {
+  apiExportUrl,
+  apiListUrl,
+  filtersToSearch,
+  hasFilters,
+  parseTraceFilters,
+  toTraceQuery,
+} from './trace-filters';
 
 describe('trace filters in the URL', () => {
   it('round-trips through search params and drops invalid values', () => {
@@ -25,5 +32,17 @@ describe('trace filters in the URL', () => {
     expect(apiExportUrl({ status: 'failed', range: '15m', q: 'x', cursor: 'c' }, 1_000_000)).toBe(
       '/api/v1/traces/export?status=failed&q=x&from=100000',
     );
+  });
+  it('keeps the fault-injected filter in the URL and sends it to the store and the API as faulted', () => {
+    const filters = parseTraceFilters({ faulted: 'true', tool: 'calculator' });
+    expect(filters).toEqual({ tool: 'calculator', faulted: true });
+    expect(filtersToSearch(filters)).toBe('?tool=calculator&faulted=true');
+    expect(parseTraceFilters(new URLSearchParams(filtersToSearch(filters)))).toEqual(filters);
+    expect(parseTraceFilters({ faulted: 'false' })).toEqual({});
+    expect(parseTraceFilters({ faulted: 'yes' })).toEqual({});
+    expect(hasFilters({ faulted: true })).toBe(true);
+    expect(toTraceQuery(filters, 0)).toEqual({ limit: 50, tool: 'calculator', faulted: true });
+    expect(apiListUrl(filters, 0, 50)).toBe('/api/v1/traces?limit=50&tool=calculator&faulted=true');
+    expect(apiExportUrl({ faulted: true }, 0)).toBe('/api/v1/traces/export?faulted=true');
   });
 });

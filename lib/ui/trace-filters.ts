@@ -12,7 +12,7 @@ export const TIME_RANGES = {
 } as const;
 export type TimeRange = keyof typeof TIME_RANGES;
 
-/** The traces list's filters as they live in the URL (`/?tool=&status=&session=&range=&q=&from=&to=&cursor=`). */
+/** The traces list's filters as they live in the URL (`/?tool=&status=&session=&range=&q=&faulted=&from=&to=&cursor=`). */
 export interface TraceFilters {
   tool?: string;
   status?: CallStatus;
@@ -22,6 +22,8 @@ export interface TraceFilters {
   from?: string;
   to?: string;
   q?: string;
+  /** Only calls with an injected fault (`faulted=true`). */
+  faulted?: true;
   cursor?: string;
 }
 
@@ -51,6 +53,7 @@ export function parseTraceFilters(params: Params): TraceFilters {
   if (to && parseInstant(to) !== undefined) filters.to = to;
   const q = read(params, 'q');
   if (q) filters.q = q;
+  if (read(params, 'faulted') === 'true') filters.faulted = true;
   const cursor = read(params, 'cursor');
   if (cursor) filters.cursor = cursor;
   return filters;
@@ -69,6 +72,7 @@ export function toTraceQuery(filters: TraceFilters, now: number, limit = 50): Tr
   if (filters.status) query.status = filters.status;
   if (filters.session) query.sessionId = filters.session;
   if (filters.q) query.text = filters.q;
+  if (filters.faulted) query.faulted = true;
   if (filters.cursor) query.cursor = filters.cursor;
   if (filters.range) query.from = now - TIME_RANGES[filters.range].ms;
   if (filters.from) query.from = parseInstant(filters.from);
@@ -80,9 +84,9 @@ export function toTraceQuery(filters: TraceFilters, now: number, limit = 50): Tr
 export function filtersToSearch(filters: TraceFilters, overrides: Partial<TraceFilters> = {}): string {
   const merged: TraceFilters = { ...filters, ...overrides };
   const params = new URLSearchParams();
-  for (const key of ['tool', 'status', 'session', 'range', 'from', 'to', 'q', 'cursor'] as const) {
+  for (const key of ['tool', 'status', 'session', 'range', 'from', 'to', 'q', 'faulted', 'cursor'] as const) {
     const value = merged[key];
-    if (value) params.set(key, value);
+    if (value) params.set(key, String(value));
   }
   const text = params.toString();
   return text ? `?${text}` : '';
@@ -91,7 +95,14 @@ export function filtersToSearch(filters: TraceFilters, overrides: Partial<TraceF
 /** Whether any filter (not the page cursor) is set. */
 export function hasFilters(filters: TraceFilters): boolean {
   return Boolean(
-    filters.tool || filters.status || filters.session || filters.range || filters.from || filters.to || filters.q,
+    filters.tool ||
+      filters.status ||
+      filters.session ||
+      filters.range ||
+      filters.from ||
+      filters.to ||
+      filters.q ||
+      filters.faulted,
   );
 }
 
@@ -103,6 +114,7 @@ function apiParams(filters: TraceFilters, now: number): URLSearchParams {
   if (query.status) params.set('status', query.status);
   if (query.sessionId) params.set('session', query.sessionId);
   if (query.text) params.set('q', query.text);
+  if (query.faulted) params.set('faulted', 'true');
   if (query.from !== undefined) params.set('from', String(query.from));
   if (query.to !== undefined) params.set('to', String(query.to));
   return params;

@@ -27,14 +27,20 @@ function stageFromJson(stage: ReturnType<typeof stageJson>): TraceStage {
   };
 }
 
-/** The API's attempt fault (`rule_id`, snake_case params) in the executor's form. */
-function attemptFaultFromJson(fault: ReturnType<typeof attemptJson>['fault']): AttemptFault | null {
-  if (!fault) return null;
-  const { rule_id, rule_name, ...params } = fault;
-  const camel = Object.fromEntries(
-    Object.entries(params).map(([key, value]) => [key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), value]),
-  );
-  return { ...camel, ruleId: rule_id, ...(rule_name === undefined ? {} : { ruleName: rule_name }) } as AttemptFault;
+const camel = (key: string) => key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+/**
+ * An attempt's fault from the API's `{ rule_id, rule_name?, kind, ...params }` (snake_case) back
+ * to the executor's `AttemptFault`; only the top-level keys are renamed (a `corrupt_output`
+ * replacement value stays as it is).
+ */
+export function faultFromJson(json: unknown): AttemptFault | null {
+  if (!json || typeof json !== 'object' || Array.isArray(json)) return null;
+  const fault: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(json)) fault[camel(key)] = value;
+  if (typeof fault.kind !== 'string') return null;
+  if (fault.ruleId === undefined) fault.ruleId = null;
+  return fault as AttemptFault;
 }
 
 function attemptFromJson(attempt: ReturnType<typeof attemptJson>): Attempt {
@@ -49,7 +55,7 @@ function attemptFromJson(attempt: ReturnType<typeof attemptJson>): Attempt {
     error: errorFromJson(attempt.error),
     backoffMs: attempt.backoff_ms,
     ...(attempt.backoff_reason ? { backoffReason: attempt.backoff_reason } : {}),
-    fault: attemptFaultFromJson(attempt.fault),
+    fault: faultFromJson(attempt.fault),
   };
 }
 
