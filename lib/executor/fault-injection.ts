@@ -147,7 +147,7 @@ export async function invokeWithFault(
     case 'fail_first':
       throw new ToolError({
         code: INJECTED_FAILURE_CODE,
-        message: `${tool.name} failed on purpose: the call's first ${fault.n} attempt${fault.n === 1 ? '' : 's'} fail, later ones run the tool.`,
+        message: `${tool.name} failed on purpose: ${fault.n === 1 ? "the call's first attempt fails" : `the call's first ${fault.n} attempts fail`}, later ones run the tool.`,
         kind: 'temporary',
         retryable: true,
       });
