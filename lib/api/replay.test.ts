@@ -293,6 +293,29 @@ describe('a replay awaiting approval across a restart', () => {
     });
     expect(again.store.replays(originalId)).toEqual([replayed.json.trace_id]);
   });
+
+  it('keeps its one-off fault: approved after the restart, it runs with it', async () => {
+    const { ts, dir } = start({ policies: { write_file: 'ask' } });
+    const first = await post(ts, {
+      wait: false,
+      tool_calls: [call('w1', 'write_file', { path: 'notes/c.md', content: 'once' })],
+    });
+    const originalId = first.results[0].trace_id;
+    ts.approvals.decide(originalId, { decision: 'approve' }, 'alice');
+    await expect.poll(() => ts.store.get(originalId)?.status).toBe('succeeded');
+    const fault = { kind: 'exit_code', params: { code: 3, stderr: 'disk on fire' } };
+    const replayed = await replay(ts, originalId, { wait: false, fault });
+    expect(ts.store.get(replayed.json.trace_id)?.metadata).toEqual({ replay_fault: fault });
+    const again = await toolscopes.restart(ts, dir);
+    expect(again.resumedAtStart).toBe(1);
+    await expect.poll(() => again.approvals.get(replayed.json.trace_id)).not.toBeNull();
+    again.approvals.decide(replayed.json.trace_id, { decision: 'approve' }, 'alice');
+    await expect.poll(() => again.store.get(replayed.json.trace_id)?.status).toBe('failed');
+    const ran = (await trace(again, replayed.json.trace_id)).json;
+    expect(ran.attempts[0].fault).toMatchObject({ rule_id: null, kind: 'exit_code', code: 3 });
+    expect(ran.flags.faulted).toBe(true);
+    expect(ran.stderr).toContain('disk on fire');
+  });
 });
 
 describe('POST /api/v1/sessions/:id/replay', () => {

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { FaultSpec } from '../executor/types';
 import { parseFaultSpec } from '../faults/rule-schema';
 import { compareCalls } from '../replay/compare-calls';
 import { compareSessions } from '../replay/compare-sessions';
 import { type BodyIssue, planReplay, REPLAY_ACTOR } from '../replay/plan-replay';
 import { planSessionReplay } from '../replay/plan-session-replay';
+import { type ReplayFault, replayFaultContext } from '../replay/replay-fault';
 import { isSessionTooLargeError } from '../replay/session-calls';
 import type { Toolscope } from '../server/create-toolscope';
 import { answerCalls, zodMessage } from './handlers';
@@ -50,11 +50,11 @@ async function readBody<T>(
 }
 
 /** The one-off fault of a body, or the 400 naming its field; undefined when there is none. */
-function faultOf(value: unknown): { ok: true; fault?: FaultSpec } | { ok: false; response: Response } {
+function faultOf(value: unknown): { ok: true; fault?: ReplayFault } | { ok: false; response: Response } {
   if (value === undefined || value === null) return { ok: true };
   const parsed = parseFaultSpec(value);
   return parsed.ok
-    ? { ok: true, fault: parsed.spec }
+    ? { ok: true, fault: { spec: parsed.spec, json: parsed.json } }
     : { ok: false, response: invalid('INVALID_REQUEST', parsed.issues) };
 }
 
@@ -117,7 +117,12 @@ export function replaySession(request: Request, sessionId: string, ts: Toolscope
     const results = new Array<Record<string, unknown>>(plan.size);
     const execute = plan.execute(ts.executor.execute);
     for (const batch of plan.batches) {
-      const ctx = { sessionId: plan.sessionId, actor: REPLAY_ACTOR, signal: request.signal, fault: fault.fault };
+      const ctx = {
+        sessionId: plan.sessionId,
+        actor: REPLAY_ACTOR,
+        signal: request.signal,
+        ...replayFaultContext(fault.fault),
+      };
       const answers = await answerCalls(ts, { calls: batch.calls, ctx, execute, wait: read.body.wait });
       answers.forEach((answer, index) => {
         results[batch.positions[index] as number] = answer.result;

@@ -256,11 +256,17 @@ describe('parseFaultSpec (one-off faults of replays)', () => {
     expect(parseFaultSpec({ kind: 'rate_limit', params: { retry_after_ms: 500 } })).toEqual({
       ok: true,
       spec: { kind: 'rate_limit', retryAfterMs: 500 },
+      json: { kind: 'rate_limit', params: { retry_after_ms: 500 } },
     });
-    expect(parseFaultSpec({ kind: 'timeout' })).toEqual({ ok: true, spec: { kind: 'timeout' } });
+    expect(parseFaultSpec({ kind: 'timeout' })).toEqual({
+      ok: true,
+      spec: { kind: 'timeout' },
+      json: { kind: 'timeout', params: {} },
+    });
     expect(parseFaultSpec({ kind: 'latency', params: { ms: 5, jitter_ms: 2 } })).toEqual({
       ok: true,
       spec: { kind: 'latency', ms: 5, jitterMs: 2 },
+      json: { kind: 'latency', params: { ms: 5, jitter_ms: 2 } },
     });
     expect(parseFaultSpec({ kind: 'fail_first', params: { n: 'two' } })).toEqual({
       ok: false,

@@ -49,6 +49,12 @@ const PARAMS = {
 /** A kind's params in the API's form (what is stored and answered). */
 export type FaultParams = Record<string, unknown>;
 
+/** A one-off fault as the API takes it, checked: `{ kind, params }`. */
+export interface OneOffFaultJson {
+  kind: FaultKind;
+  params: FaultParams;
+}
+
 /** The executor's form of a kind and its (already checked) API params. */
 export function faultSpecOf(kind: FaultKind, params: FaultParams): FaultSpec {
   type Of<K extends FaultKind> = z.infer<(typeof PARAMS)[K]>;
@@ -224,12 +230,12 @@ const oneOffBody = z.object({ kind: fields.kind, params: fields.params.optional(
  * A one-off fault as the replay API takes it, `{ "kind", "params"? }` (params snake_case, as for
  * rules): the executor's `FaultSpec` for `ExecutionContext.fault`, or the issues, each named
  * under `prefix` (`fault.kind`, `fault.params.n`).
- * @example parseFaultSpec({ kind: 'fail_first', params: { n: 2 } }) // { ok: true, spec: { kind: 'fail_first', n: 2 } }
+ * @example parseFaultSpec({ kind: 'fail_first', params: { n: 2 } }) // { ok: true, spec: { kind: 'fail_first', n: 2 }, json: { kind: 'fail_first', params: { n: 2 } } }
  */
 export function parseFaultSpec(
   value: unknown,
   prefix = 'fault',
-): { ok: true; spec: FaultSpec } | { ok: false; issues: FaultRuleIssue[] } {
+): { ok: true; spec: FaultSpec; json: OneOffFaultJson } | { ok: false; issues: FaultRuleIssue[] } {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, issues: [{ path: prefix, message: 'must be an object { "kind", "params"? }' }] };
   }
@@ -239,5 +245,5 @@ export function parseFaultSpec(
   if (Array.isArray(params)) {
     return { ok: false, issues: params.map((issue) => ({ ...issue, path: `${prefix}.${issue.path}` })) };
   }
-  return { ok: true, spec: faultSpecOf(parsed.data.kind, params) };
+  return { ok: true, spec: faultSpecOf(parsed.data.kind, params), json: { kind: parsed.data.kind, params } };
 }

@@ -1,7 +1,8 @@
 import { keepRedacted } from '../approvals/keep-redacted';
 import type { TraceStore } from '../db/trace-store';
 import { parseArguments } from '../executor/parse-arguments';
-import type { ExecutionContext, FaultSpec, ToolCall } from '../executor/types';
+import type { ExecutionContext, ToolCall } from '../executor/types';
+import { type ReplayFault, replayFaultContext } from './replay-fault';
 
 /** A field of a request body that is wrong, named as the API names it (`arguments.headers.authorization`). */
 export interface BodyIssue {
@@ -30,7 +31,7 @@ export interface ReplayOptions {
    */
   arguments?: unknown;
   /** A fault for this replay only. */
-  fault?: FaultSpec;
+  fault?: ReplayFault;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -47,8 +48,12 @@ export function planReplay(store: TraceStore, id: string, options: ReplayOptions
   const trace = store.get(id);
   const sealed = trace && store.openSealedArguments(id);
   if (!trace || !sealed) return { ok: false, reason: 'not_found' };
-  const ctx: ExecutionContext = { sessionId: trace.sessionId, actor: REPLAY_ACTOR, replayOf: trace.id };
-  if (options.fault) ctx.fault = options.fault;
+  const ctx: ExecutionContext = {
+    sessionId: trace.sessionId,
+    actor: REPLAY_ACTOR,
+    replayOf: trace.id,
+    ...replayFaultContext(options.fault),
+  };
   if (options.arguments === undefined) {
     return { ok: true, plan: { call: { name: trace.tool, arguments: sealed.rawArguments }, ctx } };
   }

@@ -18,6 +18,7 @@ import { createRegistry } from '../executor/registry';
 import type { AnyTool, CancelReason, Policy, SideEffect, TraceRecord, TraceSink } from '../executor/types';
 import { createFaultStore, type FaultStore } from '../faults/fault-store';
 import { createPolicyStore, type PolicyStore } from '../policy/policy-store';
+import { replayFaultOf } from '../replay/replay-fault';
 import { createBuiltinTools, createCalculatorPool } from '../tools';
 import { acquireDataFolderLock } from './data-lock';
 
@@ -136,6 +137,8 @@ function resumePendingApprovals(store: TraceStore, executor: Executor): number {
             // Lineage and batch survive the restart (a replay awaiting approval stays one).
             replayOf: record.replayOf ?? undefined,
             batchId: record.batchId ?? undefined,
+            // So does a replay's one-off fault.
+            fault: replayFaultOf(record),
             resume: { createdAt: record.createdAt, approval },
           },
         )
