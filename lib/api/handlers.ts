@@ -52,6 +52,8 @@ const batchFields = {
   on_miss: z.enum(['run', 'fail']).optional(),
 };
 
+type BatchFields = { [K in keyof typeof batchFields]?: z.infer<(typeof batchFields)[K]> };
+
 /** The body in OpenAI's form (`tool_calls`) and in Anthropic's (`tool_use` blocks). */
 function toolCallsBody(maxBatch: number) {
   return {
@@ -87,7 +89,8 @@ export interface ToolCallsRequest {
   /** Which form the calls came in, and so the form of the answer. */
   format: 'openai' | 'anthropic';
   calls: ToolCall[];
-  options: Omit<z.infer<ReturnType<typeof toolCallsBody>['openai']>, 'tool_calls'>;
+  /** The fields beside the calls. */
+  options: BatchFields;
 }
 
 /**
@@ -109,9 +112,8 @@ export function parseToolCallsBody(
     }
     const parsed = schemas.anthropic.safeParse(body);
     if (!parsed.success) return { ok: false, answer: errorAnswer(400, 'INVALID_REQUEST', zodMessage(parsed.error)) };
-    const { tool_use, ...options } = parsed.data;
-    const calls = tool_use.map((block) => ({ id: block.id, name: block.name, arguments: block.input }));
-    return { ok: true, request: { format: 'anthropic', calls, options } };
+    const calls = parsed.data.tool_use.map((block) => ({ id: block.id, name: block.name, arguments: block.input }));
+    return { ok: true, request: { format: 'anthropic', calls, options: parsed.data } };
   }
   const parsed = schemas.openai.safeParse(body);
   if (!parsed.success) {
@@ -122,13 +124,13 @@ export function parseToolCallsBody(
       : zodMessage(parsed.error);
     return { ok: false, answer: errorAnswer(400, 'INVALID_REQUEST', message) };
   }
-  const { tool_calls, ...options } = parsed.data;
-  const calls = tool_calls.map((call) => ({
+  const calls = parsed.data.tool_calls.map((call) => ({
     id: call.id,
     name: call.function.name,
     arguments: call.function.arguments,
   }));
-  return { ok: true, request: { format: 'openai', calls, options } };
+  // The parsed body itself (its calls too): no copy on the hot path.
+  return { ok: true, request: { format: 'openai', calls, options: parsed.data } };
 }
 
 /**

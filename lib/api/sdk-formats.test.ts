@@ -29,11 +29,14 @@ import { type CallAnswer, listTools, postToolCalls, type ToolResultBlock } from 
  * assertions check that what a real Toolscope answers has those shapes.
  */
 
-// What the server's own types promise, checked by `tsc` against the SDKs'.
+// What the server's own types promise, checked by `tsc` against the SDKs'. (A tool's input schema
+// is derived from zod as a plain record; that it is an object schema is checked at runtime below.)
+type AnyTool = Parameters<typeof toOpenAITool>[0];
 const _serverToolMessage = (answer: CallAnswer): ChatCompletionToolMessageParam => answer.message;
 const _serverToolResult = (block: ToolResultBlock): ToolResultBlockParam => block;
-const _serverOpenAITool = (tool: Parameters<typeof toOpenAITool>[0]): ChatCompletionFunctionTool => toOpenAITool(tool);
-void [_serverToolMessage, _serverToolResult, _serverOpenAITool, toAnthropicTool];
+const _serverOpenAITool = (tool: AnyTool): ChatCompletionFunctionTool => toOpenAITool(tool);
+const _serverAnthropicTool = (tool: AnyTool): Omit<Tool, 'input_schema'> => toAnthropicTool(tool);
+void [_serverToolMessage, _serverToolResult, _serverOpenAITool, _serverAnthropicTool];
 
 /** An entry of `results`, as far as these tests read it. */
 interface ResultJson {
