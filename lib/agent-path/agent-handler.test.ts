@@ -238,7 +238,9 @@ describe('JSON errors for every /api/ path', () => {
     toNext.length = 0;
     expect((await request('GET', '/api/v1/traces?limit=1')).text).toBe('next');
     expect((await request('GET', '/traces/abc')).text).toBe('next');
-    expect(toNext).toEqual(['GET /api/v1/traces?limit=1', 'GET /traces/abc']);
+    // The tool list in any format is Next's route (`listTools`), on either path.
+    expect((await request('GET', '/api/v1/tools?format=anthropic')).text).toBe('next');
+    expect(toNext).toEqual(['GET /api/v1/traces?limit=1', 'GET /traces/abc', 'GET /api/v1/tools?format=anthropic']);
     const crash = await request('GET', '/explode');
     expect(crash.status).toBe(500);
     expect(crash.json()).toMatchObject({ error: { code: 'INTERNAL_ERROR' } });
@@ -297,6 +299,48 @@ describe('POST /api/v1/tool-calls', () => {
     const record = ts.store.get(traceId ?? '');
     expect(record?.error).toMatchObject({ code: 'CANCELLED' });
     expect(record?.error?.message).toBe('Cancelled by client: the connection closed before the answer.');
+  });
+
+  it('takes Anthropic tool_use blocks and answers tool_result blocks beside results, in input order', async () => {
+    const block = (id: string, input: unknown) => ({ type: 'tool_use', id, name: 'calculator', input });
+    const answer = await request('POST', '/api/v1/tool-calls', {
+      body: JSON.stringify({
+        session_id: 'lean-anthropic',
+        tool_use: [block('toolu_a', { expression: '6 * 7' }), block('toolu_b', { expression: 7 })],
+      }),
+    });
+    expect(answer.status).toBe(200);
+    const json = answer.json();
+    expect(Object.keys(json).sort()).toEqual(['results', 'tool_results']);
+    expect(json.results.map((r: { tool_call_id: string }) => r.tool_call_id)).toEqual(['toolu_a', 'toolu_b']);
+    expect(json.results[0]).toMatchObject({ status: 'succeeded', output: { result: 42 } });
+    expect(json.tool_results).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_a', content: expect.stringContaining('42'), is_error: false },
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_b',
+        content: expect.stringContaining('INVALID_ARGUMENTS'),
+        is_error: true,
+      },
+    ]);
+    expect(ts.store.get(json.results[0].trace_id)).toMatchObject({
+      sessionId: 'lean-anthropic',
+      toolCallId: 'toolu_a',
+    });
+  });
+
+  it('answers 400 naming the field for both forms at once, neither, or a malformed block', async () => {
+    const cases: [unknown, RegExp][] = [
+      [{ tool_calls: [calculatorCall('x', '1')], tool_use: [] }, /^tool_calls, tool_use: /],
+      [{ session_id: 'nothing' }, /^tool_calls: missing; /],
+      [{ tool_use: [{ type: 'tool_use', id: 'x', name: 'calculator', input: [1] }] }, /^tool_use\.0\.input: /],
+      [{ tool_use: [{ type: 'tool_result', id: 'x', name: 'calculator', input: {} }] }, /^tool_use\.0\.type: /],
+    ];
+    for (const [body, message] of cases) {
+      const answer = await request('POST', '/api/v1/tool-calls', { body: JSON.stringify(body) });
+      expect(answer.status).toBe(400);
+      expect(answer.json()).toEqual({ error: { code: 'INVALID_REQUEST', message: expect.stringMatching(message) } });
+    }
   });
 });
 

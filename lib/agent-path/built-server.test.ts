@@ -49,6 +49,36 @@ describe.skipIf(!built)('the built server: agent path in front of Next.js', () =
     expect(await page.text()).toContain('call_lean');
   });
 
+  it('takes Anthropic tool_use blocks on the agent path and lists tools in both formats through Next', async () => {
+    const answer = await fetch(`${base}/api/v1/tool-calls`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        tool_use: [{ type: 'tool_use', id: 'toolu_built', name: 'calculator', input: { expression: '6*7' } }],
+      }),
+    });
+    expect(answer.status).toBe(200);
+    const body = (await answer.json()) as {
+      results: { output: { result: number } }[];
+      tool_results: { type: string; tool_use_id: string; content: string; is_error: boolean }[];
+    };
+    expect(body.results[0]?.output.result).toBe(42);
+    expect(body.tool_results).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_built', content: expect.stringContaining('42'), is_error: false },
+    ]);
+    const openai = (await (await fetch(`${base}/api/v1/tools?format=openai`)).json()) as {
+      tools: { type: string; function: { name: string } }[];
+    };
+    expect(openai.tools.find((tool) => tool.function.name === 'calculator')?.type).toBe('function');
+    const anthropic = (await (await fetch(`${base}/api/v1/tools?format=anthropic`)).json()) as {
+      tools: { name: string; input_schema: { type: string } }[];
+    };
+    expect(anthropic.tools.find((tool) => tool.name === 'calculator')?.input_schema.type).toBe('object');
+    const bad = await fetch(`${base}/api/v1/tools?format=xml`);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/^format: /);
+  });
+
   it('refuses a declared oversized body at once, before any byte of it (the agent path, not Next)', async () => {
     const socket = net.connect(port, '127.0.0.1');
     let received = '';

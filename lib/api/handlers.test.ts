@@ -128,6 +128,93 @@ describe('POST /api/v1/tool-calls', () => {
     expect((await response.json()).error.code).toBe(code);
   });
 
+  const block = (id: string, name: string, input: unknown) => ({ type: 'tool_use', id, name, input });
+
+  it.each([
+    [
+      'both tool_calls and tool_use',
+      { tool_calls: [call('x', 'calculator', {})], tool_use: [] },
+      /^tool_calls, tool_use: /,
+    ],
+    ['neither tool_calls nor tool_use', { session_id: 'x' }, /^tool_calls: missing; .*tool_use/],
+    ['an empty tool_use', { tool_use: [] }, /^tool_use: /],
+    ['tool_use not an array', { tool_use: { id: 'x' } }, /^tool_use: /],
+    [
+      'a block of another type',
+      { tool_use: [{ ...block('x', 'calculator', {}), type: 'text' }] },
+      /^tool_use\.0\.type: /,
+    ],
+    ['a block without id', { tool_use: [{ type: 'tool_use', name: 'calculator', input: {} }] }, /^tool_use\.0\.id: /],
+    [
+      'a block without input',
+      { tool_use: [{ type: 'tool_use', id: 'x', name: 'calculator' }] },
+      /^tool_use\.0\.input: /,
+    ],
+    ['an input that is not an object', { tool_use: [block('x', 'calculator', '{"a":1}')] }, /^tool_use\.0\.input: /],
+    ['a bad field beside tool_use', { tool_use: [block('x', 'calculator', {})], wait: 'no' }, /^wait: /],
+    ['on_miss without replay_from', { tool_use: [block('x', 'calculator', {})], on_miss: 'run' }, /^on_miss: /],
+  ])('answers 400 naming the field for %s', async (_name, body, message) => {
+    const response = await post(body);
+    expect(response.status).toBe(400);
+    const { error } = await response.json();
+    expect(error.code).toBe('INVALID_REQUEST');
+    expect(error.message).toMatch(message);
+  });
+
+  it('takes Anthropic tool_use blocks with the same fields: results and tool_result blocks in input order', async () => {
+    const response = await post({
+      session_id: 'sess-anthropic',
+      max_concurrency: 1,
+      tool_use: [
+        block('toolu_1', 'calculator', { expression: '2 + 3 * 4' }),
+        block('toolu_2', 'calculator', { expression: 7 }),
+        block('toolu_3', 'nope', {}),
+      ],
+    });
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(Object.keys(body).sort()).toEqual(['results', 'tool_results']);
+    expect(body.results.map((r: { tool_call_id: string }) => r.tool_call_id)).toEqual([
+      'toolu_1',
+      'toolu_2',
+      'toolu_3',
+    ]);
+    expect(body.results[0]).toMatchObject({ status: 'succeeded', output: { result: 14 } });
+    expect(body.tool_results).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_1', content: expect.stringContaining('14'), is_error: false },
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_2',
+        content: expect.stringContaining('INVALID_ARGUMENTS'),
+        is_error: true,
+      },
+      { type: 'tool_result', tool_use_id: 'toolu_3', content: expect.stringContaining('UNKNOWN_TOOL'), is_error: true },
+    ]);
+    const trace = await (await getTrace(body.results[0].trace_id, ts)).json();
+    expect(trace).toMatchObject({
+      session_id: 'sess-anthropic',
+      tool_call_id: 'toolu_1',
+      arguments: { expression: '2 + 3 * 4' },
+    });
+  });
+
+  it('serves Anthropic blocks from a recorded session (replay_from), the calls matched by their input', async () => {
+    await post({ session_id: 'rec-anthropic', tool_calls: [call('r1', 'calculator', { expression: '5 * 5' })] });
+    const body = await (
+      await post({
+        replay_from: 'rec-anthropic',
+        tool_use: [
+          block('toolu_r1', 'calculator', { expression: '5 * 5' }),
+          block('toolu_r2', 'calculator', { expression: '1' }),
+        ],
+      })
+    ).json();
+    expect(body.results[0]).toMatchObject({ tool_call_id: 'toolu_r1', status: 'succeeded', output: { result: 25 } });
+    expect(body.results[1].error.code).toBe('RECORDING_MISS');
+    expect(body.tool_results.map((r: { is_error: boolean }) => r.is_error)).toEqual([false, true]);
+    expect(body.tool_results[1].content).toContain('RECORDING_MISS');
+  });
+
   it('answers 415 for a body that is not declared as JSON', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', '']) {
       const response = await post(

@@ -31,19 +31,35 @@ const openAIToolCall = z.object({
   }),
 });
 
+/** An Anthropic `tool_use` block as a `Message`'s `content` holds it; its other fields (`caller`) are ignored. */
+const anthropicToolUse = z.object({
+  type: z.literal('tool_use'),
+  id: z.string().min(1).max(256),
+  name: z.string().max(256),
+  input: z.record(z.string(), z.unknown()),
+});
+
+/** What both forms of the body take beside their calls. */
+const batchFields = {
+  session_id: z.string().min(1).max(256).optional(),
+  max_concurrency: z.number().int().min(1).max(64).optional(),
+  fail_fast: z.boolean().optional(),
+  /** false: answer as soon as every call has finished or awaits approval. */
+  wait: z.boolean().optional(),
+  /** Recording mode: serve the calls from this recorded session instead of running them. */
+  replay_from: z.string().min(1).max(256).optional(),
+  /** What a call with no recording does: run for real, or fail with RECORDING_MISS (default). */
+  on_miss: z.enum(['run', 'fail']).optional(),
+};
+
+type BatchFields = { [K in keyof typeof batchFields]?: z.infer<(typeof batchFields)[K]> };
+
+/** The body in OpenAI's form (`tool_calls`) and in Anthropic's (`tool_use` blocks). */
 function toolCallsBody(maxBatch: number) {
-  return z.object({
-    session_id: z.string().min(1).max(256).optional(),
-    tool_calls: z.array(openAIToolCall).min(1).max(maxBatch),
-    max_concurrency: z.number().int().min(1).max(64).optional(),
-    fail_fast: z.boolean().optional(),
-    /** false: answer as soon as every call has finished or awaits approval. */
-    wait: z.boolean().optional(),
-    /** Recording mode: serve the calls from this recorded session instead of running them. */
-    replay_from: z.string().min(1).max(256).optional(),
-    /** What a call with no recording does: run for real, or fail with RECORDING_MISS (default). */
-    on_miss: z.enum(['run', 'fail']).optional(),
-  });
+  return {
+    openai: z.object({ ...batchFields, tool_calls: z.array(openAIToolCall).min(1).max(maxBatch) }),
+    anthropic: z.object({ ...batchFields, tool_use: z.array(anthropicToolUse).min(1).max(maxBatch) }),
+  };
 }
 
 // Built once per batch limit (one per process in practice), not once per request.
@@ -68,17 +84,68 @@ const errorAnswer = (status: number, code: string, message: string): JsonAnswer 
   body: { error: { code, message } },
 });
 
+/** A `POST /api/v1/tool-calls` body, either form, as the pipeline takes it. */
+export interface ToolCallsRequest {
+  /** Which form the calls came in, and so the form of the answer. */
+  format: 'openai' | 'anthropic';
+  calls: ToolCall[];
+  /** The fields beside the calls. */
+  options: BatchFields;
+}
+
+/**
+ * Reads a `POST /api/v1/tool-calls` body in either form: OpenAI's `tool_calls` or Anthropic's
+ * `tool_use` blocks, with the same other fields. Both, neither or a malformed call is the 400
+ * naming the field. The OpenAI form, the hot path, pays one property lookup for the other.
+ */
+export function parseToolCallsBody(
+  body: unknown,
+  maxBatch: number,
+): { ok: true; request: ToolCallsRequest } | { ok: false; answer: JsonAnswer } {
+  const schemas = toolCallsBodyFor(maxBatch);
+  const fields = body as { tool_use?: unknown; tool_calls?: unknown } | null | undefined;
+  if (fields != null && fields.tool_use !== undefined) {
+    if (fields.tool_calls !== undefined) {
+      const message =
+        'tool_calls, tool_use: send the calls in one form, OpenAI tool_calls or Anthropic tool_use blocks, not both.';
+      return { ok: false, answer: errorAnswer(400, 'INVALID_REQUEST', message) };
+    }
+    const parsed = schemas.anthropic.safeParse(body);
+    if (!parsed.success) return { ok: false, answer: errorAnswer(400, 'INVALID_REQUEST', zodMessage(parsed.error)) };
+    const calls = parsed.data.tool_use.map((block) => ({ id: block.id, name: block.name, arguments: block.input }));
+    return { ok: true, request: { format: 'anthropic', calls, options: parsed.data } };
+  }
+  const parsed = schemas.openai.safeParse(body);
+  if (!parsed.success) {
+    const missing =
+      fields != null && typeof fields === 'object' && !Array.isArray(fields) && fields.tool_calls === undefined;
+    const message = missing
+      ? 'tool_calls: missing; send the calls as OpenAI tool_calls, or as Anthropic blocks in tool_use.'
+      : zodMessage(parsed.error);
+    return { ok: false, answer: errorAnswer(400, 'INVALID_REQUEST', message) };
+  }
+  const calls = parsed.data.tool_calls.map((call) => ({
+    id: call.id,
+    name: call.function.name,
+    arguments: call.function.arguments,
+  }));
+  // The parsed body itself (its calls too): no copy on the hot path.
+  return { ok: true, request: { format: 'openai', calls, options: parsed.data } };
+}
+
 /**
  * Runs the parsed JSON body of `POST /api/v1/tool-calls` through the pipeline: the results and
- * the `role: "tool"` messages to append to the conversation, both in input order. A malformed
+ * what to append to the conversation, both in input order — the `role: "tool"` messages for
+ * OpenAI `tool_calls`, the `tool_result` blocks for Anthropic `tool_use` blocks. A malformed
  * envelope is a 400; bad tool arguments are per-call results. `signal` aborts the calls (the
  * client went away). With `replay_from`, the calls are served from that recorded session
  * (recording mode; see `openRecording`); without it, recording mode costs one check.
  */
 export async function runToolCalls(body: unknown, ts: Toolscope, signal?: AbortSignal): Promise<JsonAnswer> {
-  const parsed = toolCallsBodyFor(ts.config.limits.maxBatchSize).safeParse(body);
-  if (!parsed.success) return errorAnswer(400, 'INVALID_REQUEST', zodMessage(parsed.error));
-  const { tool_calls, session_id, max_concurrency, fail_fast, wait, replay_from, on_miss } = parsed.data;
+  const parsed = parseToolCallsBody(body, ts.config.limits.maxBatchSize);
+  if (!parsed.ok) return parsed.answer;
+  const { format, calls, options } = parsed.request;
+  const { session_id, max_concurrency, fail_fast, wait, replay_from, on_miss } = options;
   const ctx: ExecutionContext = { sessionId: session_id ?? null, actor: 'api', signal };
   if (replay_from !== undefined) {
     const recording = recordingFor(ts, replay_from, on_miss ?? 'fail', ctx.sessionId ?? null);
@@ -91,19 +158,27 @@ export async function runToolCalls(body: unknown, ts: Toolscope, signal?: AbortS
       'on_miss: goes with replay_from (recording mode); send both or neither.',
     );
   }
-  const answers = await answerCalls(ts, {
-    calls: tool_calls.map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })),
-    ctx,
-    maxConcurrency: max_concurrency,
-    failFast: fail_fast,
-    wait,
-  });
+  const answers = await answerCalls(ts, { calls, ctx, maxConcurrency: max_concurrency, failFast: fail_fast, wait });
+  const results = answers.map((answer) => answer.result);
+  if (format === 'anthropic') return { status: 200, body: { results, tool_results: answers.map(toolResultBlock) } };
+  return { status: 200, body: { results, messages: answers.map((answer) => answer.message) } };
+}
+
+/** An Anthropic `tool_result` block: the text of the OpenAI form's `role: "tool"` message, for a user turn. */
+export interface ToolResultBlock {
+  type: 'tool_result';
+  tool_use_id: string;
+  content: string;
+  /** The call failed (a call still awaiting approval has not: it has not run yet). */
+  is_error: boolean;
+}
+
+function toolResultBlock(answer: CallAnswer): ToolResultBlock {
   return {
-    status: 200,
-    body: {
-      results: answers.map((answer) => answer.result),
-      messages: answers.map((answer) => answer.message),
-    },
+    type: 'tool_result',
+    tool_use_id: answer.message.tool_call_id,
+    content: answer.message.content,
+    is_error: answer.result.success === false && answer.result.status !== 'awaiting_approval',
   };
 }
 
@@ -395,7 +470,11 @@ export function listTools(request: Request, ts: Toolscope): Promise<Response> {
     if (format === 'openai') return Response.json({ tools: tools.map(toOpenAITool) });
     if (format === 'anthropic') return Response.json({ tools: tools.map(toAnthropicTool) });
     if (format !== 'toolscope') {
-      return apiError(400, 'INVALID_QUERY', 'format must be "openai", "anthropic" or left out.');
+      return apiError(
+        400,
+        'INVALID_QUERY',
+        `format: must be "openai", "anthropic" or left out, not "${format.slice(0, 64)}".`,
+      );
     }
     return Response.json({
       tools: tools.map((tool) => ({
