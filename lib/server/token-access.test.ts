@@ -18,7 +18,7 @@ describe.skipIf(!built)('the built server exposed beyond loopback', () => {
   it('refuses to start without TOOLSCOPE_TOKEN, saying how to set one, and opens nothing', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-notoken-'));
     try {
-      const env: NodeJS.ProcessEnv = { ...process.env, HOST: '0.0.0.0', PORT: '0', TOOLSCOPE_DATA_DIR: dir };
+      const env: NodeJS.ProcessEnv = { ...process.env, HOST: '0.0.0.0', PORT: '39871', TOOLSCOPE_DATA_DIR: dir };
       delete env.TOOLSCOPE_TOKEN;
       const child = spawn(process.execPath, ['scripts/start.mjs'], {
         cwd: root,
