@@ -30,8 +30,8 @@ export default async function LoginPage({
           Log in to Toolscope
         </h1>
         <p className="text-fg-muted">
-          This Toolscope is reachable from other machines, so it asks for its token: the value of{' '}
-          <code className="font-mono">TOOLSCOPE_TOKEN</code> it was started with.
+          This Toolscope asks for its token: the value of <code className="font-mono">TOOLSCOPE_TOKEN</code> it was
+          started with.
         </p>
       </div>
       <form method="post" action="/auth/login" className="flex flex-col gap-3">
@@ -51,7 +51,7 @@ export default async function LoginPage({
           />
         </label>
         {wrong && (
-          <p id="login-error" role="alert" className="text-red-600 dark:text-red-400">
+          <p id="login-error" role="alert" data-testid="login-error" className="text-red-600 dark:text-red-400">
             That is not this Toolscope&apos;s token.
           </p>
         )}

@@ -11,7 +11,7 @@ export class LoginPage {
     this.form = page.getByTestId('login');
     this.token = page.getByLabel('Token');
     this.submit = page.getByRole('button', { name: 'Log in' });
-    this.error = page.getByRole('alert');
+    this.error = page.getByTestId('login-error');
   }
 
   async expectShown() {
