@@ -10,9 +10,11 @@ export function proxy(request: NextRequest) {
   const verdict = guardRequest(request, getToolscope().config);
   if (verdict.ok) return NextResponse.next();
   if (verdict.location) {
-    const response = NextResponse.redirect(new URL(verdict.location, request.nextUrl), verdict.status);
-    response.headers.set('cache-control', 'no-store');
-    return response;
+    // Relative, as the agent path's: the browser stays on the host it used.
+    return new NextResponse(null, {
+      status: verdict.status,
+      headers: { location: verdict.location, 'cache-control': 'no-store' },
+    });
   }
   return NextResponse.json({ error: { code: verdict.code, message: verdict.message } }, { status: verdict.status });
 }

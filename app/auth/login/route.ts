@@ -1,6 +1,6 @@
-import { type NextRequest, NextResponse } from 'next/server';
+import type { NextRequest } from 'next/server';
 import { SESSION_COOKIE, SESSION_MAX_AGE_S, sessionValue, tokensMatch } from '@/lib/api/access-token';
-import { safeNextPath } from '@/lib/api/login-redirect';
+import { safeNextPath, seeOther } from '@/lib/api/login-redirect';
 import { LOGIN_PATH } from '@/lib/api/request-guard';
 import { getToolscope } from '@/lib/server/toolscope';
 
@@ -18,14 +18,11 @@ export async function POST(request: NextRequest) {
   const form = await request.formData().catch(() => null);
   const given = form?.get('token');
   const next = safeNextPath(String(form?.get('next') ?? '/'));
-  if (!token) return NextResponse.redirect(new URL(next, request.nextUrl), 303);
+  if (!token) return seeOther(next);
   if (typeof given !== 'string' || !tokensMatch(given.trim(), token)) {
-    const back = new URL(LOGIN_PATH, request.nextUrl);
-    back.searchParams.set('error', 'wrong-token');
-    back.searchParams.set('next', next);
-    return NextResponse.redirect(back, 303);
+    return seeOther(`${LOGIN_PATH}?${new URLSearchParams({ error: 'wrong-token', next })}`);
   }
-  const response = NextResponse.redirect(new URL(next, request.nextUrl), 303);
+  const response = seeOther(next);
   response.cookies.set(SESSION_COOKIE, sessionValue(token), {
     httpOnly: true,
     sameSite: 'strict',
