@@ -78,13 +78,18 @@ test.describe('a Toolscope with a token', () => {
     fs.mkdirSync(SCREENS!, { recursive: true });
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
-      await page.goto(`${base}/traces`);
+      await page.goto(`${base}/`);
       await new LoginPage(page).expectShown();
       await expect(page.locator('html')).toHaveClass(scheme === 'dark' ? /\bdark\b/ : /^(?!.*\bdark\b)/);
       await page.screenshot({ path: path.join(SCREENS!, `login-${scheme}.png`), fullPage: true });
       await new LoginPage(page).logIn('wrong-token-wrong');
       await expect(new LoginPage(page).error).toBeVisible();
       await page.screenshot({ path: path.join(SCREENS!, `login-wrong-${scheme}.png`), fullPage: true });
+      await new LoginPage(page).logIn(TOKEN);
+      await expect(page.getByRole('button', { name: 'Log out' })).toBeVisible();
+      await page.screenshot({ path: path.join(SCREENS!, `logged-in-header-${scheme}.png`) });
+      await page.getByRole('button', { name: 'Log out' }).click();
+      await new LoginPage(page).expectShown();
     }
   });
 });

@@ -15,7 +15,7 @@ export class LoginPage {
   }
 
   async expectShown() {
-    await expect(this.page).toHaveURL(/\/login\?/);
+    await expect(this.page).toHaveURL(/\/login(\?|$)/);
     await expect(this.form).toBeVisible();
   }
 
