@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -10,16 +11,29 @@ import { TracesPage } from './pages/traces-page';
 const SCREENS = process.env.SCREENS_DIR;
 const TOKEN = 'e2e-token-0123456789abcdef';
 
+/** A port free now: E2E_RESTART_PORT is live-cancel's, which may run beside this spec. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 /** A Toolscope of its own, started with TOOLSCOPE_TOKEN: people log in, scripts send a bearer token. */
 test.describe('a Toolscope with a token', () => {
-  const port = Number(process.env.E2E_RESTART_PORT || 3202);
-  const base = `http://127.0.0.1:${port}`;
+  let base = '';
   let dataDir = '';
   let server: AppServer | null = null;
 
   test.beforeAll(async () => {
     test.setTimeout(90_000);
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-e2e-token-'));
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
     server = await startAppServer({ port, dataDir, timeoutMs: 60_000, env: { TOOLSCOPE_TOKEN: TOKEN } });
   });
   test.afterAll(async () => {
@@ -64,6 +78,16 @@ test.describe('a Toolscope with a token', () => {
     // Without the token (the request fixture carries no cookie), the API is still closed.
     expect((await request.get(`${base}/api/v1/stats`)).status()).toBe(401);
     expect((await request.get(`${base}/api/v1/traces/${traceId}`)).status()).toBe(401);
+
+    // A link followed from another site arrives without the SameSite=Strict cookie: the login
+    // page finds the login by a same-site request and goes on by itself.
+    await page.route('http://elsewhere.test/', (route) =>
+      route.fulfill({ contentType: 'text/html', body: `<a href="${base}/tools">a Toolscope link</a>` }),
+    );
+    await page.goto('http://elsewhere.test/');
+    await page.getByRole('link', { name: 'a Toolscope link' }).click();
+    await expect(page).toHaveURL(`${base}/tools`);
+    await expect(page.getByRole('button', { name: 'Log out' })).toBeVisible();
 
     // Logging out clears the cookie: pages send to the login form again.
     await page.getByRole('button', { name: 'Log out' }).click();

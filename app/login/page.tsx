@@ -2,6 +2,7 @@ import { KeyRound } from 'lucide-react';
 import type { Metadata } from 'next';
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
+import { ResumeSession } from '@/components/access/resume-session';
 import { carriesToken } from '@/lib/api/access-token';
 import { safeNextPath } from '@/lib/api/login-redirect';
 import { getToolscope } from '@/lib/server/toolscope';
@@ -24,6 +25,7 @@ export default async function LoginPage({
   const wrong = params.error === 'wrong-token';
   return (
     <div className="mx-auto flex max-w-sm flex-col gap-4 py-16" data-testid="login">
+      <ResumeSession next={next} />
       <div className="flex flex-col gap-1">
         <h1 className="flex items-center gap-2 text-base font-semibold">
           <KeyRound size={16} className="text-accent" aria-hidden />

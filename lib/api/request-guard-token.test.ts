@@ -81,6 +81,7 @@ describe('guardRequest with TOOLSCOPE_TOKEN', () => {
       ['HEAD', '/login'],
       ['POST', '/auth/login'],
       ['POST', '/auth/logout'],
+      ['GET', '/auth/session'],
       ['GET', '/_next/static/chunks/app.js'],
       ['GET', '/icon.svg?abc'],
     ] as const) {

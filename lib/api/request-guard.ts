@@ -53,7 +53,7 @@ export interface GuardedRequest {
 /** The login page and what it needs (its form's target, Next's static files, the icon) need no token. */
 export const LOGIN_PATH = '/login';
 const PUBLIC_POSTS = new Set(['/auth/login', '/auth/logout']);
-const PUBLIC_GETS = new Set([LOGIN_PATH, '/favicon.ico', '/icon.svg']);
+const PUBLIC_GETS = new Set([LOGIN_PATH, '/auth/session', '/favicon.ico', '/icon.svg']);
 
 function isPublic(method: string, pathname: string, headers: GuardedRequest['headers']): boolean {
   // A server action runs whatever action its header names, on any page's path: never public.
