@@ -85,8 +85,11 @@ test.describe('a Toolscope with a token', () => {
       route.fulfill({ contentType: 'text/html', body: `<a href="${base}/tools">a Toolscope link</a>` }),
     );
     await page.goto('http://elsewhere.test/');
+    const visited: string[] = [];
+    page.on('framenavigated', (frame) => visited.push(frame.url()));
     await page.getByRole('link', { name: 'a Toolscope link' }).click();
     await expect(page).toHaveURL(`${base}/tools`);
+    expect(visited).toContain(`${base}/login?next=%2Ftools`);
     await expect(page.getByRole('button', { name: 'Log out' })).toBeVisible();
 
     // Logging out clears the cookie: pages send to the login form again.
