@@ -96,6 +96,18 @@ describe('guardRequest with TOOLSCOPE_TOKEN', () => {
     });
     expect(guardRequest(request('POST', '/login'), settings(TOKEN))).toMatchObject({ status: 401 });
     expect(guardRequest(request('GET', '/_next/data/x'), settings(TOKEN))).toMatchObject({ status: 307 });
+    for (const sneaky of [
+      '/_next/static/..%2f..%2fapi%2fv1%2fstats',
+      '/_next/static/%2e%2e/x',
+      '/_next/static/a%5c..',
+    ]) {
+      expect(guardRequest(request('GET', sneaky), settings(TOKEN))).toMatchObject({ ok: false });
+    }
+    expect(
+      guardRequest(request('GET', '/_next/static/chunks/app/traces/%5Bid%5D/page-1a.js'), settings(TOKEN)),
+    ).toEqual({
+      ok: true,
+    });
   });
 
   it('checks host and origin before the token', () => {

@@ -50,6 +50,9 @@ export interface GuardedRequest {
   headers: { get(name: string): string | null };
 }
 
+const OK: GuardVerdict = { ok: true };
+const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
+
 /** The login page and what it needs (its form's target, Next's static files, the icon) need no token. */
 export const LOGIN_PATH = '/login';
 const PUBLIC_POSTS = new Set(['/auth/login', '/auth/logout']);
@@ -58,8 +61,19 @@ const PUBLIC_GETS = new Set([LOGIN_PATH, '/auth/session', '/favicon.ico', '/icon
 function isPublic(method: string, pathname: string, headers: GuardedRequest['headers']): boolean {
   // A server action runs whatever action its header names, on any page's path: never public.
   if (headers.get('next-action') !== null) return false;
-  if (method === 'GET' || method === 'HEAD') return PUBLIC_GETS.has(pathname) || pathname.startsWith('/_next/static/');
+  if (method === 'GET' || method === 'HEAD') return PUBLIC_GETS.has(pathname) || isStaticFile(pathname);
   return method === 'POST' && PUBLIC_POSTS.has(pathname);
+}
+
+/** Next's build output, and nothing an encoded `..` could make of that prefix. */
+function isStaticFile(pathname: string): boolean {
+  if (!pathname.startsWith('/_next/static/')) return false;
+  try {
+    const decoded = decodeURIComponent(pathname);
+    return !decoded.includes('..') && !decoded.includes('\\');
+  } catch {
+    return false;
+  }
 }
 
 /** The path and query of a request's URL, which is either a path (Node) or an absolute URL (web). */
@@ -96,9 +110,6 @@ function checkToken(request: GuardedRequest, token: string): GuardVerdict {
     message: 'This Toolscope requires its token: send "Authorization: Bearer <TOOLSCOPE_TOKEN>", or log in at /login.',
   };
 }
-
-const OK: GuardVerdict = { ok: true };
-const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
 
 /**
  * Refuses requests a web page on another site could make to a Toolscope on this machine.
