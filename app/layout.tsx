@@ -1,8 +1,9 @@
 import { Activity } from 'lucide-react';
 import type { Metadata } from 'next';
-import { cookies } from 'next/headers';
+import { cookies, headers } from 'next/headers';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
+import { LogoutButton } from '@/components/access/logout-button';
 import { ApprovalsLive } from '@/components/approvals/approvals-live';
 import { ApprovalsNavLink } from '@/components/approvals/approvals-nav-link';
 import { FaultsNavLink, FaultsPhoneIndicator } from '@/components/faults/faults-nav-link';
@@ -12,6 +13,7 @@ import { ShortcutsDialog } from '@/components/shortcuts-dialog';
 import { ThemeToggle } from '@/components/theme-toggle';
 import { TimeZoneMenu } from '@/components/time-zone-menu';
 import { TimeZoneProvider } from '@/components/time-zone-provider';
+import { carriesToken } from '@/lib/api/access-token';
 import { getToolscope } from '@/lib/server/toolscope';
 import { THEME_SCRIPT } from '@/lib/ui/theme';
 import { parseTimeZoneChoice, resolveTimeZone, runtimeTimeZone, TIME_ZONE_COOKIE } from '@/lib/ui/time-zone';
@@ -34,6 +36,23 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
     parseTimeZoneChoice((await cookies()).get(TIME_ZONE_COOKIE)?.value),
     runtimeTimeZone(),
   );
+  const { token } = getToolscope().config;
+  // Not logged in (the guard lets only the login page through then): the page alone, no live header.
+  if (token !== null && !carriesToken(await headers(), token)) {
+    return (
+      <html lang="en" suppressHydrationWarning>
+        <head>
+          {/* biome-ignore lint/security/noDangerouslySetInnerHtml: a constant script that sets the theme before first paint. */}
+          <script dangerouslySetInnerHTML={{ __html: THEME_SCRIPT }} />
+        </head>
+        <body className="min-h-screen antialiased">
+          <main id="main" className="mx-auto max-w-[1600px] px-3 py-4 sm:px-4">
+            {children}
+          </main>
+        </body>
+      </html>
+    );
+  }
   const renderedAt = Date.now();
   // The nav's fault indicator is right from the first paint: a rule breaking tools is never hidden.
   const faults = faultRulesSnapshot(getToolscope());
@@ -75,6 +94,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                     <TimeZoneMenu />
                     <ShortcutsDialog />
                     <ThemeToggle />
+                    {token !== null && <LogoutButton />}
                   </div>
                 </nav>
               </header>

@@ -26,14 +26,20 @@ export interface AppServer {
   stop(graceMs?: number): Promise<void>;
 }
 
-async function waitForServer(url: string, child: ChildProcess, logFile: string, timeoutMs: number) {
+async function waitForServer(
+  url: string,
+  child: ChildProcess,
+  logFile: string,
+  timeoutMs: number,
+  headers: Record<string, string>,
+) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) {
       throw new Error(`The app exited with code ${child.exitCode}:\n${fs.readFileSync(logFile, 'utf8').slice(-4000)}`);
     }
     try {
-      const response = await fetch(url);
+      const response = await fetch(url, { headers });
       if (response.ok) return;
     } catch {
       // not listening yet
@@ -48,15 +54,18 @@ async function waitForServer(url: string, child: ChildProcess, logFile: string, 
 /**
  * Starts the built app (`npm start`'s script) on `port` with the data folder `dataDir` (and the
  * e2e config in it), appending its output to `server.log` there; resolves once it answers.
+ * `env` adds to its environment (e.g. `TOOLSCOPE_TOKEN`, which the readiness check then sends).
  */
 export async function startAppServer({
   port,
   dataDir,
   timeoutMs = 180_000,
+  env = {},
 }: {
   port: number | string;
   dataDir: string;
   timeoutMs?: number;
+  env?: Record<string, string>;
 }): Promise<AppServer> {
   const logFile = path.join(dataDir, 'server.log');
   const log = fs.openSync(logFile, 'a');
@@ -67,6 +76,7 @@ export async function startAppServer({
       HOST: '127.0.0.1',
       TOOLSCOPE_DATA_DIR: dataDir,
       TOOLSCOPE_CONFIG: writeE2EConfig(dataDir),
+      ...env,
     },
     stdio: ['ignore', log, log],
     detached: true,
@@ -93,7 +103,8 @@ export async function startAppServer({
     }
   };
   try {
-    await waitForServer(`http://127.0.0.1:${port}/api/v1/tools`, child, logFile, timeoutMs);
+    const auth: Record<string, string> = env.TOOLSCOPE_TOKEN ? { authorization: `Bearer ${env.TOOLSCOPE_TOKEN}` } : {};
+    await waitForServer(`http://127.0.0.1:${port}/api/v1/tools`, child, logFile, timeoutMs, auth);
   } catch (error) {
     await stop();
     throw error;

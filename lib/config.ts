@@ -1,7 +1,9 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { MIN_TOKEN_LENGTH } from './api/access-token';
 import { parseRule } from './policy/parse-rule';
 
 const policy = z.enum(['allow', 'ask', 'deny']);
@@ -161,6 +163,8 @@ export interface Config {
   host: string;
   /** Host names the guard accepts besides loopback and `host` (`TOOLSCOPE_ALLOWED_HOSTS`, comma-separated). */
   allowedHosts: string[];
+  /** `TOOLSCOPE_TOKEN`: when set, the API wants it as a bearer token and the pages a login; null when unset. */
+  token: string | null;
   dataDir: string;
   dbPath: string;
   workspace: string;
@@ -198,8 +202,9 @@ export class ConfigError extends Error {
  * 2. Config file: `TOOLSCOPE_CONFIG` (must exist), else `toolscope.config.json` in the working
  *    directory or the data folder, if present.
  * 3. The file is validated; every bad field is reported at once.
- * 4. The server's settings from the environment (`PORT`, `HOST`, `TOOLSCOPE_ALLOWED_HOSTS`) join
- *    it: the rest of the app reads the environment through this config, nowhere else.
+ * 4. The server's settings from the environment (`PORT`, `HOST`, `TOOLSCOPE_ALLOWED_HOSTS`,
+ *    `TOOLSCOPE_TOKEN`) join it: the rest of the app reads the environment through this config,
+ *    nowhere else. Whether the server may start with them is `accessProblem`'s to say.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
   const dataDir = path.resolve(cwd, env.TOOLSCOPE_DATA_DIR || '.toolscope');
@@ -239,6 +244,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .split(',')
       .map((name) => name.trim().toLowerCase())
       .filter(Boolean),
+    token: env.TOOLSCOPE_TOKEN?.trim() || null,
     dataDir,
     dbPath: path.join(dataDir, 'toolscope.db'),
     workspace: file.workspace ? path.resolve(base, file.workspace) : path.join(dataDir, 'workspace'),
@@ -252,6 +258,37 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     limits: { ...DEFAULT_LIMITS, ...file.limits },
     retention: { ...DEFAULT_RETENTION, ...file.retention },
   };
+}
+
+/** Whether `host` is a loopback address: only this machine can reach a server bound to it. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
+  if (name === 'localhost' || name === '::1') return true;
+  const v4 = net.isIPv4(name) ? name : name.match(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/)?.[1];
+  return v4 !== undefined && net.isIPv4(v4) && v4.startsWith('127.');
+}
+
+/**
+ * Why the server must not start with these settings, or null when it may: bound to an address
+ * other machines can reach, it needs a token, and a token must not be guessable.
+ */
+export function accessProblem(config: Pick<Config, 'host' | 'port' | 'token'>): string | null {
+  if (config.token !== null && config.token.length < MIN_TOKEN_LENGTH) {
+    return `TOOLSCOPE_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters long; make one with: openssl rand -hex 32`;
+  }
+  if (config.token === null && !isLoopbackHost(config.host)) {
+    return [
+      `HOST is ${config.host}, which other machines can reach, and TOOLSCOPE_TOKEN is not set.`,
+      'Toolscope runs tools and shows their arguments: bound to anything but loopback it requires a token.',
+      `Set one, e.g. TOOLSCOPE_TOKEN=$(openssl rand -hex 32) HOST=${config.host} PORT=${config.port} npm start,`,
+      'then send it from agents as "Authorization: Bearer <token>" and log in with it at /login.',
+      'Or leave HOST unset to listen on 127.0.0.1 only.',
+    ].join('\n');
+  }
+  return null;
 }
 
 function approvalsOf(file: Partial<ApprovalsConfig>): ApprovalsConfig {

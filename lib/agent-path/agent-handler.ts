@@ -34,7 +34,8 @@ function headerReader(req: IncomingMessage) {
  * same Toolscope instance. A hand-written dispatcher rather than a router package: it serves two
  * fixed paths and answers 404/405/400 from the list of API routes, a table lookup a router would
  * only wrap (and it adds no dependency to keep current).
- * 1. The guard (`lib/api/request-guard.ts`, the proxy's too) runs first, for every request.
+ * 1. The guard (`lib/api/request-guard.ts`, the proxy's too) runs first, for every request: host,
+ *    origin and, when `TOOLSCOPE_TOKEN` is set, the token (a page without it is sent to /login).
  * 2. Paths under `/api/` are looked up in `API_ROUTES`: unknown → 404, bad percent-encoding → 400,
  *    a method the route lacks → 405 with `Allow`, OPTIONS → 204 with `Allow`, all JSON.
  * 3. `POST /api/v1/tool-calls` and `GET /api/v1/events` are served here; the rest goes to `next`.
@@ -59,9 +60,16 @@ export function createAgentHandler(options: AgentHandlerOptions): RequestListene
 
   const dispatch = (req: IncomingMessage, res: ServerResponse): void | Promise<void> => {
     const method = req.method ?? 'GET';
-    const verdict = guardRequest({ method, headers: headerReader(req) }, ts.config);
-    if (!verdict.ok) return sendError(res, verdict.status, verdict.code, verdict.message);
     const url = req.url ?? '/';
+    const verdict = guardRequest({ method, url, headers: headerReader(req) }, ts.config);
+    if (!verdict.ok) {
+      if (verdict.location) {
+        res.writeHead(verdict.status, { location: verdict.location, 'cache-control': 'no-store' });
+        res.end();
+        return;
+      }
+      return sendError(res, verdict.status, verdict.code, verdict.message);
+    }
     const q = url.indexOf('?');
     const pathname = q < 0 ? url : url.slice(0, q);
     if (pathname !== '/api' && !pathname.startsWith('/api/')) return next(req, res);

@@ -1,4 +1,5 @@
 import 'server-only';
+import { accessProblem, ConfigError, loadConfig } from '../config';
 import { createToolscope, type Toolscope } from './create-toolscope';
 
 const globalForToolscope = globalThis as unknown as { __toolscope?: Toolscope };
@@ -6,8 +7,16 @@ const globalForToolscope = globalThis as unknown as { __toolscope?: Toolscope };
 /**
  * The one Toolscope instance of this server process: config, database, store, executor.
  * Kept on globalThis so that every route bundle and dev-mode reload share one SQLite connection.
+ * Settings the server must not run with (exposed without a token) stop it before anything opens.
  */
 export function getToolscope(): Toolscope {
-  globalForToolscope.__toolscope ??= createToolscope();
+  globalForToolscope.__toolscope ??= createServerToolscope();
   return globalForToolscope.__toolscope;
+}
+
+function createServerToolscope(): Toolscope {
+  const config = loadConfig();
+  const problem = accessProblem(config);
+  if (problem) throw new ConfigError(problem);
+  return createToolscope(config);
 }

@@ -54,8 +54,14 @@ export interface BuiltServer {
  * Starts the built app as `npm start` does (scripts/start.mjs) on a free port with a fresh data
  * folder, in its own process group, and waits until it answers.
  * @param config the toolscope.config.json to write, if any
+ * @param env more environment (e.g. `HOST`, `TOOLSCOPE_TOKEN`); with a token, its own requests
+ *   (the readiness check, `send`) carry it as a bearer token
  */
-export async function startBuiltServer(prefix: string, config?: unknown): Promise<BuiltServer> {
+export async function startBuiltServer(
+  prefix: string,
+  config?: unknown,
+  env: Record<string, string> = {},
+): Promise<BuiltServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   let configPath = '';
   if (config !== undefined) {
@@ -72,10 +78,12 @@ export async function startBuiltServer(prefix: string, config?: unknown): Promis
       HOST: '127.0.0.1',
       TOOLSCOPE_DATA_DIR: dir,
       TOOLSCOPE_CONFIG: configPath,
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
+  const auth: Record<string, string> = env.TOOLSCOPE_TOKEN ? { authorization: `Bearer ${env.TOOLSCOPE_TOKEN}` } : {};
   let log = '';
   child.stdout?.on('data', (chunk) => (log += chunk));
   child.stderr?.on('data', (chunk) => (log += chunk));
@@ -88,7 +96,7 @@ export async function startBuiltServer(prefix: string, config?: unknown): Promis
     async send(method, requestPath, body) {
       const response = await fetch(`${base}${requestPath}`, {
         method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        headers: body === undefined ? auth : { ...auth, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       return { status: response.status, json: await response.json() };
@@ -109,7 +117,7 @@ export async function startBuiltServer(prefix: string, config?: unknown): Promis
       server.stop();
       throw new Error(`the server exited:\n${log}`);
     }
-    const ok = await fetch(`${base}/api/v1/tools`).then(
+    const ok = await fetch(`${base}/api/v1/tools`, { headers: auth }).then(
       (r) => r.ok,
       () => false,
     );
