@@ -307,6 +307,10 @@ test('recording mode serves a call from the recorded session without running it'
   await trace.goto(served!.trace_id);
   await expect(page.getByTestId('served-from')).toContainText('Served from the recording of');
   await expect(page.getByTestId('served-from-link')).toHaveAttribute('href', `/traces/${first.traceId}`);
+  await expect(page.getByTitle(`Served from the recording of ${first.traceId}: the tool did not run`)).toHaveText(
+    'recorded',
+  );
+  await expect(page.getByText(`No attempt ran: served from the recording ${first.traceId}.`)).toBeVisible();
   await page.getByTestId('served-from-link').click();
   await expect(page.getByTestId('trace-view')).toHaveAttribute('data-trace-id', first.traceId);
 });

@@ -13,7 +13,12 @@ const OUTCOME = {
 
 /** Why there is no attempt to show, in words that match where the call is. */
 function emptyText(unfinished: boolean, stages: TraceStage[]): string {
-  if (!unfinished) return 'No attempt ran: the call stopped before the execute stage.';
+  if (!unfinished) {
+    // A stage skipped with a reason says why (recording mode: "served from the recording …").
+    const execute = stages.find((s) => s.name === 'execute');
+    if (execute?.status === 'skipped' && execute.detail) return `No attempt ran: ${execute.detail}.`;
+    return 'No attempt ran: the call stopped before the execute stage.';
+  }
   const now = stages.find((s) => s.status === 'running' || s.status === 'waiting');
   if (now?.name === 'execute') return 'The first attempt is starting…';
   return `No attempt yet: the call is at the ${now?.name ?? 'first'} stage.`;

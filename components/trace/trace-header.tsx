@@ -98,7 +98,7 @@ export function TraceHeader({
             {trace.error.code}
           </code>
         )}
-        <TraceFlags flags={trace.flags} />
+        <TraceFlags flags={trace.flags} servedFrom={trace.servedFrom} />
         {live}
         <div className="ml-auto flex flex-wrap items-center gap-1.5">
           {replayActions}

@@ -1,13 +1,14 @@
-import { GitBranch, Repeat, RotateCcw, Scissors, Zap } from 'lucide-react';
+import { CassetteTape, GitBranch, Repeat, RotateCcw, Scissors, Zap } from 'lucide-react';
 import type { TraceFlags as Flags } from '@/lib/executor/types';
 import { FAULT_TONE } from '../faults/attempt-fault-badge';
 import { Tag } from '../status';
 
 /**
  * Badges for what happened on the way: retried, fell back, truncated, fault-injected (in the
- * colour of injected faults, never to be taken for a real failure), replayed.
+ * colour of injected faults, never to be taken for a real failure), replayed, and served from a
+ * recording (`servedFrom`: nothing ran).
  */
-export function TraceFlags({ flags }: { flags: Flags }) {
+export function TraceFlags({ flags, servedFrom = null }: { flags: Flags; servedFrom?: string | null }) {
   return (
     <span className="inline-flex flex-wrap gap-1">
       {flags.retried && (
@@ -42,6 +43,12 @@ export function TraceFlags({ flags }: { flags: Flags }) {
         <Tag tone="info" title="A replay of an earlier call">
           <RotateCcw size={10} aria-hidden />
           replay
+        </Tag>
+      )}
+      {servedFrom && (
+        <Tag tone="info" title={`Served from the recording of ${servedFrom}: the tool did not run`}>
+          <CassetteTape size={10} aria-hidden />
+          recorded
         </Tag>
       )}
     </span>
