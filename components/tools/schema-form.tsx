@@ -5,8 +5,10 @@ import { useId, useState } from 'react';
 import { type FieldIssue, REDACTED_MARK } from '@/lib/ui/json-issues';
 import { fieldShape, initialValue, type JsonSchema } from '@/lib/ui/json-schema';
 
-const input =
-  'h-7 w-full rounded border border-line bg-bg px-1.5 text-[13px] text-fg aria-[invalid=true]:border-red-500 aria-[invalid=true]:bg-red-50 dark:aria-[invalid=true]:bg-red-950/40';
+/** A field's look without its width: each field gives one (`w-full` by default, see `input`). */
+const field =
+  'h-7 rounded border border-line bg-bg px-1.5 text-[13px] text-fg aria-[invalid=true]:border-red-500 aria-[invalid=true]:bg-red-50 dark:aria-[invalid=true]:bg-red-950/40';
+const input = `${field} w-full`;
 
 interface FieldProps {
   name: string;
@@ -165,7 +167,7 @@ function Field({ name, schema, value, required, path, issues, onChange }: FieldP
           min={s.minimum}
           max={s.maximum}
           value={typeof value === 'number' ? value : ''}
-          className={`${input} w-40`}
+          className={`${field} w-40`}
           onChange={(e) => onChange(e.target.value === '' ? undefined : e.target.valueAsNumber)}
         />
       );
@@ -184,7 +186,7 @@ function Field({ name, schema, value, required, path, issues, onChange }: FieldP
           <select
             {...common}
             value={value === undefined ? '' : String(value)}
-            className={`${input} w-32`}
+            className={`${field} w-32`}
             onChange={(e) => onChange(e.target.value === '' ? undefined : e.target.value === 'true')}
           >
             <option value="">(not set)</option>
@@ -200,7 +202,7 @@ function Field({ name, schema, value, required, path, issues, onChange }: FieldP
         <select
           {...common}
           value={index < 0 ? '' : String(index)}
-          className={`${input} w-auto min-w-32`}
+          className={`${field} w-auto min-w-32`}
           onChange={(e) => onChange(e.target.value === '' ? undefined : options[Number(e.target.value)])}
         >
           {(!required || index < 0) && <option value="">(not set)</option>}
@@ -295,7 +297,7 @@ function Field({ name, schema, value, required, path, issues, onChange }: FieldP
                     aria-describedby={entryIssues.length > 0 ? `${id}-entry-${i}` : undefined}
                     data-field={`${dotted}.${key}`}
                     value={key}
-                    className={`${input} w-40 font-mono`}
+                    className={`${field} w-40 font-mono`}
                     onChange={(e) =>
                       onChange(Object.fromEntries(entries.map(([k, x], j) => (j === i ? [e.target.value, x] : [k, x]))))
                     }
