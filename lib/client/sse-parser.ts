@@ -1,0 +1,58 @@
+/** One server-sent event frame: its `event` name (default `message`), `data` lines joined, `id` if it had one. */
+export interface SseFrame {
+  event: string;
+  data: string;
+  id: string | null;
+}
+
+/**
+ * An incremental parser of `text/event-stream` as the HTML standard defines it: feed it decoded
+ * text in chunks of any size (a frame may span chunks, a chunk many frames); it returns the frames
+ * completed so far. `retry:` and comment lines are ignored; CRLF, CR and LF all end a line.
+ * @example const parse = createSseParser(); for (const frame of parse(chunk)) …
+ */
+export function createSseParser(): (chunk: string) => SseFrame[] {
+  let buffer = '';
+  let event = '';
+  let data: string[] = [];
+  let id: string | null = null;
+  let sawData = false;
+
+  const line = (text: string, frames: SseFrame[]) => {
+    if (text === '') {
+      if (sawData) frames.push({ event: event || 'message', data: data.join('\n'), id });
+      event = '';
+      data = [];
+      id = null;
+      sawData = false;
+      return;
+    }
+    if (text.startsWith(':')) return;
+    const colon = text.indexOf(':');
+    const field = colon < 0 ? text : text.slice(0, colon);
+    let value = colon < 0 ? '' : text.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'event') event = value;
+    else if (field === 'data') {
+      data.push(value);
+      sawData = true;
+    } else if (field === 'id' && !value.includes('\0')) id = value;
+  };
+
+  return (chunk) => {
+    buffer += chunk;
+    const frames: SseFrame[] = [];
+    let start = 0;
+    for (let i = 0; i < buffer.length; i++) {
+      const c = buffer[i];
+      if (c !== '\n' && c !== '\r') continue;
+      // A CR at the very end may be the first half of a CRLF split across chunks: wait for more.
+      if (c === '\r' && i === buffer.length - 1) break;
+      line(buffer.slice(start, i), frames);
+      if (c === '\r' && buffer[i + 1] === '\n') i++;
+      start = i + 1;
+    }
+    buffer = buffer.slice(start);
+    return frames;
+  };
+}
