@@ -41,7 +41,8 @@ export interface AnthropicToolUseInput {
   type: 'tool_use';
   id: string;
   name: string;
-  input: Record<string, unknown>;
+  /** A JSON object (anything else is a 400); typed as the Anthropic SDK types it. */
+  input: unknown;
 }
 
 /** The fields of `POST /api/v1/tool-calls` beside the calls. */

@@ -39,17 +39,22 @@ export function createSseParser(): (chunk: string) => SseFrame[] {
     } else if (field === 'id' && !value.includes('\0')) id = value;
   };
 
+  // A CR ended the last line: an LF right after it is the second half of that CRLF.
+  let afterCr = false;
   return (chunk) => {
     buffer += chunk;
     const frames: SseFrame[] = [];
     let start = 0;
-    for (let i = 0; i < buffer.length; i++) {
+    if (afterCr && buffer.startsWith('\n')) start = 1;
+    afterCr = false;
+    for (let i = start; i < buffer.length; i++) {
       const c = buffer[i];
       if (c !== '\n' && c !== '\r') continue;
-      // A CR at the very end may be the first half of a CRLF split across chunks: wait for more.
-      if (c === '\r' && i === buffer.length - 1) break;
       line(buffer.slice(start, i), frames);
-      if (c === '\r' && buffer[i + 1] === '\n') i++;
+      if (c === '\r') {
+        if (i === buffer.length - 1) afterCr = true;
+        else if (buffer[i + 1] === '\n') i++;
+      }
       start = i + 1;
     }
     buffer = buffer.slice(start);
