@@ -10,6 +10,7 @@ export default defineConfig({
       'app/**/*.test.ts',
       'components/**/*.test.ts',
       'scripts/**/*.test.ts',
+      'examples/**/*.test.ts',
     ],
     environment: 'node',
     pool: 'forks',
