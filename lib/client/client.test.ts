@@ -208,7 +208,7 @@ describe('the event stream', () => {
       retryMs: 20,
     });
     await until([opened], () => opened === 1);
-    served.server.closeAllConnections();
+    served.dropEventStreams();
     await until([opened], () => opened === 2);
     expect(errors.length).toBeGreaterThan(0);
     await client.runToolCalls({ session_id: 'client-reconnect', tool_calls: [calc('r1', '7*7')] });

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -19,6 +19,10 @@ export interface ServedToolscope {
   server: http.Server;
   /** Stops the server and the Toolscope, removes the data folder. */
   close(): Promise<void>;
+  /** Cuts the connections of the open event streams (a proxy or network dropping them); other connections stay. */
+  dropEventStreams(): void;
+  /** Stops as a shutdown does and starts again on the same folder and port; `ts` and `server` are the new ones. */
+  restart(): Promise<void>;
 }
 
 interface FileRoute {
@@ -113,24 +117,46 @@ function routeFiles(): RequestListener {
 export async function serveToolscope(config?: object, env: Record<string, string> = {}): Promise<ServedToolscope> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-client-'));
   if (config) fs.writeFileSync(path.join(dir, 'toolscope.config.json'), JSON.stringify(config));
-  const ts = createToolscope(loadConfig({ ...env, TOOLSCOPE_DATA_DIR: dir }, dir));
-  (globalThis as { __toolscope?: Toolscope }).__toolscope = ts;
-  const server = createAgentServer(createAgentHandler({ ts, next: routeFiles() }), ts.config.limits);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    ts,
+  const streams = new Set<Socket>();
+  const start = async (port: number) => {
+    const ts = createToolscope(loadConfig({ ...env, TOOLSCOPE_DATA_DIR: dir }, dir));
+    (globalThis as { __toolscope?: Toolscope }).__toolscope = ts;
+    const server = createAgentServer(createAgentHandler({ ts, next: routeFiles() }), ts.config.limits);
+    server.on('request', (req: http.IncomingMessage) => {
+      if (!req.url?.startsWith('/api/v1/events')) return;
+      streams.add(req.socket);
+      req.socket.once('close', () => streams.delete(req.socket));
+    });
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    return { ts, server };
+  };
+  const stop = async ({ ts, server }: { ts: Toolscope; server: http.Server }) => {
+    ts.events.closeAll();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await ts.stop({ by: 'shutdown' });
+    ts.close();
+    delete (globalThis as { __toolscope?: Toolscope }).__toolscope;
+  };
+  const first = await start(0);
+  const { port } = first.server.address() as AddressInfo;
+  const served: ServedToolscope = {
+    ...first,
     dir,
-    server,
     baseUrl: `http://127.0.0.1:${port}`,
     async close() {
-      ts.events.closeAll();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await ts.stop({ by: 'test' });
-      ts.close();
-      delete (globalThis as { __toolscope?: Toolscope }).__toolscope;
+      await stop(served);
       fs.rmSync(dir, { recursive: true, force: true });
     },
+    dropEventStreams() {
+      for (const socket of streams) socket.destroy();
+    },
+    async restart() {
+      await stop(served);
+      // Clients in this process see their pooled connections closed before the port answers again.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      Object.assign(served, await start(port));
+    },
   };
+  return served;
 }
