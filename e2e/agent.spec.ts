@@ -5,7 +5,8 @@ import { unique } from './pages/api';
 import { ApprovalsPage } from './pages/approvals-page';
 import { TracesPage } from './pages/traces-page';
 
-const root = path.resolve(__dirname, '..');
+// Playwright runs from the repository root (playwright.config.ts).
+const root = process.cwd();
 
 /** `examples/agent.ts --scripted` as a child process against the e2e server; resolves with its exit code and output. */
 function runScriptedAgent(baseURL: string, session: string) {

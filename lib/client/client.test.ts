@@ -1,3 +1,5 @@
+import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ToolscopeEvent } from './api-types';
 import { createToolscopeClient, type ToolscopeClient } from './create-toolscope-client';
@@ -214,6 +216,47 @@ describe('the event stream', () => {
     await client.runToolCalls({ session_id: 'client-reconnect', tool_calls: [calc('r1', '7*7')] });
     await until(events, (e) => e.some((x) => x.event === 'trace' && x.data.type === 'finish'));
     unsubscribe();
+  });
+
+  it('takes a stream silent for three heartbeats as dead and reconnects (a proxy that stalls)', async () => {
+    const quick = await serveToolscope(undefined, {}, { heartbeatMs: 100 });
+    // A TCP proxy in front of the server that can stop forwarding what the server sends on the connections it has.
+    const open = new Set<net.Socket>();
+    const stalled = new Set<net.Socket>();
+    const proxy = net.createServer((socket) => {
+      const upstream = net.connect(Number(new URL(quick.baseUrl).port), '127.0.0.1');
+      open.add(socket);
+      socket.pipe(upstream);
+      upstream.on('data', (chunk) => {
+        if (!stalled.has(socket)) socket.write(chunk);
+      });
+      const close = () => {
+        socket.destroy();
+        upstream.destroy();
+      };
+      socket.on('close', close);
+      upstream.on('close', close);
+      socket.on('error', close);
+      upstream.on('error', close);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const through = createToolscopeClient({ baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` });
+      let opened = 0;
+      const unsubscribe = through.subscribe({}, () => {}, { onOpen: () => opened++, retryMs: 10 });
+      await until([opened], () => opened === 1);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      for (const socket of open) stalled.add(socket);
+      const stalledAt = Date.now();
+      // Three missed heartbeats (300 ms) after the last byte: a new connection.
+      await until([opened], () => opened === 2, 3_000);
+      expect(Date.now() - stalledAt).toBeGreaterThanOrEqual(200);
+      unsubscribe();
+    } finally {
+      proxy.close();
+      await quick.close();
+      (globalThis as { __toolscope?: unknown }).__toolscope = served.ts;
+    }
   });
 
   it('ends a subscription the server refuses for good (no token), and authenticates with one', async () => {

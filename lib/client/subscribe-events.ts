@@ -99,15 +99,21 @@ export function subscribeEvents(
         feed();
         for (const frame of parse(decoder.decode(value, { stream: true }))) {
           delay = firstDelay;
+          let data: unknown = null;
+          try {
+            data = frame.data ? JSON.parse(frame.data) : null;
+          } catch {
+            report(new ToolscopeError('BAD_RESPONSE', `An ${frame.event} event's data is not JSON.`, 200), true);
+            continue;
+          }
           if (frame.event === 'ping') {
-            const beat = (JSON.parse(frame.data) as { heartbeat_ms?: number }).heartbeat_ms;
+            const beat = (data as { heartbeat_ms?: unknown } | null)?.heartbeat_ms;
             if (typeof beat === 'number' && beat > 0) heartbeatMs = beat;
             continue;
           }
           if (frame.id !== null) lastEventId = frame.id;
-          const event = { event: frame.event, id: frame.id, data: frame.data ? JSON.parse(frame.data) : null };
           try {
-            onEvent(event as ToolscopeEvent);
+            onEvent({ event: frame.event, id: frame.id, data } as ToolscopeEvent);
           } catch (error) {
             report(error, true);
           }

@@ -113,15 +113,23 @@ function routeFiles(): RequestListener {
  * `vi.mock('server-only', () => ({}))`: that marker package throws outside Next's server build.
  * @param config the toolscope.config.json to write, if any
  * @param env more environment (e.g. `TOOLSCOPE_TOKEN`)
+ * @param options.heartbeatMs the event stream's heartbeat (default 5 s)
  */
-export async function serveToolscope(config?: object, env: Record<string, string> = {}): Promise<ServedToolscope> {
+export async function serveToolscope(
+  config?: object,
+  env: Record<string, string> = {},
+  options: { heartbeatMs?: number } = {},
+): Promise<ServedToolscope> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-client-'));
   if (config) fs.writeFileSync(path.join(dir, 'toolscope.config.json'), JSON.stringify(config));
   const streams = new Set<Socket>();
   const start = async (port: number) => {
     const ts = createToolscope(loadConfig({ ...env, TOOLSCOPE_DATA_DIR: dir }, dir));
     (globalThis as { __toolscope?: Toolscope }).__toolscope = ts;
-    const server = createAgentServer(createAgentHandler({ ts, next: routeFiles() }), ts.config.limits);
+    const server = createAgentServer(
+      createAgentHandler({ ts, next: routeFiles(), heartbeatMs: options.heartbeatMs }),
+      ts.config.limits,
+    );
     server.on('request', (req: http.IncomingMessage) => {
       if (!req.url?.startsWith('/api/v1/events')) return;
       streams.add(req.socket);
