@@ -55,7 +55,7 @@ test('a scripted run of examples/agent.ts waits for its write to be approved on 
     const card = approvals.card(traceId);
     await expect(card.getByRole('heading', { name: 'write_file' })).toBeVisible();
     await expect(card.getByTestId('approval-arguments')).toContainText('notes/answers.md');
-    expect(agent.output()).toContain(`⏸ write_file waits for approval: ${baseURL}/approvals`);
+    await expect.poll(agent.output).toContain(`⏸ write_file waits for approval: ${baseURL}/approvals`);
     await card.getByTestId('approve').click();
     await expect(card).toHaveCount(0);
 

@@ -72,7 +72,8 @@ describe('examples/agent.ts --scripted', () => {
         'the write_file call to wait for approval',
       );
       expect(pending).toMatchObject({ tool: 'write_file', tool_call_id: 'call_save' });
-      expect(run.output()).toContain(`⏸ write_file waits for approval: ${served.baseUrl}/approvals`);
+      const waiting = `⏸ write_file waits for approval: ${served.baseUrl}/approvals`;
+      await eventually(() => (run.output().includes(waiting) ? true : undefined), 'the agent to say it waits');
       await client.decideApproval(pending.trace_id, { decision: 'approve' });
       expect(await run.exited).toBe(0);
     } finally {
