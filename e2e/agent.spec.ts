@@ -76,4 +76,7 @@ test('a scripted run of examples/agent.ts waits for its write to be approved on 
   await expect(traces.rows.and(page.locator('[data-tool="calculator"]'))).toHaveCount(4);
   await expect(traces.rows.and(page.locator('[data-tool="write_file"]'))).toHaveCount(1);
   await expect(traces.rows.first()).toContainText(session);
+  if (process.env.SCREENS_DIR) {
+    await page.screenshot({ path: path.join(process.env.SCREENS_DIR, 'agent-session-traces.png'), fullPage: true });
+  }
 });
