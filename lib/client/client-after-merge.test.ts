@@ -69,7 +69,7 @@ describe('sessions and assistant messages', () => {
     const s4 = listed4.items.find((item) => item.tool_call_id === 's4')!;
     expect((await client.getTrace(s4.id)).assistant_message).toMatchObject({ text: 'Again.', model: null });
 
-    const page = await client.listSessions({ q: session.slice(-10).toUpperCase() });
+    const page = await client.listSessions({ q: session.toUpperCase() });
     const listed = page.sessions.find((s) => s.id === session);
     expect(listed).toMatchObject({ calls: 5, failed: 1, denied: 0, running: 0, imported: false });
     expect((await client.listSessions({ q: session, failed: true })).sessions.map((s) => s.id)).toEqual([session]);

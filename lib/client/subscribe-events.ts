@@ -32,6 +32,8 @@ export interface SubscribeOptions {
 /** A stream counts as dead after this many heartbeats without a byte; then it is reconnected. */
 const MISSED_HEARTBEATS = 3;
 const DEFAULT_HEARTBEAT_MS = 5_000;
+/** How long the server may take to answer a connection (a dev server compiles the route first). */
+const CONNECT_TIMEOUT_MS = 30_000;
 
 /**
  * Follows `GET /api/v1/events` over `fetch` (Node has no EventSource) until unsubscribed:
@@ -79,7 +81,7 @@ export function subscribeEvents(
     try {
       const headers: Record<string, string> = { accept: 'text/event-stream' };
       if (lastEventId !== null) headers['last-event-id'] = lastEventId;
-      feed();
+      watchdog = setTimeout(abort, CONNECT_TIMEOUT_MS);
       const response = await transport.send('GET', '/api/v1/events', { query, headers, signal: attempt.signal });
       if (!response.ok) {
         const error = await transport.errorOf(response);
@@ -89,6 +91,7 @@ export function subscribeEvents(
         return !fatal;
       }
       if (!response.body) throw new ToolscopeError('BAD_RESPONSE', 'The event stream has no body.', response.status);
+      feed();
       options.onOpen?.();
       const parse = createSseParser();
       const decoder = new TextDecoder();
