@@ -1,6 +1,7 @@
 import {
   type Attributes,
   type Context,
+  createTraceState,
   DiagLogLevel,
   diag,
   type HrTime,
@@ -137,6 +138,7 @@ function exportCall(
         spanId: incoming.spanId,
         traceFlags: incoming.flags,
         isRemote: true,
+        traceState: incoming.tracestate ? createTraceState(incoming.tracestate) : undefined,
       })
     : ROOT_CONTEXT;
   const attributes: Attributes = {
