@@ -143,12 +143,14 @@ describe('createFanOutSink', () => {
     // The hanging sink got the first call (its write still pending), the next five filled its queue, the rest were dropped.
     expect(hung).toHaveLength(1);
     expect(fanOut.stats()[0]).toMatchObject({ name: 'hanging', written: 1, queued: 5, dropped: 6 });
-    expect(logs.some((line) => /trace sink "hanging" is behind: dropped 1 event\(s\) \(queue of 5 full\)/.test(line))).toBe(
-      true,
-    );
+    expect(
+      logs.some((line) => /trace sink "hanging" is behind: dropped 1 event\(s\) \(queue of 5 full\)/.test(line)),
+    ).toBe(true);
     // After its write times out, the next batch goes ahead.
     await poll(() => hung.length).toBeGreaterThanOrEqual(2);
-    expect(logs.some((line) => /"hanging" failed; calls are not affected: no answer after 1500 ms/.test(line))).toBe(true);
+    expect(logs.some((line) => /"hanging" failed; calls are not affected: no answer after 1500 ms/.test(line))).toBe(
+      true,
+    );
   });
 
   it('a slow sink does not slow the calls: they take as long as without it', async () => {

@@ -210,7 +210,10 @@ class Lane {
 
   private drain(): void {
     this.scheduled = false;
-    if (this.queue.length === 0) return this.settled();
+    if (this.queue.length === 0) {
+      this.settled();
+      return;
+    }
     const batch = this.queue.length <= this.maxBatch ? this.queue : this.queue.slice(0, this.maxBatch);
     this.queue = batch === this.queue ? [] : this.queue.slice(this.maxBatch);
     this.written += batch.length;
@@ -221,7 +224,10 @@ class Lane {
     } catch (error) {
       this.failed(error);
     }
-    if (!isThenable(result)) return this.done();
+    if (!isThenable(result)) {
+      this.done();
+      return;
+    }
     let finished = false;
     const finish = (error?: unknown, failed = false) => {
       if (finished) return;
@@ -257,7 +263,8 @@ class Lane {
     const now = Date.now();
     if (now - this.lastFailureReport < LOG_EVERY_MS) return;
     this.lastFailureReport = now;
-    const more = this.unreportedFailures > 1 ? ` (${this.unreportedFailures} failed batches since the last report)` : '';
+    const more =
+      this.unreportedFailures > 1 ? ` (${this.unreportedFailures} failed batches since the last report)` : '';
     this.unreportedFailures = 0;
     this.log(
       `[toolscope] trace sink "${this.sink.name}" failed${more}; calls are not affected: ${error instanceof Error ? error.message : String(error)}`,

@@ -182,7 +182,8 @@ function exportCall(
   } finally {
     ids.next = null;
   }
-  if (record.error) call.setStatus({ code: SpanStatusCode.ERROR, message: cut(record.error.message, MAX_DETAIL_CHARS) });
+  if (record.error)
+    call.setStatus({ code: SpanStatusCode.ERROR, message: cut(record.error.message, MAX_DETAIL_CHARS) });
   if (call.isRecording()) {
     const inCall = trace.setSpan(ROOT_CONTEXT, call);
     let executeContext = inCall;
@@ -233,7 +234,8 @@ function attemptSpan(tracer: Tracer, parent: Context, attempt: Attempt, callStar
     { kind: SpanKind.INTERNAL, startTime: hrTime(started), attributes },
     parent,
   );
-  if (attempt.error) span.setStatus({ code: SpanStatusCode.ERROR, message: cut(attempt.error.message, MAX_DETAIL_CHARS) });
+  if (attempt.error)
+    span.setStatus({ code: SpanStatusCode.ERROR, message: cut(attempt.error.message, MAX_DETAIL_CHARS) });
   span.end(hrTime(started + attempt.durationMs));
 }
 

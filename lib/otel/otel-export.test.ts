@@ -63,7 +63,8 @@ function start(otel: OtelSettings | null, config?: object) {
     otel,
     tools: [flaky, echo],
     faults: {
-      faultFor: ({ tool, attempt }) => (tool === 'flaky' && attempt === 1 ? { ruleId: null, kind: 'fail_first', n: 1 } : null),
+      faultFor: ({ tool, attempt }) =>
+        tool === 'flaky' && attempt === 1 ? { ruleId: null, kind: 'fail_first', n: 1 } : null,
     },
   });
 }
@@ -249,9 +250,14 @@ describe('OpenTelemetry export', () => {
     const honoured = await post(TRACEPARENT);
     const ignored = await post(`00-${'0'.repeat(32)}-${INCOMING_SPAN}-01`);
     const spans = await otlp.waitFor(
-      (all) => callSpanOf(all, honoured?.trace_id ?? '') !== undefined && callSpanOf(all, ignored?.trace_id ?? '') !== undefined,
+      (all) =>
+        callSpanOf(all, honoured?.trace_id ?? '') !== undefined &&
+        callSpanOf(all, ignored?.trace_id ?? '') !== undefined,
     );
-    expect(callSpanOf(spans, honoured?.trace_id ?? '')).toMatchObject({ traceId: INCOMING_TRACE, parentSpanId: INCOMING_SPAN });
+    expect(callSpanOf(spans, honoured?.trace_id ?? '')).toMatchObject({
+      traceId: INCOMING_TRACE,
+      parentSpanId: INCOMING_SPAN,
+    });
     expect(callSpanOf(spans, ignored?.trace_id ?? '')).toMatchObject({
       traceId: (ignored?.trace_id ?? '').replace(/-/g, ''),
       parentSpanId: '',
@@ -281,7 +287,10 @@ describe('http_request passes the trace context on', () => {
   async function target() {
     const seen: Array<{ traceparent?: string; tracestate?: string }> = [];
     const server = http.createServer((req, res) => {
-      seen.push({ traceparent: req.headers.traceparent, tracestate: req.headers.tracestate as string | undefined });
+      seen.push({
+        traceparent: req.headers.traceparent as string | undefined,
+        tracestate: req.headers.tracestate as string | undefined,
+      });
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"ok":true}');
     });
@@ -311,7 +320,9 @@ describe('http_request passes the trace context on', () => {
     const base = await agentPath(ts);
     const traced = await call(base, web.url, TRACEPARENT);
     const untraced = await call(base, web.url);
-    const spans = await otlp.waitFor((all) => callSpanOf(all, traced) !== undefined && callSpanOf(all, untraced) !== undefined);
+    const spans = await otlp.waitFor(
+      (all) => callSpanOf(all, traced) !== undefined && callSpanOf(all, untraced) !== undefined,
+    );
     const tracedSpan = callSpanOf(spans, traced) as ReceivedSpan;
     const untracedSpan = callSpanOf(spans, untraced) as ReceivedSpan;
     expect(web.seen).toEqual([
@@ -357,7 +368,7 @@ describe('with the exporter down, calls are unaffected', () => {
     closers.push(() => errors.mockRestore());
     // The exporter gives up on a batch (after its retries) within a second instead of ten.
     vi.stubEnv('OTEL_EXPORTER_OTLP_TIMEOUT', '1000');
-    closers.push(() => vi.unstubAllEnvs());
+    closers.push(() => void vi.unstubAllEnvs());
     const down = start(settings(await refusedEndpoint()));
     const off = start(null);
     const baseline = await run(off);
@@ -373,7 +384,9 @@ describe('with the exporter down, calls are unaffected', () => {
       })
       .toBe(1);
     const said = errors.mock.calls.map((args) => String(args[0])).find((line) => line.includes('OpenTelemetry export'));
-    expect(said).toMatch(/^\[toolscope\] OpenTelemetry export: connect ECONNREFUSED 127\.0\.0\.1:\d+; calls are not affected$/);
+    expect(said).toMatch(
+      /^\[toolscope\] OpenTelemetry export: connect ECONNREFUSED 127\.0\.0\.1:\d+; calls are not affected$/,
+    );
     const stopping = performance.now();
     await down.stop({ by: 'test' });
     expect(performance.now() - stopping).toBeLessThan(2_500);

@@ -33,7 +33,14 @@ export function traceContextFromHeaders(traceparent: HeaderValue, tracestate?: H
   }
   const match = TRACEPARENT.exec(traceparent.trim());
   if (!match) return null;
-  const [, version, traceId, spanId, flags, rest] = match as unknown as [string, string, string, string, string, string?];
+  const [, version, traceId, spanId, flags, rest] = match as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string?,
+  ];
   if (version === 'ff' || (version === '00' && rest !== undefined)) return null;
   if (traceId === ZERO_TRACE_ID || spanId === ZERO_SPAN_ID) return null;
   return { traceId, spanId, flags: Number.parseInt(flags, 16), tracestate: tracestateOf(tracestate) };

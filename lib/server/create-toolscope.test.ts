@@ -59,14 +59,16 @@ describe('createToolscope', () => {
       { ruleId: null, kind: 'latency', ms: 5 },
     ]);
     // Extra sinks are told off the call's path (lib/executor/fan-out-sink.ts), so a moment later.
-    await expect.poll(() => seen).toEqual([
-      'begin:echo_write',
-      'update:awaiting_approval',
-      'update:running',
-      'finish:echo_write:succeeded',
-      'begin:calculator',
-      'finish:calculator:succeeded',
-    ]);
+    await expect
+      .poll(() => seen)
+      .toEqual([
+        'begin:echo_write',
+        'update:awaiting_approval',
+        'update:running',
+        'finish:echo_write:succeeded',
+        'begin:calculator',
+        'finish:calculator:succeeded',
+      ]);
     ts.close();
     expect(() => ts.store.get(calc.traceId)).toThrow();
   });

@@ -132,15 +132,15 @@ function spansOf(request: OtlpRequest): ReceivedSpan[] {
 
 function attributesOf(list: OtlpKeyValue[] | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const { key, value } of list ?? []) out[key] = valueOf(value);
+  for (const { key, value } of list ?? []) out[key] = plainValue(value);
   return out;
 }
 
-function valueOf(value: OtlpValue): unknown {
+function plainValue(value: OtlpValue): unknown {
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.boolValue !== undefined) return value.boolValue;
   if (value.intValue !== undefined) return Number(value.intValue);
   if (value.doubleValue !== undefined) return value.doubleValue;
-  if (value.arrayValue) return (value.arrayValue.values ?? []).map(valueOf);
+  if (value.arrayValue) return (value.arrayValue.values ?? []).map(plainValue);
   return null;
 }
