@@ -279,7 +279,10 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
   const secondaries = (options.sinks ?? []).map((sink, i) => secondaryFromTraceSink(sink, `extra sink ${i + 1}`));
   if (otel) {
     const toolInfo = (name: string) => ({ type: 'function' as const, description: registry.get(name)?.description });
-    secondaries.push(createOtelExport(otel, { toolInfo }).sink);
+    const exporter = createOtelExport(otel, { toolInfo });
+    secondaries.push(exporter.sink);
+    // Said when the environment turned it on (a host passing settings knows).
+    if (options.otel === undefined) console.log(`[toolscope] ${exporter.sink.name}: exporting calls as spans`);
   }
   const sinks = createFanOutSink(publishingSink(store, events, lifecycle), secondaries);
   const executor = createExecutor({
