@@ -56,5 +56,8 @@ describe.skipIf(!built)('the built server exports OpenTelemetry spans when OTEL_
     });
     expect(call?.resource['service.name']).toBe('toolscope-built');
     expect(spans.some((s) => s.parentSpanId === call?.spanId && s.name === 'stage execute')).toBe(true);
+    expect(server.log()).toContain(
+      `[toolscope] OpenTelemetry ${receiver.endpoint}/v1/traces: exporting calls as spans`,
+    );
   });
 });
