@@ -4,6 +4,7 @@ import { runToolCalls } from '../api/handlers';
 import { parseJsonText } from '../api/http';
 import { guardJsonBody } from '../api/request-guard';
 import type { CancelReason } from '../executor/types';
+import { traceContextFromHeaders } from '../otel/trace-context';
 import type { Toolscope } from '../server/create-toolscope';
 import { readBoundedBody } from './read-body';
 import { sendError, sendJson } from './respond';
@@ -11,7 +12,8 @@ import { sendError, sendJson } from './respond';
 /**
  * `POST /api/v1/tool-calls` on the agent path: the same guard and `runToolCalls` as Next's route,
  * with the body read by `readBoundedBody` from Node's stream. A client that goes away aborts its
- * calls, as `request.signal` does on Next's route. Throws only what the dispatcher turns into a 500.
+ * calls, as `request.signal` does on Next's route. A W3C `traceparent` becomes the calls' parent
+ * span (`lib/otel`). Throws only what the dispatcher turns into a 500.
  */
 export async function serveToolCalls(req: IncomingMessage, res: ServerResponse, ts: Toolscope): Promise<void> {
   const json = guardJsonBody(req.headers['content-type']);
@@ -19,7 +21,8 @@ export async function serveToolCalls(req: IncomingMessage, res: ServerResponse, 
   const { maxBodyBytes, bodyTimeoutMs } = ts.config.limits;
   const text = (await readBoundedBody(req, { maxBytes: maxBodyBytes, timeoutMs: bodyTimeoutMs })).toString('utf8');
   const body = parseJsonText(text);
-  const answer = await runToolCalls(body, ts, connectionSignal(req.socket));
+  const trace = traceContextFromHeaders(req.headers.traceparent, req.headers.tracestate);
+  const answer = await runToolCalls(body, ts, connectionSignal(req.socket), trace);
   sendJson(res, answer.status, answer.body);
 }
 

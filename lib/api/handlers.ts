@@ -4,7 +4,8 @@ import { type BatchOptions, executeBatch } from '../executor/execute-batch';
 import { inputJsonSchema, toAnthropicTool, toOpenAITool } from '../executor/json-schema';
 import { modelMessageContent } from '../executor/model-message';
 import type { Recording } from '../executor/recording';
-import type { ExecutionContext, ToolCall, ToolResult } from '../executor/types';
+import type { ExecutionContext, ToolCall, ToolResult, TraceContext } from '../executor/types';
+import { traceContextFromHeaders } from '../otel/trace-context';
 import { openRecording } from '../replay/recordings';
 import { isSessionTooLargeError } from '../replay/session-calls';
 import type { Toolscope } from '../server/create-toolscope';
@@ -140,13 +141,20 @@ export function parseToolCallsBody(
  * envelope is a 400; bad tool arguments are per-call results. `signal` aborts the calls (the
  * client went away). With `replay_from`, the calls are served from that recorded session
  * (recording mode; see `openRecording`); without it, recording mode costs one check.
+ * `traceContext`: the request's W3C `traceparent`, parent of the calls' spans (`lib/otel`).
  */
-export async function runToolCalls(body: unknown, ts: Toolscope, signal?: AbortSignal): Promise<JsonAnswer> {
+export async function runToolCalls(
+  body: unknown,
+  ts: Toolscope,
+  signal?: AbortSignal,
+  traceContext?: TraceContext | null,
+): Promise<JsonAnswer> {
   const parsed = parseToolCallsBody(body, ts.config.limits.maxBatchSize);
   if (!parsed.ok) return parsed.answer;
   const { format, calls, options } = parsed.request;
   const { session_id, max_concurrency, fail_fast, wait, replay_from, on_miss } = options;
   const ctx: ExecutionContext = { sessionId: session_id ?? null, actor: 'api', signal };
+  if (traceContext) ctx.traceContext = traceContext;
   if (replay_from !== undefined) {
     const recording = recordingFor(ts, replay_from, on_miss ?? 'fail', ctx.sessionId ?? null);
     if (!recording.ok) return recording.answer;
@@ -362,7 +370,8 @@ export function postToolCalls(request: Request, ts: Toolscope): Promise<Response
     const json = guardJsonBody(request.headers.get('content-type'));
     if (!json.ok) return apiError(json.status, json.code, json.message);
     const body = await readJsonBody(request, ts.config.limits.maxBodyBytes);
-    const answer = await runToolCalls(body, ts, request.signal);
+    const trace = traceContextFromHeaders(request.headers.get('traceparent'), request.headers.get('tracestate'));
+    const answer = await runToolCalls(body, ts, request.signal, trace);
     return Response.json(answer.body, { status: answer.status });
   });
 }

@@ -4,7 +4,7 @@ import { classifyError, errorData } from './errors';
 import { faultCaused, invokeWithFault, markInjected } from './fault-injection';
 import { processFailure } from './process-failure';
 import { isProcessOutput } from './process-output';
-import type { AnyTool, AttemptFault, CancelReason, ToolContext, ToolErrorData } from './types';
+import type { AnyTool, AttemptFault, CancelReason, ToolContext, ToolErrorData, TraceContext } from './types';
 
 export type AttemptResult =
   | { outcome: 'ok'; value: unknown }
@@ -27,6 +27,7 @@ class AttemptContext implements ToolContext {
   readonly clock: Clock;
   readonly metadata: Record<string, unknown>;
   readonly output: ToolContext['output'];
+  readonly traceContext: TraceContext | null;
   private controller: AbortController | undefined;
   private abortReason: unknown;
 
@@ -39,6 +40,7 @@ class AttemptContext implements ToolContext {
     this.clock = ctx.clock;
     this.metadata = ctx.metadata;
     this.output = ctx.output;
+    this.traceContext = ctx.traceContext ?? null;
   }
 
   get signal(): AbortSignal {

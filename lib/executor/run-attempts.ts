@@ -120,6 +120,7 @@ export function createAttemptRunner(deps: {
         clock,
         metadata: record.metadata,
         output,
+        traceContext: record.traceContext ?? null,
       },
       { clock, cancellation: live, fault },
     );

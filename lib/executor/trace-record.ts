@@ -40,5 +40,6 @@ export function createTraceRecord(
     metadata: ctx.metadata ?? {},
   };
   if (ctx.replayOf) record.flags.replayed = true;
+  if (ctx.traceContext) record.traceContext = ctx.traceContext;
   return record;
 }

@@ -68,6 +68,20 @@ export interface ExecutionContext {
    * its creation time and its wait (requested and expiry times), and waits for a decision again.
    */
   resume?: { createdAt: number; approval: ApprovalRecord };
+  /** The W3C trace context the request arrived with (`traceparent`): the call's span is its child. */
+  traceContext?: TraceContext;
+}
+
+/** A W3C trace context (`traceparent` and `tracestate` headers), parsed: see `lib/otel/trace-context.ts`. */
+export interface TraceContext {
+  /** 32 lowercase hex digits, not all zero. */
+  traceId: string;
+  /** The parent span: 16 lowercase hex digits, not all zero. */
+  spanId: string;
+  /** The trace flags (bit 0: sampled). */
+  flags: number;
+  /** The vendor entries, passed on as received; null when none. */
+  tracestate: string | null;
 }
 
 /** Where a tool reports output as it is produced (a child's stdout and stderr), for live views. */
@@ -133,6 +147,8 @@ export interface ToolContext {
   metadata: Record<string, unknown>;
   /** Report output as it is produced; live views stream it. Never throws. */
   output: OutputReporter;
+  /** The trace context the call arrived with (`traceparent`), if any: tools that call out pass it on. */
+  traceContext?: TraceContext | null;
 }
 
 export interface ToolDefinition<I = unknown, O = unknown> {
@@ -385,6 +401,11 @@ export interface TraceRecord {
   modelTruncation: ModelTruncation | null;
   flags: TraceFlags;
   metadata: Record<string, unknown>;
+  /**
+   * The trace context the call arrived with, for exporters (not stored): absent when none.
+   * A call taken up after a restart has lost it.
+   */
+  traceContext?: TraceContext;
 }
 
 /**

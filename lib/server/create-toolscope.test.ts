@@ -58,14 +58,17 @@ describe('createToolscope', () => {
     expect(ts.store.get(calc.traceId)?.attempts.map((a) => a.fault)).toEqual([
       { ruleId: null, kind: 'latency', ms: 5 },
     ]);
-    expect(seen).toEqual([
-      'begin:echo_write',
-      'update:awaiting_approval',
-      'update:running',
-      'finish:echo_write:succeeded',
-      'begin:calculator',
-      'finish:calculator:succeeded',
-    ]);
+    // Extra sinks are told off the call's path (lib/executor/fan-out-sink.ts), so a moment later.
+    await expect
+      .poll(() => seen)
+      .toEqual([
+        'begin:echo_write',
+        'update:awaiting_approval',
+        'update:running',
+        'finish:echo_write:succeeded',
+        'begin:calculator',
+        'finish:calculator:succeeded',
+      ]);
     ts.close();
     expect(() => ts.store.get(calc.traceId)).toThrow();
   });

@@ -12,11 +12,15 @@ import { createVault } from '../db/vault';
 import { startWalCheckpointer } from '../db/wal-checkpointer';
 import { createTraceEvents, type TraceEvents } from '../events';
 import { createExecutor, type Executor } from '../executor/executor';
+import { createFanOutSink, secondaryFromTraceSink } from '../executor/fan-out-sink';
 import type { Approver, FaultSource, PolicyResolver } from '../executor/ports';
 import { createRedactor } from '../executor/redact';
 import { createRegistry } from '../executor/registry';
 import type { AnyTool, CancelReason, Policy, SideEffect, TraceRecord, TraceSink } from '../executor/types';
 import { createFaultStore, type FaultStore } from '../faults/fault-store';
+import { createOtelExport } from '../otel/otel-export';
+import { type OtelSettings, otelSettingsFromEnv } from '../otel/otel-settings';
+import { childOfCallSpan } from '../otel/trace-context';
 import { createPolicyStore, type PolicyStore } from '../policy/policy-store';
 import { replayFaultOf } from '../replay/replay-fault';
 import { createBuiltinTools, createCalculatorPool } from '../tools';
@@ -159,35 +163,6 @@ function withExtraFaults(rules: FaultSource, extra: FaultSource | undefined): Fa
   };
 }
 
-/** The store's sink, then each extra sink; an extra sink that throws is logged, never fails the call. */
-function withExtraSinks(main: TraceSink, extra: TraceSink[]): TraceSink {
-  if (extra.length === 0) return main;
-  const tell = (type: 'begin' | 'update' | 'finish', record: TraceRecord) => {
-    for (const sink of extra) {
-      try {
-        const told = sink[type](record);
-        if (told) told.catch((error: unknown) => console.error(`[toolscope] a trace sink failed (${type}):`, error));
-      } catch (error) {
-        console.error(`[toolscope] a trace sink failed (${type}):`, error);
-      }
-    }
-  };
-  const after = (type: 'begin' | 'update' | 'finish') => (record: TraceRecord) => {
-    const saved = main[type](record);
-    if (!saved) {
-      tell(type, record);
-      return;
-    }
-    return saved.then(() => tell(type, record));
-  };
-  return {
-    begin: after('begin'),
-    update: after('update'),
-    finish: after('finish'),
-    progress: main.progress ? (record) => main.progress?.(record) : undefined,
-  };
-}
-
 /**
  * The composition root: wires config, SQLite store, vault, built-in tools and executor.
  * 1. loads and validates the config; creates the data and workspace folders;
@@ -205,11 +180,21 @@ export interface ToolscopeOptions {
   faults?: FaultSource;
   /** Tools registered beside the built-in ones. */
   tools?: AnyTool[];
-  /** Sinks told of every call after the store (exporters); one failing never fails a call. */
+  /**
+   * Sinks told of every call after the store (exporters), best-effort through the fan-out
+   * (`lib/executor/fan-out-sink.ts`): batched off the call's path; one failing never fails a call.
+   */
   sinks?: TraceSink[];
+  /**
+   * OpenTelemetry export (`lib/otel`); by default from the process's `OTEL_*` variables
+   * (`otelSettingsFromEnv`: on when `OTEL_EXPORTER_OTLP_ENDPOINT` is set); null: off.
+   */
+  otel?: OtelSettings | null;
 }
 
 export function createToolscope(config: Config = loadConfig(), options: ToolscopeOptions = {}): Toolscope {
+  // A bad OTEL_* value stops the start before anything opens.
+  const otel = options.otel === undefined ? otelSettingsFromEnv() : options.otel;
   fs.mkdirSync(config.dataDir, { recursive: true });
   fs.mkdirSync(config.workspace, { recursive: true });
   // Started now, so the first calculator call does not wait for its workers to load mathjs.
@@ -226,6 +211,8 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
       maxResponseBytes: config.limits.maxResponseBytes,
       configFile: config.configPath,
       calculatorPool,
+      // With OpenTelemetry, what http_request calls is a child of the call's span.
+      propagation: otel ? childOfCallSpan : undefined,
     }).concat(options.tools ?? []),
   );
   // Rules are checked against the tools before anything else opens: a bad rule stops the start.
@@ -288,9 +275,19 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     allowFromNowOn: ({ tool, specifier, session }) =>
       policy.add('allow', specifier ? `${tool}(${specifier})` : tool, session).rule,
   });
+  // Nothing but the store's sink unless a host adds sinks or OpenTelemetry is on (zero cost then).
+  const secondaries = (options.sinks ?? []).map((sink, i) => secondaryFromTraceSink(sink, `extra sink ${i + 1}`));
+  if (otel) {
+    const toolInfo = (name: string) => ({ type: 'function' as const, description: registry.get(name)?.description });
+    const exporter = createOtelExport(otel, { toolInfo });
+    secondaries.push(exporter.sink);
+    // Said when the environment turned it on (a host passing settings knows).
+    if (options.otel === undefined) console.log(`[toolscope] ${exporter.sink.name}: exporting calls as spans`);
+  }
+  const sinks = createFanOutSink(publishingSink(store, events, lifecycle), secondaries);
   const executor = createExecutor({
     registry,
-    sink: withExtraSinks(publishingSink(store, events, lifecycle), options.sinks ?? []),
+    sink: sinks.sink,
     policy: policyOf,
     approver: options.approver ?? approvals,
     approvalTimeoutMs: config.approvals.timeoutMs,
@@ -318,10 +315,13 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
       events.closeAll();
       // Calls waiting for a person stay pending on disk: the next start takes them up again.
       await executor.cancelAll(reason, { keepAwaitingApproval: true });
+      // What exporters still hold goes out now, within the shutdown's deadline.
+      await sinks.close(1_500);
     },
     close() {
       if (lifecycle.closed) return;
       lifecycle.closed = true;
+      void sinks.close();
       retention.stop();
       void calculatorPool.close();
       void checkpointer.stop();

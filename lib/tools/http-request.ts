@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineTool } from '../executor/define-tool';
 import { ToolError } from '../executor/errors';
-import type { PermissionRefusal, SideEffect, Tool } from '../executor/types';
+import type { PermissionRefusal, SideEffect, Tool, TraceContext } from '../executor/types';
+import { formatTraceparent, passOnIncoming, type TracePropagation } from '../otel/trace-context';
 import { createHttpSubject } from '../policy/http-subject';
 import { createByteCollector } from './byte-collector';
 import { settingSource } from './config-source';
@@ -28,6 +29,11 @@ export interface HttpRequestOptions {
   timeoutMs?: number;
   /** The config file that set `allowHosts`, named in refusals; null when the defaults are in use. */
   configFile?: string | null;
+  /**
+   * The trace context sent on (`traceparent`, `tracestate`) unless the request sets its own:
+   * by default the one the call arrived with; with OpenTelemetry on, the call's own span.
+   */
+  propagation?: TracePropagation;
 }
 
 /** RFC 9110 §5.6.2: a header name is a token. */
@@ -111,6 +117,7 @@ export function createHttpRequestTool(options: HttpRequestOptions = {}): Tool<Pa
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   const hosts = allowlist.entries.length > 0 ? allowlist.entries.join(', ') : 'none';
   const hostCheck: HostCheck = { allowlist, configFile: options.configFile };
+  const propagation = options.propagation ?? passOnIncoming;
   return defineTool({
     name: 'http_request',
     description: [
@@ -133,7 +140,8 @@ export function createHttpRequestTool(options: HttpRequestOptions = {}): Tool<Pa
     },
     async execute(input, ctx) {
       try {
-        return await sendRequest(input, { hostCheck, maxBytes, maxRedirects, signal: ctx.signal });
+        const trace = propagation({ traceId: ctx.traceId, traceContext: ctx.traceContext });
+        return await sendRequest(input, { hostCheck, maxBytes, maxRedirects, signal: ctx.signal, trace });
       } catch (error) {
         if (ctx.signal.aborted) throw ctx.signal.reason;
         throw error;
@@ -154,6 +162,8 @@ interface SendOptions {
   maxBytes: number;
   maxRedirects: number;
   signal: AbortSignal;
+  /** Sent as `traceparent` (and `tracestate`) when the request has none of its own. */
+  trace: TraceContext | null;
 }
 
 async function sendRequest(input: ParsedInput, options: SendOptions): Promise<HttpRequestOutput> {
@@ -164,6 +174,10 @@ async function sendRequest(input: ParsedInput, options: SendOptions): Promise<Ht
     throw ToolError.parameter('BODY_NOT_ALLOWED', `A ${method} request cannot have a body; use POST, PUT or PATCH.`);
   }
   const headers = buildHeaders(input.headers);
+  if (options.trace && !headers.has('traceparent')) {
+    headers.set('traceparent', formatTraceparent(options.trace));
+    if (options.trace.tracestate && !headers.has('tracestate')) headers.set('tracestate', options.trace.tracestate);
+  }
   const redirects: string[] = [];
   for (;;) {
     const response = await fetch(url, { method, headers, body, redirect: 'manual', signal: options.signal }).catch(

@@ -1,4 +1,5 @@
 import type { AnyTool } from '../executor/types';
+import type { TracePropagation } from '../otel/trace-context';
 import { createCalculatorTool } from './calculator';
 import type { CalculatorPool } from './calculator-pool';
 import { createHttpRequestTool } from './http-request';
@@ -42,6 +43,8 @@ export interface BuiltinToolsOptions {
   configFile: string | null;
   /** The calculator's workers, so their owner can close them; default: a pool shared by the process. */
   calculatorPool?: CalculatorPool;
+  /** The trace context `http_request` sends on; default: the one the call arrived with. */
+  propagation?: TracePropagation;
 }
 
 /**
@@ -60,6 +63,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
       denyHosts: options.httpDeny,
       maxResponseBytes: options.maxResponseBytes,
       configFile,
+      propagation: options.propagation,
     }),
   ];
 }
