@@ -97,7 +97,10 @@ export function recordAssistantMessage(
 }
 
 /** The message of a trace's batch as the trace JSON carries it; null when it came with none. */
-export function assistantMessageOf(trace: Pick<StoredTrace, 'batchId'>, store: TraceStore): AssistantMessageJson | null {
+export function assistantMessageOf(
+  trace: Pick<StoredTrace, 'batchId'>,
+  store: TraceStore,
+): AssistantMessageJson | null {
   if (trace.batchId === null) return null;
   return store.assistantMessages([trace.batchId]).get(trace.batchId) ?? null;
 }

@@ -12,8 +12,8 @@ import {
 } from './list-query';
 import { percentile } from './percentile';
 import { createSessionSequence } from './session-sequence';
-import { decodeStoredTrace, decodeTraceSummary, encodeTraceRecord, type TraceRowValues } from './trace-row';
 import { importedRecord } from './sqlite-import-traces';
+import { decodeStoredTrace, decodeTraceSummary, encodeTraceRecord, type TraceRowValues } from './trace-row';
 import {
   type AssistantMessage,
   type BatchMessage,
@@ -337,7 +337,11 @@ function valuesOf(row: MemoryRow): TraceRowValues {
 }
 
 function summaryOf(values: TraceRowValues, imported: boolean) {
-  return decodeTraceSummary({ ...values, imported: imported ? 1 : 0, argumentsPreview: argumentsPreview(values.arguments) });
+  return decodeTraceSummary({
+    ...values,
+    imported: imported ? 1 : 0,
+    argumentsPreview: argumentsPreview(values.arguments),
+  });
 }
 
 function compareText(a: string, b: string): number {

@@ -16,9 +16,10 @@ const IDS_PER_READ = 500;
 /** Writes and reads the assistant messages of batches (`batches` table, migration 0009). */
 export function createSqliteBatchMessages(sqlite: SqliteDatabase) {
   const insert = sqlite.prepare(BATCH_SQL.insert);
-  const byIds = sqlite.prepare<{ ids: string }, { id: string; text: string | null; model: string | null; truncated: 0 | 1 }>(
-    BATCH_SQL.byIds,
-  );
+  const byIds = sqlite.prepare<
+    { ids: string },
+    { id: string; text: string | null; model: string | null; truncated: 0 | 1 }
+  >(BATCH_SQL.byIds);
   return {
     save(batch: BatchMessage): void {
       insert.run(batchParams(batch));

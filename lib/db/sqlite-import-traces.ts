@@ -1,6 +1,6 @@
 import type { TraceRecord } from '../executor/types';
-import { BATCH_SQL, batchParams } from './sqlite-batch-messages';
 import type { SqliteDatabase } from './open-database';
+import { BATCH_SQL, batchParams } from './sqlite-batch-messages';
 import type { FinishedCall } from './tool-series-batch';
 import { encodeTraceRecord } from './trace-row';
 import type { BatchMessage, ImportOutcome, StoredTrace } from './trace-store';
