@@ -10,6 +10,7 @@ import { lineageOf } from '../replay/lineage-of';
 import { useReplayControls } from '../replay/use-replay-controls';
 import { LiveIndicator } from '../traces/live-indicator';
 import { ApprovalPanel } from './approval-panel';
+import { AssistantMessage } from './assistant-message';
 import { AttemptsTable } from './attempts-table';
 import { ErrorPanel } from './error-panel';
 import { LiveOutput } from './live-output';
@@ -57,6 +58,8 @@ export function LiveTraceView({
 }) {
   const id = initial.id;
   const { json, unfinished, connection, refetch, setJson } = useLiveTrace(initial);
+  // An imported call is a record from elsewhere: nothing runs here to follow, cancel or replay.
+  const imported = json.imported === true;
 
   const { cancel, state: cancelState } = useCancelCall(
     id,
@@ -82,6 +85,7 @@ export function LiveTraceView({
     sideEffect: trace.sideEffect,
     recorded: snapshot.arguments,
     schema,
+    enabled: !imported,
   });
 
   return (
@@ -136,6 +140,12 @@ export function LiveTraceView({
             </p>
           )}
         </div>
+      )}
+
+      {json.assistant_message && (
+        <Section title="Assistant" id="assistant-heading">
+          <AssistantMessage message={json.assistant_message} />
+        </Section>
       )}
 
       <Section title="Pipeline" id="pipeline-heading">
