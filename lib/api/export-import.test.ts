@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { Toolscope } from '../server/create-toolscope';
 import { testToolscopes } from '../server/testing/test-toolscopes';
 import { ASSISTANT_TEXT_MAX_BYTES } from './assistant-message';
-import { EXPORT_FORMAT, EXPORT_VERSION, exportSession, exportTrace, IMPORT_MAX_BYTES, postImport } from './export-import';
+import {
+  EXPORT_FORMAT,
+  EXPORT_VERSION,
+  exportSession,
+  exportTrace,
+  IMPORT_MAX_BYTES,
+  postImport,
+} from './export-import';
 import { cancelTrace, getTrace, listTraces, runToolCalls } from './handlers';
 import { replaySession, replayTrace } from './replay';
 
@@ -12,7 +19,8 @@ import { replaySession, replayTrace } from './replay';
  */
 const toolscopes = testToolscopes('toolscope-export-import-');
 
-type Json = Record<string, any>; // biome-ignore lint/suspicious/noExplicitAny: JSON answers read in tests
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers read in tests
+type Json = Record<string, any>;
 
 const SECRET_KEY = 'sk-live-0123456789abcdefghijSECRET';
 
