@@ -6,6 +6,7 @@ import Link from 'next/link';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { formatBytes } from '@/lib/ui/format';
 import { isTypingTarget } from '../shortcuts-dialog';
+import { useHydrated } from '../timestamp';
 
 /** The largest file the server takes (`IMPORT_MAX_BYTES`): a bigger one is refused before it is sent. */
 const MAX_BYTES = 32 * 1024 * 1024;
@@ -71,6 +72,8 @@ async function importFile(file: File): Promise<Outcome> {
 export function ImportView() {
   const picker = useRef<HTMLInputElement>(null);
   const [dragging, setDragging] = useState(false);
+  // true once hydrated: the drop target and the `o` key listen from then on
+  const ready = useHydrated();
   const mutation = useMutation<Outcome, Error, File>({ mutationFn: importFile });
   const { mutate } = mutation;
   const start = useCallback(
@@ -151,6 +154,7 @@ export function ImportView() {
         aria-describedby="import-hint"
         data-testid="import-drop-zone"
         data-dragging={dragging || undefined}
+        data-ready={ready || undefined}
       >
         <FileUp size={28} aria-hidden className={dragging ? 'text-accent' : ''} />
         <span className="font-medium text-fg">
