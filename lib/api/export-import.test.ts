@@ -271,7 +271,10 @@ describe('import', () => {
     expect(array.json.error.message).toContain('body: expected a Toolscope export file');
     const notJson = await importFile(target, '{"format": ');
     expect(notJson.status).toBe(400);
-    expect(notJson.json.error.code).toBe('INVALID_JSON');
+    expect(notJson.json.error).toMatchObject({
+      code: 'INVALID_JSON',
+      message: expect.stringMatching(/^The file is not valid JSON/),
+    });
     expect(await listAll(target)).toEqual([]);
   });
 

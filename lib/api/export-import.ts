@@ -11,7 +11,7 @@ import {
   type AssistantMessageJson,
   cutUtf8,
 } from './assistant-message';
-import { apiError, handle, readJsonBody } from './http';
+import { apiError, handle, isRequestError, RequestError, readJsonBody } from './http';
 import { guardJsonBody } from './request-guard';
 import { traceJson } from './serialize';
 
@@ -407,7 +407,13 @@ export function postImport(request: Request, ts: Pick<Toolscope, 'store'>): Prom
   return handle(async () => {
     const json = guardJsonBody(request.headers.get('content-type'));
     if (!json.ok) return apiError(json.status, json.code, json.message);
-    const body = await readJsonBody(request, IMPORT_MAX_BYTES);
+    const body = await readJsonBody(request, IMPORT_MAX_BYTES).catch((error: unknown) => {
+      // Said of the file, not of a request body: a person dropped it.
+      if (isRequestError(error) && error.code === 'INVALID_JSON') {
+        throw new RequestError(400, 'INVALID_JSON', error.message.replace('The request body is', 'The file is'));
+      }
+      throw error;
+    });
     const result = importExportFile(body, ts.store);
     if (!result.ok)
       return apiError(result.refusal.status, result.refusal.code, result.refusal.message, result.refusal.details);
