@@ -283,7 +283,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
       if (createdBefore !== undefined) {
         // Oldest first by created_at, then seq: the order of SQLite's created_at index.
         const expired = finished()
-          .filter((row) => valuesOf(row).createdAt < createdBefore)
+          .filter((row) => !row.imported && valuesOf(row).createdAt < createdBefore)
           .sort((a, b) => valuesOf(a).createdAt - valuesOf(b).createdAt || a.seq - b.seq);
         for (const row of expired.slice(0, max)) remove(row);
         deleted += Math.min(max, expired.length);
@@ -349,7 +349,8 @@ function compareText(a: string, b: string): number {
 }
 
 function isUnfinished(row: MemoryRow): boolean {
-  return (UNFINISHED_STATUSES as readonly string[]).includes(statusOf(row));
+  // An imported call is never written to again, whatever its status: it goes like a finished one.
+  return !row.imported && (UNFINISHED_STATUSES as readonly string[]).includes(statusOf(row));
 }
 
 function statusOf(row: MemoryRow): string {

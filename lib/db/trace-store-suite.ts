@@ -863,6 +863,28 @@ export function describeScanWindow(name: string, createStore: () => TraceStore):
       expect(store.markInterrupted(Date.now())).toBe(0);
       expect(store.get(running.id)?.status).toBe('running');
     });
+
+    it('deletes an imported call whatever its status, alone or with its session', () => {
+      const running = imported({ status: 'running', finishedAt: null, latencyMs: null }, 1);
+      const waiting = imported({ status: 'awaiting_approval', finishedAt: null, latencyMs: null }, 2);
+      const done = imported({}, 3);
+      store.importTraces([running, waiting, done], []);
+      expect(store.delete(running.id)).toBe('deleted');
+      expect(store.deleteSession('imported-session')).toEqual({ deleted: 2, skippedRunning: 0 });
+      expect(store.list().items).toEqual([]);
+    });
+
+    it('keeps imported calls past the age bound of retention (they were made elsewhere, maybe long ago)', async () => {
+      const old = imported({ createdAt: 1_000, finishedAt: 1_010 }, 1);
+      store.importTraces([old], []);
+      const local = makeTrace({ createdAt: 2_000, finishedAt: 2_010 });
+      store.begin(local);
+      await store.finish(local);
+      expect(store.prune({ createdBefore: 1_000_000, limit: 100 })).toBe(1);
+      expect(store.list().items.map((item) => item.id)).toEqual([old.id]);
+      expect(store.prune({ keepNewest: 0, limit: 100 })).toBe(1);
+      expect(store.list().items).toEqual([]);
+    });
   });
 
   describe(`TraceStore scan window: ${name}`, () => {
