@@ -65,7 +65,11 @@ test.describe('export and import', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  test('an exported session imports into a second data folder and renders there', async ({ page, request }) => {
+  test('an exported session imports into a second data folder and renders there', async ({
+    browser,
+    page,
+    request,
+  }) => {
     test.setTimeout(60_000);
     const session = unique('import-session');
     const said = 'I will add the numbers and divide them; the key sk-live-0123456789abcdefSECRET stays here.';
@@ -115,7 +119,10 @@ test.describe('export and import', () => {
     await expect(result.getByTestId('import-trace-link')).toHaveCount(3);
 
     // Its trace renders, marked imported, with what the model said, and cannot run again.
-    await result.getByTestId('import-trace-link').filter({ hasText: firstIds[0] ?? '' }).click();
+    await result
+      .getByTestId('import-trace-link')
+      .filter({ hasText: firstIds[0] ?? '' })
+      .click();
     await expect(page).toHaveURL(`${base}/traces/${firstIds[0]}`);
     await expect(page.getByTestId('trace-status')).toHaveText(/succeeded/i);
     await expect(page.getByTestId('flag-imported')).toBeVisible();
@@ -139,8 +146,7 @@ test.describe('export and import', () => {
 
     if (SCREENS) {
       for (const theme of ['light', 'dark'] as const) {
-        const context = await page.context().browser()?.newContext({ viewport: { width: 1440, height: 900 } });
-        if (!context) break;
+        const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
         await context.addInitScript((t) => localStorage.setItem('toolscope-theme', t), theme);
         const shot = await context.newPage();
         await shot.goto(`${base}/traces/${firstIds[0]}`);
