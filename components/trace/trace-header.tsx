@@ -147,7 +147,18 @@ export function TraceHeader({
                 >
                   {trace.sessionId}
                 </Link>
-                {!trace.imported && <SessionReplayButton sessionId={trace.sessionId} />}
+                <span className="flex flex-wrap items-center gap-1">
+                  {!trace.imported && <SessionReplayButton sessionId={trace.sessionId} />}
+                  <a
+                    href={`/api/v1/sessions/${encodeURIComponent(trace.sessionId)}/export`}
+                    download
+                    className="inline-flex items-center gap-1 rounded border border-line px-1.5 py-0.5 text-xs text-fg-muted hover:bg-muted hover:text-fg"
+                    title="Download every call of this session as one Toolscope export file (redacted)"
+                    data-testid="export-session"
+                  >
+                    <Download size={12} aria-hidden /> Export session
+                  </a>
+                </span>
               </>
             ) : (
               '—'

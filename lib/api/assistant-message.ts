@@ -96,6 +96,19 @@ export function recordAssistantMessage(
   ctx.batchId = batchId;
 }
 
+/**
+ * The messages of many calls' batches at once, by batch id (batches without one are left out):
+ * for views of a whole session, where each batch's header shows what the model said.
+ */
+export function assistantMessagesByBatch(
+  batchIds: readonly (string | null)[],
+  store: TraceStore,
+): Record<string, AssistantMessageJson> {
+  const ids = batchIds.filter((id): id is string => id !== null);
+  if (ids.length === 0) return {};
+  return Object.fromEntries(store.assistantMessages(ids));
+}
+
 /** The message of a trace's batch as the trace JSON carries it; null when it came with none. */
 export function assistantMessageOf(
   trace: Pick<StoredTrace, 'batchId'>,
