@@ -87,6 +87,22 @@ test.describe('export and import', () => {
     });
     const failedId = ((await second.json()) as { results: { trace_id: string }[] }).results[0]?.trace_id ?? '';
 
+    // A long turn is collapsed to its start; the button (a key press away) shows it all.
+    const long = `${'Thinking about the next step. '.repeat(40)}The end of a long turn.`;
+    const third = await request.post('/api/v1/tool-calls', {
+      data: { session_id: session, assistant_message: long, tool_calls: [calc(unique('c'), '7-2')] },
+    });
+    const longId = ((await third.json()) as { results: { trace_id: string }[] }).results[0]?.trace_id ?? '';
+    await page.goto(`/traces/${longId}`);
+    const longText = page.getByTestId('assistant-text');
+    await expect(longText).not.toContainText('The end of a long turn.');
+    const toggle = page.getByTestId('assistant-toggle');
+    await expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    await toggle.focus();
+    await page.keyboard.press('Enter');
+    await expect(longText).toContainText('The end of a long turn.');
+    await expect(toggle).toHaveAttribute('aria-expanded', 'true');
+
     // The trace page here: what the model said, and an Export button that downloads the trace's file.
     await page.goto(`/traces/${firstIds[0]}`);
     const message = page.getByTestId('assistant-message');
@@ -99,11 +115,17 @@ test.describe('export and import', () => {
     expect(traceFile).toMatchObject({ format: 'toolscope-export', version: 1, kind: 'trace', session_id: session });
     expect(traceFile.traces[0]).toMatchObject({ id: firstIds[0], assistant_message: { model: 'gpt-e2e' } });
 
-    const exported = await request.get(`/api/v1/sessions/${session}/export`);
-    expect(exported.status()).toBe(200);
-    expect(exported.headers()['content-disposition']).toContain('attachment');
-    const sessionFile = await exported.text();
+    // The session's file, from the link beside the session.
+    const [sessionDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('export-session').click(),
+    ]);
+    const sessionFile = fs.readFileSync((await sessionDownload.path()) ?? '', 'utf8');
     expect(sessionFile).not.toContain('SECRET');
+    expect(JSON.parse(sessionFile)).toMatchObject({ kind: 'session', session_id: session });
+    const exported = await request.get(`/api/v1/sessions/${session}/export`);
+    expect(exported.headers()['content-disposition']).toContain('attachment');
+    expect((await exported.json()).traces).toEqual(JSON.parse(sessionFile).traces);
 
     // The second Toolscope: the file picked on /import.
     await page.goto(`${base}/import`);
@@ -114,9 +136,10 @@ test.describe('export and import', () => {
       buffer: Buffer.from(sessionFile),
     });
     const result = page.getByTestId('import-result');
-    await expect(result).toContainText('Imported 3 calls of session');
+    await expect(result).toContainText('Imported 4 calls of session');
     await expect(result.getByTestId('import-session-link')).toHaveText(session);
-    await expect(result.getByTestId('import-trace-link')).toHaveCount(3);
+    await expect(result.getByTestId('import-trace-link')).toHaveCount(4);
+    if (SCREENS) await page.screenshot({ path: path.join(SCREENS, 'import-done-light.png'), fullPage: true });
 
     // Its trace renders, marked imported, with what the model said, and cannot run again.
     await result
@@ -133,8 +156,8 @@ test.describe('export and import', () => {
     // In the list, every call of the session, each with the badge.
     await page.goto(`${base}/?session=${session}`);
     const rows = page.locator('[data-testid="trace-row"]');
-    await expect(rows).toHaveCount(3);
-    await expect(page.getByTestId('flag-imported')).toHaveCount(3);
+    await expect(rows).toHaveCount(4);
+    await expect(page.getByTestId('flag-imported')).toHaveCount(4);
     await expect(page.locator(`[data-testid="trace-row"][data-trace-id="${failedId}"]`)).toBeVisible();
 
     // The same file again: refused, naming the trace already there.
@@ -181,11 +204,14 @@ test.describe('export and import', () => {
 
     const broken = structuredClone(file);
     broken.traces[1].status = 'exploded';
+    broken.traces[1].result.latency_ms = -1;
     await dropFile(page, 'broken.json', JSON.stringify(broken));
     const error = page.getByTestId('import-error');
     await expect(error).toHaveAttribute('data-code', 'INVALID_IMPORT');
     await expect(page.getByTestId('import-error-message')).toContainText('traces.1.status');
     await expect(error).toContainText('broken.json was not imported');
+    await expect(error).toContainText('traces.1.result.latency_ms');
+    if (SCREENS) await page.screenshot({ path: path.join(SCREENS, 'import-invalid-light.png'), fullPage: true });
 
     await page.getByTestId('import-file').setInputFiles({
       name: 'newer.json',
@@ -203,7 +229,5 @@ test.describe('export and import', () => {
     // Nothing of the refused files was kept.
     const listed = await request.get(`${base}/api/v1/traces?session=${session}`);
     expect(((await listed.json()) as { items: unknown[] }).items).toEqual([]);
-
-    if (SCREENS) await page.screenshot({ path: path.join(SCREENS, 'import-invalid-light.png'), fullPage: true });
   });
 });
