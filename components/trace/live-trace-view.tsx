@@ -163,6 +163,7 @@ export function LiveTraceView({
             original={trace.arguments}
             edited={trace.editedArguments}
             skewMs={unfinished ? Math.round((now - Date.now()) / 1_000) * 1_000 : 0}
+            readOnly={imported}
           />
         </Section>
       )}
