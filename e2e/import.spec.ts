@@ -226,6 +226,37 @@ test.describe('export and import', () => {
     await dropFile(page, 'notes.json', 'this is not JSON');
     await expect(error).toHaveAttribute('data-code', 'INVALID_JSON');
 
+    // A call exported while it waited for approval: imported, its wait is a record, nothing to decide.
+    const waiting = await request.post('/api/v1/tool-calls', {
+      data: {
+        session_id: unique('waiting-session'),
+        wait: false,
+        tool_calls: [
+          {
+            id: unique('w'),
+            type: 'function',
+            function: { name: 'write_file', arguments: JSON.stringify({ path: 'import-e2e.txt', content: 'x' }) },
+          },
+        ],
+      },
+    });
+    const waitingId = ((await waiting.json()) as { results: { trace_id: string; status: string }[] }).results[0];
+    expect(waitingId?.status).toBe('awaiting_approval');
+    const waitingFile = await (await request.get(`/api/v1/traces/${waitingId?.trace_id}/export`)).text();
+    // Not left pending here, where other specs list the approvals.
+    await request.post(`/api/v1/traces/${waitingId?.trace_id}/cancel`, { data: {} });
+    await page.getByTestId('import-file').setInputFiles({
+      name: 'waiting.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(waitingFile),
+    });
+    await expect(page.getByTestId('import-result')).toContainText('Imported 1 call');
+    await page.getByTestId('import-trace-link').click();
+    await expect(page.getByTestId('approval-panel')).toContainText('Was waiting for a person when it was exported');
+    await expect(page.getByTestId('panel-approve')).toHaveCount(0);
+    await expect(page.getByTestId('cancel-call')).toHaveCount(0);
+    await expect(page.getByTestId('flag-imported')).toBeVisible();
+
     // Nothing of the refused files was kept.
     const listed = await request.get(`${base}/api/v1/traces?session=${session}`);
     expect(((await listed.json()) as { items: unknown[] }).items).toEqual([]);
