@@ -172,6 +172,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
         byId.set(row.id, row);
         count(trace.tool, 1);
       }
+      for (const trace of traces) if (trace.sessionId !== null) sessionSeq.forget(trace.sessionId);
       for (const message of messages) this.saveAssistantMessage(message);
       if (rows.length >= evictAt) evict();
       return { ok: true, imported: traces.length };

@@ -361,7 +361,10 @@ export function createSqliteTraceStore({
     },
     importTraces(traces, messages) {
       flush();
-      return importAll(traces, messages);
+      const outcome = importAll(traces, messages);
+      // Calls of these sessions made here from now on are numbered after the imported ones.
+      if (outcome.ok) for (const trace of traces) if (trace.sessionId !== null) sessionSeq.forget(trace.sessionId);
+      return outcome;
     },
 
     markInterrupted(now) {

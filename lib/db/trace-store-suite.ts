@@ -864,6 +864,18 @@ export function describeScanWindow(name: string, createStore: () => TraceStore):
       expect(store.get(running.id)?.status).toBe('running');
     });
 
+    it('numbers the calls of a session made here after the ones imported into it', async () => {
+      const before = makeTrace({ sessionId: 'shared' });
+      store.begin(before);
+      await store.finish(before);
+      expect(store.get(before.id)?.sessionSeq).toBe(1);
+      store.importTraces([imported({ sessionId: 'shared' }, 5)], []);
+      const after = makeTrace({ sessionId: 'shared' });
+      store.begin(after);
+      await store.finish(after);
+      expect(store.get(after.id)?.sessionSeq).toBe(6);
+    });
+
     it('deletes an imported call whatever its status, alone or with its session', () => {
       const running = imported({ status: 'running', finishedAt: null, latencyMs: null }, 1);
       const waiting = imported({ status: 'awaiting_approval', finishedAt: null, latencyMs: null }, 2);
