@@ -166,6 +166,7 @@ test.describe('export and import', () => {
     await dropFile(page, 'session.json', sessionFile);
     await expect(page.getByTestId('import-error')).toHaveAttribute('data-code', 'ALREADY_EXISTS');
     await expect(page.getByTestId('import-error-message')).toContainText('is already stored here');
+    await expect(page.getByTestId('import-existing-link')).toHaveAttribute('href', /^\/traces\/.+/);
 
     if (SCREENS) {
       for (const theme of ['light', 'dark'] as const) {

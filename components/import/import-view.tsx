@@ -26,6 +26,8 @@ export interface ImportFailure {
   code: string;
   message: string;
   errors: { path: string; message: string }[];
+  /** The trace already stored (ALREADY_EXISTS). */
+  traceId?: string;
 }
 
 type Outcome = { ok: true; file: string; answer: ImportAnswer } | { ok: false; file: string; failure: ImportFailure };
@@ -49,7 +51,13 @@ async function importFile(file: File): Promise<Outcome> {
   });
   const json = (await response.json().catch(() => null)) as
     | (ImportAnswer & { error?: undefined })
-    | { error?: { code?: string; message?: string; details?: { errors?: ImportFailure['errors'] } } }
+    | {
+        error?: {
+          code?: string;
+          message?: string;
+          details?: { errors?: ImportFailure['errors']; trace_id?: string };
+        };
+      }
     | null;
   if (response.ok && json && !json.error) return { ok: true, file: file.name, answer: json as ImportAnswer };
   const error = json?.error;
@@ -60,6 +68,7 @@ async function importFile(file: File): Promise<Outcome> {
       code: error?.code ?? `HTTP_${response.status}`,
       message: error?.message ?? `The server answered ${response.status} without saying why.`,
       errors: Array.isArray(error?.details?.errors) ? error.details.errors : [],
+      ...(typeof error?.details?.trace_id === 'string' ? { traceId: error.details.trace_id } : {}),
     },
   };
 }
@@ -264,7 +273,21 @@ function Refusal({ file, failure }: { file: string | null; failure: ImportFailur
           ))}
         </ul>
       )}
-      <p className="text-xs text-fg-muted">Nothing from the file was kept.</p>
+      <p className="text-xs text-fg-muted">
+        Nothing from the file was kept.
+        {failure.traceId && (
+          <>
+            {' '}
+            <Link
+              href={`/traces/${encodeURIComponent(failure.traceId)}`}
+              className="text-accent hover:underline"
+              data-testid="import-existing-link"
+            >
+              Open the trace already stored
+            </Link>
+          </>
+        )}
+      </p>
     </section>
   );
 }
