@@ -258,6 +258,15 @@ test.describe('export and import', () => {
     await expect(page.getByTestId('cancel-call')).toHaveCount(0);
     await expect(page.getByTestId('flag-imported')).toBeVisible();
 
+    // At phone width the page and the imported trace fit: no sideways scroll.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const fits = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+    expect(await fits()).toBe(true);
+    await page.goto(`${base}/import`);
+    await expect(page.getByTestId('import-drop-zone')).toBeVisible();
+    expect(await fits()).toBe(true);
+    if (SCREENS) await page.screenshot({ path: path.join(SCREENS, 'import-phone-light.png'), fullPage: true });
+
     // Nothing of the refused files was kept.
     const listed = await request.get(`${base}/api/v1/traces?session=${session}`);
     expect(((await listed.json()) as { items: unknown[] }).items).toEqual([]);
