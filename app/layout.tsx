@@ -88,6 +88,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                     <ApprovalsNavLink />
                     <NavLink href="/policy">Policy</NavLink>
                     <FaultsNavLink initial={faults} renderedAt={renderedAt} />
+                    <NavLink href="/import">Import</NavLink>
                   </div>
                   <div className="ml-auto flex shrink-0 items-center gap-1.5 pl-1">
                     <FaultsPhoneIndicator initial={faults} renderedAt={renderedAt} />

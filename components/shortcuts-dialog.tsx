@@ -55,6 +55,10 @@ const GROUPS: { title: string; keys: [string[], string][] }[] = [
     ],
   },
   {
+    title: 'Import',
+    keys: [[['o'], 'Choose an export file to import']],
+  },
+  {
     title: 'Faults',
     keys: [
       [['n'], 'New fault rule'],

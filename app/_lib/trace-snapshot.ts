@@ -1,4 +1,5 @@
 import 'server-only';
+import { assistantMessageOf } from '@/lib/api/assistant-message';
 import { traceJson } from '@/lib/api/serialize';
 import { getToolscope } from '@/lib/server/toolscope';
 import type { TraceJson } from '@/lib/ui/trace-from-json';
@@ -19,6 +20,7 @@ export function traceSnapshot(id: string): TraceJson | null {
   if (!trace) return null;
   return {
     ...traceJson(trace),
+    assistant_message: assistantMessageOf(trace, getToolscope().store),
     replays: getToolscope().store.replays(trace.id),
     server_time: new Date().toISOString(),
   };

@@ -34,6 +34,7 @@ export function useReplayControls({
   sideEffect,
   recorded,
   schema,
+  enabled = true,
 }: {
   traceId: string;
   tool: string;
@@ -41,6 +42,8 @@ export function useReplayControls({
   /** The recorded (redacted) arguments. */
   recorded: unknown;
   schema: JsonSchema | null;
+  /** false: no buttons, no panel, no keys (an imported trace cannot run again). */
+  enabled?: boolean;
 }): { buttons: ReactNode; panel: ReactNode } {
   const router = useRouter();
   // true once hydrated: the keys below listen from then on
@@ -73,6 +76,7 @@ export function useReplayControls({
   const close = useCallback(() => setDraft(null), []);
 
   useEffect(() => {
+    if (!enabled) return;
     const onKey = (event: KeyboardEvent) => {
       if (event.metaKey || event.ctrlKey || event.altKey || isTypingTarget(event.target)) return;
       if (document.querySelector('dialog[open]')) return;
@@ -92,7 +96,7 @@ export function useReplayControls({
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, [quick.press, open]);
+  }, [quick.press, open, enabled]);
 
   const submit = () => {
     if (!draft) return;
@@ -177,5 +181,5 @@ export function useReplayControls({
     />
   ) : null;
 
-  return { buttons, panel };
+  return enabled ? { buttons, panel } : { buttons: null, panel: null };
 }

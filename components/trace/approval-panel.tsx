@@ -41,6 +41,7 @@ export function ApprovalPanel({
   original,
   edited,
   skewMs,
+  readOnly = false,
 }: {
   traceId: string;
   tool: string;
@@ -48,6 +49,8 @@ export function ApprovalPanel({
   original: unknown;
   edited: unknown;
   skewMs: number;
+  /** An imported call: its wait is a record from elsewhere, nothing to decide or count here. */
+  readOnly?: boolean;
 }) {
   const pending = approval.decision === null;
   const look = approval.decision ? DECISION_LOOK[approval.decision] : null;
@@ -73,7 +76,9 @@ export function ApprovalPanel({
               )}
             </span>
           ) : (
-            <span className="font-semibold text-amber-800 dark:text-amber-300">Waiting for a person</span>
+            <span className="font-semibold text-amber-800 dark:text-amber-300">
+              {readOnly ? 'Was waiting for a person when it was exported' : 'Waiting for a person'}
+            </span>
           )}
         </Row>
         {approval.decidedAt !== null && (
@@ -91,7 +96,7 @@ export function ApprovalPanel({
         </Row>
         <Row term="Requested at">
           <Timestamp ms={approval.requestedAt} full />
-          {pending && (
+          {pending && !readOnly && (
             <span className="ml-3">
               <WaitTimers requestedAt={approval.requestedAt} expiresAt={approval.expiresAt} skewMs={skewMs} />
             </span>
@@ -117,7 +122,7 @@ export function ApprovalPanel({
           <ArgumentsDiff before={original} after={edited} />
         </div>
       )}
-      {pending && <PendingDecision traceId={traceId} tool={tool} />}
+      {pending && !readOnly && <PendingDecision traceId={traceId} tool={tool} />}
     </div>
   );
 }

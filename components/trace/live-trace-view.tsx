@@ -10,6 +10,7 @@ import { lineageOf } from '../replay/lineage-of';
 import { useReplayControls } from '../replay/use-replay-controls';
 import { LiveIndicator } from '../traces/live-indicator';
 import { ApprovalPanel } from './approval-panel';
+import { AssistantMessage } from './assistant-message';
 import { AttemptsTable } from './attempts-table';
 import { ErrorPanel } from './error-panel';
 import { LiveOutput } from './live-output';
@@ -57,6 +58,8 @@ export function LiveTraceView({
 }) {
   const id = initial.id;
   const { json, unfinished, connection, refetch, setJson } = useLiveTrace(initial);
+  // An imported call is a record from elsewhere: nothing runs here to follow, cancel or replay.
+  const imported = json.imported === true;
 
   const { cancel, state: cancelState } = useCancelCall(
     id,
@@ -82,6 +85,7 @@ export function LiveTraceView({
     sideEffect: trace.sideEffect,
     recorded: snapshot.arguments,
     schema,
+    enabled: !imported,
   });
 
   return (
@@ -138,6 +142,12 @@ export function LiveTraceView({
         </div>
       )}
 
+      {json.assistant_message && (
+        <Section title="Assistant" id="assistant-heading">
+          <AssistantMessage message={json.assistant_message} />
+        </Section>
+      )}
+
       <Section title="Pipeline" id="pipeline-heading">
         <PipelineStrip stages={trace.stages} callStatus={trace.status} cancelledStage={cancelledStage} />
       </Section>
@@ -153,6 +163,7 @@ export function LiveTraceView({
             original={trace.arguments}
             edited={trace.editedArguments}
             skewMs={unfinished ? Math.round((now - Date.now()) / 1_000) * 1_000 : 0}
+            readOnly={imported}
           />
         </Section>
       )}

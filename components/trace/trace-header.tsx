@@ -98,7 +98,7 @@ export function TraceHeader({
             {trace.error.code}
           </code>
         )}
-        <TraceFlags flags={trace.flags} servedFrom={trace.servedFrom} />
+        <TraceFlags flags={trace.flags} servedFrom={trace.servedFrom} imported={trace.imported} />
         {live}
         <div className="ml-auto flex flex-wrap items-center gap-1.5">
           {replayActions}
@@ -112,8 +112,9 @@ export function TraceHeader({
             }}
           />
           <a
-            href={`/traces/${encodeURIComponent(trace.id)}/export`}
-            download={`trace-${trace.id}.json`}
+            href={`/api/v1/traces/${encodeURIComponent(trace.id)}/export`}
+            download={`toolscope-trace-${trace.id}.json`}
+            title="Download this trace as a Toolscope export file (redacted), to import into another Toolscope"
             className="inline-flex items-center gap-1 rounded border border-line px-1.5 py-0.5 text-xs text-fg-muted hover:bg-muted hover:text-fg"
             data-testid="export-trace"
           >
@@ -146,7 +147,18 @@ export function TraceHeader({
                 >
                   {trace.sessionId}
                 </Link>
-                <SessionReplayButton sessionId={trace.sessionId} />
+                <span className="flex flex-wrap items-center gap-1">
+                  {!trace.imported && <SessionReplayButton sessionId={trace.sessionId} />}
+                  <a
+                    href={`/api/v1/sessions/${encodeURIComponent(trace.sessionId)}/export`}
+                    download
+                    className="inline-flex items-center gap-1 rounded border border-line px-1.5 py-0.5 text-xs text-fg-muted hover:bg-muted hover:text-fg"
+                    title="Download every call of this session as one Toolscope export file (redacted)"
+                    data-testid="export-session"
+                  >
+                    <Download size={12} aria-hidden /> Export session
+                  </a>
+                </span>
               </>
             ) : (
               '—'

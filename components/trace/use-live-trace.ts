@@ -44,7 +44,7 @@ export function useLiveTrace(initial: TraceJson): LiveTrace {
     enabled: isUnfinished(initial.status),
   });
   const json = query.data;
-  const unfinished = isUnfinished(json.status);
+  const unfinished = isUnfinished(json.status) && json.imported !== true;
   const { refetch: queryRefetch } = query;
   const refetch = useCallback(() => void queryRefetch(), [queryRefetch]);
 

@@ -1,4 +1,4 @@
-import { CassetteTape, GitBranch, Repeat, RotateCcw, Scissors, Zap } from 'lucide-react';
+import { CassetteTape, FileInput, GitBranch, Repeat, RotateCcw, Scissors, Zap } from 'lucide-react';
 import type { TraceFlags as Flags } from '@/lib/executor/types';
 import { FAULT_TONE } from '../faults/attempt-fault-badge';
 import { Tag } from '../status';
@@ -8,7 +8,16 @@ import { Tag } from '../status';
  * colour of injected faults, never to be taken for a real failure), replayed, and served from a
  * recording (`servedFrom`: nothing ran).
  */
-export function TraceFlags({ flags, servedFrom = null }: { flags: Flags; servedFrom?: string | null }) {
+export function TraceFlags({
+  flags,
+  servedFrom = null,
+  imported = false,
+}: {
+  flags: Flags;
+  servedFrom?: string | null;
+  /** The call came from an imported file: a record of another Toolscope's call, read-only here. */
+  imported?: boolean;
+}) {
   return (
     <span className="inline-flex flex-wrap gap-1">
       {flags.retried && (
@@ -44,6 +53,14 @@ export function TraceFlags({ flags, servedFrom = null }: { flags: Flags; servedF
           <RotateCcw size={10} aria-hidden />
           replay
         </Tag>
+      )}
+      {imported && (
+        <span className="inline-flex" data-testid="flag-imported">
+          <Tag tone="info" title="Imported from an export file: a record of a call made elsewhere, read-only here">
+            <FileInput size={10} aria-hidden />
+            imported
+          </Tag>
+        </span>
       )}
       {servedFrom && (
         <Tag tone="info" title={`Served from the recording of ${servedFrom}: the tool did not run`}>

@@ -122,7 +122,7 @@ export function TraceRow({
         {row.toolCallId}
       </td>
       <td className="hidden px-2 py-1 md:table-cell">
-        <TraceFlags flags={row.flags} servedFrom={row.servedFrom} />
+        <TraceFlags flags={row.flags} servedFrom={row.servedFrom} imported={row.imported} />
       </td>
       <td className="w-8 px-1 py-0.5 text-right">
         <RowMenu traceId={row.id} tool={row.tool} status={row.status} sessionId={row.sessionId} onDone={onAction} />

@@ -152,5 +152,6 @@ function summaryOf(record: StoredTrace): TraceSummary {
     argumentsPreview: argumentsPreview(toJson(record.arguments) ?? null),
     sessionSeq: record.sessionSeq ?? null,
     servedFrom: record.servedFrom,
+    imported: record.imported === true,
   };
 }

@@ -9,6 +9,7 @@ import { traceContextFromHeaders } from '../otel/trace-context';
 import { openRecording } from '../replay/recordings';
 import { isSessionTooLargeError } from '../replay/session-calls';
 import type { Toolscope } from '../server/create-toolscope';
+import { assistantMessageField, assistantMessageOf, recordAssistantMessage } from './assistant-message';
 import { apiError, handle, readJsonBody } from './http';
 import { guardJsonBody } from './request-guard';
 import { resultJson, summaryJson, traceJson } from './serialize';
@@ -51,6 +52,8 @@ const batchFields = {
   replay_from: z.string().min(1).max(256).optional(),
   /** What a call with no recording does: run for real, or fail with RECORDING_MISS (default). */
   on_miss: z.enum(['run', 'fail']).optional(),
+  /** What the model said with these calls: stored once for the batch, shown on its traces. */
+  assistant_message: assistantMessageField,
 };
 
 type BatchFields = { [K in keyof typeof batchFields]?: z.infer<(typeof batchFields)[K]> };
@@ -152,7 +155,7 @@ export async function runToolCalls(
   const parsed = parseToolCallsBody(body, ts.config.limits.maxBatchSize);
   if (!parsed.ok) return parsed.answer;
   const { format, calls, options } = parsed.request;
-  const { session_id, max_concurrency, fail_fast, wait, replay_from, on_miss } = options;
+  const { session_id, max_concurrency, fail_fast, wait, replay_from, on_miss, assistant_message } = options;
   const ctx: ExecutionContext = { sessionId: session_id ?? null, actor: 'api', signal };
   if (traceContext) ctx.traceContext = traceContext;
   if (replay_from !== undefined) {
@@ -166,6 +169,7 @@ export async function runToolCalls(
       'on_miss: goes with replay_from (recording mode); send both or neither.',
     );
   }
+  if (assistant_message !== undefined) recordAssistantMessage(assistant_message, ctx, ts.store, ts.config);
   const answers = await answerCalls(ts, { calls, ctx, maxConcurrency: max_concurrency, failFast: fail_fast, wait });
   const results = answers.map((answer) => answer.result);
   if (format === 'anthropic') return { status: 200, body: { results, tool_results: answers.map(toolResultBlock) } };
@@ -376,10 +380,18 @@ export function postToolCalls(request: Request, ts: Toolscope): Promise<Response
   });
 }
 
-/** The trace as the API sends it, with the server's clock so that clients can compute elapsed time. */
-function traceResponse(trace: StoredTrace, replays: string[]): Response {
+/**
+ * The trace as the API sends it: with the message its batch came with, its replays, and the
+ * server's clock so that clients can compute elapsed time.
+ */
+function traceResponse(trace: StoredTrace, ts: Toolscope): Response {
   return Response.json(
-    { ...traceJson(trace), replays, server_time: new Date().toISOString() },
+    {
+      ...traceJson(trace),
+      assistant_message: assistantMessageOf(trace, ts.store),
+      replays: ts.store.replays(trace.id),
+      server_time: new Date().toISOString(),
+    },
     { headers: { 'cache-control': 'no-store' } },
   );
 }
@@ -404,7 +416,7 @@ const notFound = (id: string) => apiError(404, 'NOT_FOUND', `No trace with id "$
 export function getTrace(id: string, ts: Toolscope): Promise<Response> {
   return handle(() => {
     const trace = findTrace(id, ts);
-    return trace ? traceResponse(trace, ts.store.replays(id)) : notFound(id);
+    return trace ? traceResponse(trace, ts) : notFound(id);
   });
 }
 
@@ -427,6 +439,7 @@ export function cancelTrace(request: Request, id: string, ts: Toolscope): Promis
     if (!parsed.success) return apiError(400, 'INVALID_REQUEST', zodMessage(parsed.error));
     const known = findTrace(id, ts);
     if (!known) return notFound(id);
+    if (known.imported) return importedTraceError(id);
     const pending = ts.executor.cancel(id, { by: parsed.data.by ?? 'api', reason: parsed.data.reason });
     if (!pending) {
       return apiError(409, 'NOT_RUNNING', `The call ${id} is not running: it ended ${known.status}.`);
@@ -434,8 +447,17 @@ export function cancelTrace(request: Request, id: string, ts: Toolscope): Promis
     await pending;
     const trace = ts.store.get(id);
     if (!trace) return apiError(500, 'INTERNAL_ERROR', `The cancelled call ${id} was not recorded.`);
-    return traceResponse(trace, ts.store.replays(id));
+    return traceResponse(trace, ts);
   });
+}
+
+/** The 409 for an action on an imported trace: it is a record of another Toolscope's call, read-only. */
+export function importedTraceError(id: string): Response {
+  return apiError(
+    409,
+    'IMPORTED_TRACE',
+    `The trace ${id} was imported: it is read-only here (it has no arguments to run again and nothing running to cancel).`,
+  );
 }
 
 const listQuery = traceFilterParams.extend({

@@ -7,7 +7,7 @@ import { planSessionReplay } from '../replay/plan-session-replay';
 import { type ReplayFault, replayFaultContext } from '../replay/replay-fault';
 import { isSessionTooLargeError } from '../replay/session-calls';
 import type { Toolscope } from '../server/create-toolscope';
-import { answerCalls, zodMessage } from './handlers';
+import { answerCalls, importedTraceError, zodMessage } from './handlers';
 import { apiError, handle, readJsonBody } from './http';
 import { guardJsonBody } from './request-guard';
 import { summaryJson, traceJson } from './serialize';
@@ -75,6 +75,7 @@ export function replayTrace(request: Request, id: string, ts: Toolscope): Promis
     if (!read.ok) return read.response;
     const fault = faultOf(read.body.fault);
     if (!fault.ok) return fault.response;
+    if (!tooLong(id) && ts.store.get(id)?.imported) return importedTraceError(id);
     const planned = tooLong(id)
       ? ({ ok: false, reason: 'not_found' } as const)
       : planReplay(ts.store, id, { arguments: read.body.arguments, fault: fault.fault });
@@ -113,7 +114,14 @@ export function replaySession(request: Request, sessionId: string, ts: Toolscope
       if (isSessionTooLargeError(error)) return apiError(400, 'SESSION_TOO_LARGE', `${error.message}.`);
       throw error;
     }
-    if (!plan) return apiError(404, 'NOT_FOUND', `No calls in session "${sessionId.slice(0, 256)}".`);
+    if (!plan) {
+      // An imported session has calls, but none that can run again.
+      const first = tooLong(sessionId) ? undefined : ts.store.list({ sessionId, limit: 1 }).items[0];
+      if (first?.imported) {
+        return apiError(409, 'IMPORTED_TRACE', `The session ${sessionId} was imported: it is read-only here.`);
+      }
+      return apiError(404, 'NOT_FOUND', `No calls in session "${sessionId.slice(0, 256)}".`);
+    }
     const results = new Array<Record<string, unknown>>(plan.size);
     const execute = plan.execute(ts.executor.execute);
     for (const batch of plan.batches) {

@@ -145,6 +145,7 @@ export function traceJson(trace: StoredTrace) {
     batch_id: trace.batchId,
     session_seq: trace.sessionSeq ?? null,
     served_from: trace.servedFrom,
+    imported: trace.imported === true,
     result: {
       success: trace.status === 'succeeded',
       output: trace.output,
@@ -186,6 +187,7 @@ export function summaryJson(summary: TraceSummary) {
     arguments_preview: summary.argumentsPreview,
     session_seq: summary.sessionSeq,
     served_from: summary.servedFrom,
+    imported: summary.imported,
     flags: flagsJson(summary.flags),
     created_at: iso(summary.createdAt),
     finished_at: iso(summary.finishedAt),

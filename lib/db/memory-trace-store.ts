@@ -12,8 +12,15 @@ import {
 } from './list-query';
 import { percentile } from './percentile';
 import { createSessionSequence } from './session-sequence';
+import { importedRecord } from './sqlite-import-traces';
 import { decodeStoredTrace, decodeTraceSummary, encodeTraceRecord, type TraceRowValues } from './trace-row';
-import { INTERRUPTED_ERROR, type TraceStore, UNFINISHED_STATUSES } from './trace-store';
+import {
+  type AssistantMessage,
+  type BatchMessage,
+  INTERRUPTED_ERROR,
+  type TraceStore,
+  UNFINISHED_STATUSES,
+} from './trace-store';
 
 interface MemoryRow {
   seq: number;
@@ -26,6 +33,8 @@ interface MemoryRow {
   rawEditedArguments: string | null;
   /** Its place in its session, given when the row was first written. */
   sessionSeq: number | null;
+  /** From an imported file: no raw arguments, never interrupted. */
+  imported?: true;
 }
 
 /**
@@ -65,9 +74,16 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
     },
   });
 
+  // The batches table's twin; a batch's message goes with its last call, as SQLite's triggers do.
+  const batches = new Map<string, BatchMessage>();
+
   function remove(row: MemoryRow): void {
     byId.delete(row.id);
     count(toolOf(row), -1);
+    const batchId = batchIdOf(row);
+    if (batchId === null || !batches.has(batchId)) return;
+    for (const other of byId.values()) if (batchIdOf(other) === batchId) return;
+    batches.delete(batchId);
   }
 
   function evict(): void {
@@ -120,11 +136,46 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
 
     get(id) {
       const row = byId.get(id);
-      return row ? decodeStoredTrace(valuesOf(row)) : null;
+      return row ? decodeStoredTrace({ ...valuesOf(row), imported: row.imported ? 1 : 0 }) : null;
     },
     openSealedArguments(id) {
       const row = byId.get(id);
-      return row ? { rawArguments: row.rawArguments, rawEditedArguments: row.rawEditedArguments } : null;
+      if (!row || row.imported) return null;
+      return { rawArguments: row.rawArguments, rawEditedArguments: row.rawEditedArguments };
+    },
+
+    saveAssistantMessage(batch) {
+      if (!batches.has(batch.batchId)) batches.set(batch.batchId, { ...batch, message: { ...batch.message } });
+    },
+    assistantMessages(batchIds) {
+      const found = new Map<string, AssistantMessage>();
+      for (const id of batchIds) {
+        const batch = batches.get(id);
+        if (batch) found.set(id, { ...batch.message });
+      }
+      return found;
+    },
+    importTraces(traces, messages) {
+      for (const trace of traces) if (byId.has(trace.id)) return { ok: false, exists: trace.id };
+      for (const trace of traces) {
+        const row: MemoryRow = {
+          seq: dropped + rows.length + 1,
+          id: trace.id,
+          snapshot: null,
+          encoded: encodeTraceRecord(importedRecord(trace), trace.sessionSeq ?? null),
+          rawArguments: '',
+          rawEditedArguments: null,
+          sessionSeq: trace.sessionSeq ?? null,
+          imported: true,
+        };
+        rows.push(row);
+        byId.set(row.id, row);
+        count(trace.tool, 1);
+      }
+      for (const trace of traces) if (trace.sessionId !== null) sessionSeq.forget(trace.sessionId);
+      for (const message of messages) this.saveAssistantMessage(message);
+      if (rows.length >= evictAt) evict();
+      return { ok: true, imported: traces.length };
     },
 
     list(query) {
@@ -138,7 +189,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
         if (isLive(row) && matchesFilter(valuesOf(row), filter)) matches.push(row);
       }
       const page = matches.slice(0, filter.limit);
-      const items = page.map((row) => summaryOf(valuesOf(row)));
+      const items = page.map((row) => summaryOf(valuesOf(row), row.imported === true));
       const last = page.at(-1);
       const kind = cheapTotal(filter);
       const total = kind === 'all' ? byId.size : kind === 'tool' ? (callsByTool.get(filter.tool ?? '') ?? 0) : null;
@@ -233,7 +284,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
       if (createdBefore !== undefined) {
         // Oldest first by created_at, then seq: the order of SQLite's created_at index.
         const expired = finished()
-          .filter((row) => valuesOf(row).createdAt < createdBefore)
+          .filter((row) => !row.imported && valuesOf(row).createdAt < createdBefore)
           .sort((a, b) => valuesOf(a).createdAt - valuesOf(b).createdAt || a.seq - b.seq);
         for (const row of expired.slice(0, max)) remove(row);
         deleted += Math.min(max, expired.length);
@@ -252,7 +303,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
       for (const row of rows) {
         if (!isLive(row)) continue;
         const values = valuesOf(row);
-        if (values.status !== 'running') continue;
+        if (values.status !== 'running' || row.imported) continue;
         row.snapshot = null;
         row.encoded = {
           ...values,
@@ -270,6 +321,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
 
     close() {
       sessionSeq.clear();
+      batches.clear();
       byId.clear();
       callsByTool.clear();
       rows = [];
@@ -285,8 +337,12 @@ function valuesOf(row: MemoryRow): TraceRowValues {
   return row.encoded;
 }
 
-function summaryOf(values: TraceRowValues) {
-  return decodeTraceSummary({ ...values, argumentsPreview: argumentsPreview(values.arguments) });
+function summaryOf(values: TraceRowValues, imported: boolean) {
+  return decodeTraceSummary({
+    ...values,
+    imported: imported ? 1 : 0,
+    argumentsPreview: argumentsPreview(values.arguments),
+  });
 }
 
 function compareText(a: string, b: string): number {
@@ -294,7 +350,8 @@ function compareText(a: string, b: string): number {
 }
 
 function isUnfinished(row: MemoryRow): boolean {
-  return (UNFINISHED_STATUSES as readonly string[]).includes(statusOf(row));
+  // An imported call is never written to again, whatever its status: it goes like a finished one.
+  return !row.imported && (UNFINISHED_STATUSES as readonly string[]).includes(statusOf(row));
 }
 
 function statusOf(row: MemoryRow): string {
@@ -303,6 +360,10 @@ function statusOf(row: MemoryRow): string {
 
 function sessionIdOf(row: MemoryRow): string | null {
   return (row.snapshot ?? (row.encoded as TraceRowValues)).sessionId;
+}
+
+function batchIdOf(row: MemoryRow): string | null {
+  return (row.snapshot ?? (row.encoded as TraceRowValues)).batchId;
 }
 
 function toolOf(row: MemoryRow): string {

@@ -72,6 +72,8 @@ export const toolCalls = sqliteTable(
     sessionSeq: integer('session_seq'),
     /** The recorded call whose result this call was served from (recording mode); NULL when the tool ran. */
     servedFrom: text('served_from'),
+    /** 1: the call came from an imported file (read-only: no sealed arguments, never replayed or cancelled). */
+    imported: flag('imported'),
   },
   (table) => [
     uniqueIndex('tool_calls_id_unique').on(table.id),
@@ -126,6 +128,22 @@ export const faultRules = sqliteTable('fault_rules', {
   /** Epoch ms. */
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
+});
+
+/**
+ * What the model said with a request's tool calls (`assistant_message`), one row per request that
+ * carried one, keyed by the batch id its calls share. Redacted and bounded before it is written;
+ * a request without a message writes no row.
+ */
+export const batches = sqliteTable('batches', {
+  id: text('id').primaryKey(),
+  sessionId: text('session_id'),
+  /** Epoch milliseconds. */
+  createdAt: integer('created_at').notNull(),
+  assistantText: text('assistant_text'),
+  assistantModel: text('assistant_model'),
+  /** 1: the text was cut to the bound (see ASSISTANT_TEXT_MAX_BYTES). */
+  assistantTruncated: flag('assistant_truncated'),
 });
 
 /** A `tool_calls` row as read back. */

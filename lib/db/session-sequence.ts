@@ -13,6 +13,8 @@ export interface SessionSequence {
   of(traceId: string, sessionId: string | null): number | null;
   /** The call's last write is stored: its number no longer needs remembering. */
   done(traceId: string): void;
+  /** Numbers were stored for the session from elsewhere (an import): read its last one again when next used. */
+  forget(sessionId: string): void;
   clear(): void;
 }
 
@@ -57,6 +59,9 @@ export function createSessionSequence(options: {
     },
     done(traceId) {
       byCall.delete(traceId);
+    },
+    forget(sessionId) {
+      lastBySession.delete(sessionId);
     },
     clear() {
       lastBySession.clear();

@@ -36,6 +36,7 @@ const SUMMARY_KEYS = [
   'replayed',
   'sessionSeq',
   'servedFrom',
+  'imported',
 ] as const;
 type SummaryRow = TraceSummaryRow & { seq: number };
 

@@ -1,8 +1,9 @@
 import type { SqliteDatabase } from './open-database';
 import { type DeleteOutcome, type PruneOptions, type SessionDeletion, UNFINISHED_STATUSES } from './trace-store';
 
-const FINISHED = `status NOT IN (${UNFINISHED_STATUSES.map((status) => `'${status}'`).join(', ')})`;
-const UNFINISHED = `status IN (${UNFINISHED_STATUSES.map((status) => `'${status}'`).join(', ')})`;
+// An imported call is never written to again, whatever its status: it goes like a finished one.
+const FINISHED = `(status NOT IN (${UNFINISHED_STATUSES.map((status) => `'${status}'`).join(', ')}) OR imported = 1)`;
+const UNFINISHED = `status IN (${UNFINISHED_STATUSES.map((status) => `'${status}'`).join(', ')}) AND imported = 0`;
 
 /**
  * The statements behind `delete`, `deleteSession` and `prune`; exported for the query-plan tests.
@@ -14,9 +15,10 @@ export const TRACE_DELETE_SQL = {
   exists: 'SELECT 1 FROM tool_calls WHERE id = ?',
   session: `DELETE FROM tool_calls WHERE session_id = ? AND ${FINISHED}`,
   sessionUnfinished: `SELECT count(*) FROM tool_calls WHERE session_id = ? AND ${UNFINISHED}`,
-  // Oldest first through the created_at index, a chunk at a time.
+  // Oldest first through the created_at index, a chunk at a time. Imported calls are kept: they
+  // were made elsewhere, maybe long ago, and brought here on purpose (deleted by hand, or by maxCalls).
   expired: `DELETE FROM tool_calls WHERE seq IN (SELECT seq FROM tool_calls
-    WHERE created_at < @before AND ${FINISHED} ORDER BY created_at LIMIT @limit)`,
+    WHERE created_at < @before AND ${FINISHED} AND imported = 0 ORDER BY created_at LIMIT @limit)`,
   // The total is the sum of the trigger-kept counts, so "how many over the bound" costs no count(*).
   total: 'SELECT coalesce(sum(calls), 0) FROM tool_counts',
   excess: `DELETE FROM tool_calls WHERE seq IN (SELECT seq FROM tool_calls

@@ -6,6 +6,8 @@ import { createGroupCommit, DEFAULT_MAX_BATCH } from './group-commit';
 import type { SqliteDatabase } from './open-database';
 import { type ToolCallRow, toolCalls } from './schema';
 import { createSessionSequence } from './session-sequence';
+import { createSqliteBatchMessages } from './sqlite-batch-messages';
+import { createSqliteImportTraces } from './sqlite-import-traces';
 import { createSqliteListTraces, type ListTracesOptions } from './sqlite-list-traces';
 import { createSqliteToolStats } from './sqlite-tool-stats';
 import { createSqliteTraceDeletion } from './sqlite-trace-deletion';
@@ -93,7 +95,7 @@ const updateSql = (where: string) =>
     WHERE id = @id AND status != 'interrupted' AND ${where}`;
 const interruptSql = (where: string) =>
   `UPDATE tool_calls SET status = 'interrupted', finished_at = @now, error = @error, error_code = @code
-    WHERE status = 'running' AND ${where}`;
+    WHERE status = 'running' AND imported = 0 AND ${where}`;
 
 /**
  * The statements of the write path; exported for the query-plan tests. None writes over a row
@@ -204,6 +206,8 @@ export function createSqliteTraceStore({
   const interrupt = sqlite.prepare<Record<string, unknown>, FinishedCall>(TRACE_WRITE_SQL.interrupt);
   const interruptFinished = sqlite.prepare(TRACE_WRITE_SQL.interruptFinished);
   const addToToolSeries = createAddToToolSeries(sqlite);
+  const batchMessages = createSqliteBatchMessages(sqlite);
+  const importAll = createSqliteImportTraces(sqlite, { columns: ALL, addToToolSeries });
   const getById = db
     .select()
     .from(toolCalls)
@@ -306,7 +310,8 @@ export function createSqliteTraceStore({
       const row = sealedById.get({ id }) as
         | { sealedArguments: Buffer; sealedEditedArguments: Buffer | null }
         | undefined;
-      if (!row) return null;
+      // An imported call has no sealed arguments (an empty blob): nothing can run it again.
+      if (!row || row.sealedArguments.length === 0) return null;
       return {
         rawArguments: vault.open(row.sealedArguments, id),
         rawEditedArguments: row.sealedEditedArguments ? vault.open(row.sealedEditedArguments, editedOwner(id)) : null,
@@ -346,6 +351,20 @@ export function createSqliteTraceStore({
     prune(options) {
       flush();
       return deletion.prune(options);
+    },
+
+    saveAssistantMessage(batch) {
+      batchMessages.save(batch);
+    },
+    assistantMessages(batchIds) {
+      return batchMessages.read(batchIds);
+    },
+    importTraces(traces, messages) {
+      flush();
+      const outcome = importAll(traces, messages);
+      // Calls of these sessions made here from now on are numbered after the imported ones.
+      if (outcome.ok) for (const trace of traces) if (trace.sessionId !== null) sessionSeq.forget(trace.sessionId);
+      return outcome;
     },
 
     markInterrupted(now) {

@@ -14,7 +14,10 @@ import type { StoredTrace, TraceSummary } from './trace-store';
  * Every column of a row except the ones the store owns: `seq` (SQLite) and the sealed arguments
  * (vault). `sessionSeq` is the store's too, but travels with the values: the store assigns it.
  */
-export type TraceRowValues = Omit<ToolCallRow, 'seq' | 'sealedArguments' | 'sealedEditedArguments'>;
+export type TraceRowValues = Omit<ToolCallRow, 'seq' | 'sealedArguments' | 'sealedEditedArguments' | 'imported'>;
+
+/** A row as read back: the values, and whether the call was imported (a column the executor never writes). */
+export type StoredTraceRow = TraceRowValues & { imported?: 0 | 1 };
 
 /** The columns the traces list reads. */
 export type TraceSummaryRow = Pick<
@@ -37,6 +40,7 @@ export type TraceSummaryRow = Pick<
   | 'replayed'
   | 'sessionSeq'
   | 'servedFrom'
+  | 'imported'
 > & { argumentsPreview: string | null };
 
 const bit = (value: boolean): 0 | 1 => (value ? 1 : 0);
@@ -87,8 +91,9 @@ export function encodeTraceRecord(record: TraceRecord, sessionSeq: number | null
 }
 
 /** Rebuilds the trace record from its columns and the unsealed raw arguments. */
-export function decodeStoredTrace(row: TraceRowValues): StoredTrace {
+export function decodeStoredTrace(row: StoredTraceRow): StoredTrace {
   return {
+    ...(row.imported === 1 ? { imported: true } : {}),
     id: row.id,
     toolCallId: row.toolCallId,
     sessionId: row.sessionId,
@@ -138,6 +143,7 @@ export function decodeTraceSummary(row: TraceSummaryRow): TraceSummary {
     argumentsPreview: row.argumentsPreview,
     sessionSeq: row.sessionSeq,
     servedFrom: row.servedFrom,
+    imported: row.imported === 1,
   };
 }
 

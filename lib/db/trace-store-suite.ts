@@ -338,6 +338,7 @@ export function describeTraceStore(
           argumentsPreview: '{"path":"a/b.txt","token":"[REDACTED]","nested":[{"deep":1.5}]}',
           sessionSeq: null,
           servedFrom: null,
+          imported: false,
         });
       });
 
@@ -776,6 +777,128 @@ export function describeTraceStore(
  * of 10 rows: a page that ends at the window says so and its cursor goes on below it.
  */
 export function describeScanWindow(name: string, createStore: () => TraceStore): void {
+  describe(`TraceStore assistant messages and imports: ${name}`, () => {
+    let store: TraceStore;
+    beforeEach(() => {
+      store = createStore();
+    });
+    afterEach(() => store.close());
+
+    const message = (text: string) => ({ text, model: 'gpt-test', truncated: false });
+    /** A trace as an import brings it: a stored trace of another Toolscope, with its session number. */
+    const imported = (overrides: Partial<TraceRecord> = {}, sessionSeq: number | null = 1): StoredTrace => ({
+      ...stored(makeTrace({ sessionId: 'imported-session', ...overrides }), sessionSeq ?? undefined),
+      sessionSeq: overrides.sessionId === null ? null : sessionSeq,
+    });
+
+    it('keeps one message per batch, read back by batch id (unknown ids and batches without one are absent)', () => {
+      store.saveAssistantMessage({ batchId: 'b1', sessionId: 's', createdAt: 1, message: message('I will add.') });
+      store.saveAssistantMessage({
+        batchId: 'b2',
+        sessionId: null,
+        createdAt: 2,
+        message: { text: null, model: 'm', truncated: true },
+      });
+      const found = store.assistantMessages(['b1', 'b2', 'b3', 'b1']);
+      expect([...found.keys()].sort()).toEqual(['b1', 'b2']);
+      expect(found.get('b1')).toEqual(message('I will add.'));
+      expect(found.get('b2')).toEqual({ text: null, model: 'm', truncated: true });
+      expect(store.assistantMessages([]).size).toBe(0);
+    });
+
+    it("deletes a batch's message with the last of its calls", async () => {
+      const a = makeTrace({ batchId: 'bx' });
+      const b = makeTrace({ batchId: 'bx' });
+      store.begin(a);
+      await store.finish(a);
+      store.begin(b);
+      await store.finish(b);
+      store.saveAssistantMessage({
+        batchId: 'bx',
+        sessionId: a.sessionId,
+        createdAt: 1,
+        message: message('two calls'),
+      });
+      expect(store.delete(a.id)).toBe('deleted');
+      expect(store.assistantMessages(['bx']).size).toBe(1);
+      expect(store.delete(b.id)).toBe('deleted');
+      expect(store.assistantMessages(['bx']).size).toBe(0);
+    });
+
+    it('imports traces marked imported, with their messages, and no arguments to run again', () => {
+      const first = imported({ batchId: 'ib' }, 1);
+      const second = imported({ batchId: 'ib', status: 'failed' }, 2);
+      const outcome = store.importTraces(
+        [first, second],
+        [{ batchId: 'ib', sessionId: 'imported-session', createdAt: first.createdAt, message: message('why') }],
+      );
+      expect(outcome).toEqual({ ok: true, imported: 2 });
+      expect(store.get(first.id)).toEqual({ ...first, imported: true });
+      expect(store.get(second.id)?.sessionSeq).toBe(2);
+      expect(store.openSealedArguments(first.id)).toBeNull();
+      expect(store.assistantMessages(['ib']).get('ib')).toEqual(message('why'));
+      const items = store.list({ sessionId: 'imported-session' }).items;
+      expect(items.map((item) => [item.id, item.imported])).toEqual([
+        [second.id, true],
+        [first.id, true],
+      ]);
+      expect(store.tools()).toContain('calculator');
+    });
+
+    it('imports nothing when one trace id is already stored, and names it', async () => {
+      const local = makeTrace();
+      store.begin(local);
+      await store.finish(local);
+      const fresh = imported({}, 1);
+      const clash = { ...imported({}, 2), id: local.id };
+      expect(store.importTraces([fresh, clash], [])).toEqual({ ok: false, exists: local.id });
+      expect(store.get(fresh.id)).toBeNull();
+      expect(store.get(local.id)?.imported).toBeUndefined();
+      expect(store.list().items.map((item) => item.imported)).toEqual([false]);
+    });
+
+    it('leaves an imported call that was running or awaiting approval as it was imported', () => {
+      const running = imported({ status: 'running', finishedAt: null, latencyMs: null }, 1);
+      store.importTraces([running], []);
+      expect(store.markInterrupted(Date.now())).toBe(0);
+      expect(store.get(running.id)?.status).toBe('running');
+    });
+
+    it('numbers the calls of a session made here after the ones imported into it', async () => {
+      const before = makeTrace({ sessionId: 'shared' });
+      store.begin(before);
+      await store.finish(before);
+      expect(store.get(before.id)?.sessionSeq).toBe(1);
+      store.importTraces([imported({ sessionId: 'shared' }, 5)], []);
+      const after = makeTrace({ sessionId: 'shared' });
+      store.begin(after);
+      await store.finish(after);
+      expect(store.get(after.id)?.sessionSeq).toBe(6);
+    });
+
+    it('deletes an imported call whatever its status, alone or with its session', () => {
+      const running = imported({ status: 'running', finishedAt: null, latencyMs: null }, 1);
+      const waiting = imported({ status: 'awaiting_approval', finishedAt: null, latencyMs: null }, 2);
+      const done = imported({}, 3);
+      store.importTraces([running, waiting, done], []);
+      expect(store.delete(running.id)).toBe('deleted');
+      expect(store.deleteSession('imported-session')).toEqual({ deleted: 2, skippedRunning: 0 });
+      expect(store.list().items).toEqual([]);
+    });
+
+    it('keeps imported calls past the age bound of retention (they were made elsewhere, maybe long ago)', async () => {
+      const old = imported({ createdAt: 1_000, finishedAt: 1_010 }, 1);
+      store.importTraces([old], []);
+      const local = makeTrace({ createdAt: 2_000, finishedAt: 2_010 });
+      store.begin(local);
+      await store.finish(local);
+      expect(store.prune({ createdBefore: 1_000_000, limit: 100 })).toBe(1);
+      expect(store.list().items.map((item) => item.id)).toEqual([old.id]);
+      expect(store.prune({ keepNewest: 0, limit: 100 })).toBe(1);
+      expect(store.list().items).toEqual([]);
+    });
+  });
+
   describe(`TraceStore scan window: ${name}`, () => {
     it('stops a search at the window, marks the page partial, and goes on with the cursor', () => {
       const store = createStore();

@@ -5,7 +5,31 @@ import type { CallStatus, ToolErrorData, TraceRecord, TraceSink } from '../execu
  * (`sessionSeq`: 1, 2, 3… in the order the session's calls began, assigned by the store; null
  * without a session). A live snapshot of a running call (`executor.inFlight`) has no `sessionSeq`.
  */
-export type StoredTrace = Omit<TraceRecord, 'rawArguments' | 'rawEditedArguments'> & { sessionSeq?: number | null };
+export type StoredTrace = Omit<TraceRecord, 'rawArguments' | 'rawEditedArguments'> & {
+  sessionSeq?: number | null;
+  /** The call came from an imported file: read-only (never replayed or cancelled), no sealed arguments. */
+  imported?: boolean;
+};
+
+/** What the model said with a request's tool calls (`assistant_message`), stored once per batch. */
+export interface AssistantMessage {
+  /** Redacted; cut to `ASSISTANT_TEXT_MAX_BYTES` (then `truncated`). */
+  text: string | null;
+  model: string | null;
+  truncated: boolean;
+}
+
+/** A batch's row: the message of the request whose calls share the batch id. */
+export interface BatchMessage {
+  batchId: string;
+  sessionId: string | null;
+  /** Epoch ms. */
+  createdAt: number;
+  message: AssistantMessage;
+}
+
+/** What `TraceStore.importTraces` did: `exists` names a trace id already stored (nothing was written). */
+export type ImportOutcome = { ok: true; imported: number } | { ok: false; exists: string };
 
 /** A call's arguments as received, opened from the vault (see `TraceStore.openSealedArguments`). */
 export interface SealedArguments {
@@ -33,6 +57,8 @@ export interface TraceSummary {
   sessionSeq: number | null;
   /** The recorded call this one was served from (recording mode); null when the tool ran. */
   servedFrom: string | null;
+  /** The call came from an imported file. */
+  imported: boolean;
 }
 
 export interface TraceQuery {
@@ -158,6 +184,19 @@ export interface TraceStore extends TraceSink {
    * how many. Calls `awaiting_approval` are left alone: pending approvals survive a restart.
    */
   markInterrupted(now: number): number;
+  /**
+   * Stores the message a request's calls came with, keyed by their batch id (once per request
+   * that has one: a request without a message writes nothing).
+   */
+  saveAssistantMessage(batch: BatchMessage): void;
+  /** The messages of the given batches that have one, by batch id. */
+  assistantMessages(batchIds: readonly string[]): Map<string, AssistantMessage>;
+  /**
+   * Stores traces from an exported file, marked imported, with no sealed arguments
+   * (`openSealedArguments` answers null for them), and their batches' messages: all in one
+   * transaction, or nothing when any of the trace ids is already stored.
+   */
+  importTraces(traces: readonly StoredTrace[], messages: readonly BatchMessage[]): ImportOutcome;
   /** Commits everything still queued (stores that defer writes) now; reads do it themselves. */
   flush(): void;
   /** Flushes, then releases the database. */

@@ -17,6 +17,8 @@ export interface SummaryJson {
   /** Absent from servers before recording mode. */
   session_seq?: number | null;
   served_from?: string | null;
+  /** Absent from servers before import. */
+  imported?: boolean;
   created_at: string | null;
   finished_at: string | null;
 }
@@ -46,6 +48,7 @@ export function summaryFromJson(row: SummaryJson): ListRow {
     argumentsPreview: row.arguments_preview ?? null,
     sessionSeq: row.session_seq ?? null,
     servedFrom: row.served_from ?? null,
+    imported: row.imported ?? false,
     flags: {
       retried: row.flags.retried,
       fellBack: row.flags.fell_back,

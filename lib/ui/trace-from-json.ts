@@ -1,14 +1,24 @@
+import type { AssistantMessageJson } from '../api/assistant-message';
 import type { attemptJson, errorJson, stageJson, traceJson } from '../api/serialize';
 import type { Attempt, AttemptFault, ToolErrorData, TraceRecord, TraceStage } from '../executor/types';
 
 /** `GET /api/v1/traces/:id` as the API sends it: the trace, and the server's clock when it answered. */
-export type TraceJson = ReturnType<typeof traceJson> & { replays: string[]; server_time: string };
+export type TraceJson = ReturnType<typeof traceJson> & {
+  replays: string[];
+  server_time: string;
+  /** What the model said with the call's request; absent from servers before it was kept. */
+  assistant_message?: AssistantMessageJson | null;
+};
 
 /**
  * A trace as the browser holds it: everything but the sealed raw arguments, which never leave;
  * plus its place in its session (null without a session).
  */
-export type TraceView = Omit<TraceRecord, 'rawArguments' | 'rawEditedArguments'> & { sessionSeq?: number | null };
+export type TraceView = Omit<TraceRecord, 'rawArguments' | 'rawEditedArguments'> & {
+  sessionSeq?: number | null;
+  /** The call came from an imported file (read-only). */
+  imported?: boolean;
+};
 
 const epoch = (iso: string | null) => (iso === null ? null : Date.parse(iso));
 
@@ -63,6 +73,7 @@ function attemptFromJson(attempt: ReturnType<typeof attemptJson>): Attempt {
 export function traceFromJson(json: ReturnType<typeof traceJson>): TraceView {
   const truncation = json.model_truncation;
   return {
+    ...(json.imported ? { imported: true } : {}),
     id: json.id,
     toolCallId: json.tool_call_id,
     sessionId: json.session_id,

@@ -1,0 +1,422 @@
+import { z } from 'zod';
+import packageJson from '../../package.json';
+import type { BatchMessage, StoredTrace, TraceStore } from '../db/trace-store';
+import { CALL_STATUSES, STAGE_NAMES } from '../executor/types';
+import { isSessionTooLargeError, sessionCalls } from '../replay/session-calls';
+import type { Toolscope } from '../server/create-toolscope';
+import { type TraceJson, traceFromJson } from '../ui/trace-from-json';
+import {
+  ASSISTANT_MODEL_MAX_CHARS,
+  ASSISTANT_TEXT_MAX_BYTES,
+  type AssistantMessageJson,
+  cutUtf8,
+} from './assistant-message';
+import { apiError, handle, isRequestError, RequestError, readJsonBody } from './http';
+import { guardJsonBody } from './request-guard';
+import { traceJson } from './serialize';
+
+/** What an export file says it is. */
+export const EXPORT_FORMAT = 'toolscope-export';
+/** The version of the export file this Toolscope writes, and the only one it reads. */
+export const EXPORT_VERSION = 1;
+/** The largest file `POST /api/v1/import` takes (a 413 beyond). */
+export const IMPORT_MAX_BYTES = 32 * 1024 * 1024;
+/** How many problems of a refused file are listed in `details.errors`. */
+export const IMPORT_MAX_ERRORS = 20;
+
+/** A trace in an export file: `GET /api/v1/traces/:id`'s JSON with the message of its batch. */
+export type ExportedTrace = ReturnType<typeof traceJson> & {
+  assistant_message: AssistantMessageJson | null;
+  replays: string[];
+};
+
+/** The file `GET /api/v1/traces/:id/export` and `GET /api/v1/sessions/:id/export` send. */
+export interface ExportFile {
+  format: typeof EXPORT_FORMAT;
+  version: typeof EXPORT_VERSION;
+  exported_at: string;
+  toolscope_version: string;
+  kind: 'trace' | 'session';
+  session_id: string | null;
+  traces: ExportedTrace[];
+}
+
+/** The traces as exported: redacted JSON (never the sealed arguments), each with its batch's message. */
+function exportedTraces(traces: StoredTrace[], store: TraceStore): ExportedTrace[] {
+  const batchIds = traces.flatMap((trace) => (trace.batchId === null ? [] : [trace.batchId]));
+  const messages = batchIds.length === 0 ? new Map() : store.assistantMessages(batchIds);
+  return traces.map((trace) => ({
+    ...traceJson(trace),
+    assistant_message: (trace.batchId === null ? null : messages.get(trace.batchId)) ?? null,
+    replays: store.replays(trace.id),
+  }));
+}
+
+/** An export file as a download: one JSON document, named after what it holds. */
+function exportResponse(file: ExportFile, name: string): Response {
+  const safeName = name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 120);
+  return new Response(`${JSON.stringify(file, null, 2)}\n`, {
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'content-disposition': `attachment; filename="toolscope-${file.kind}-${safeName}.json"`,
+      'cache-control': 'no-store',
+    },
+  });
+}
+
+function exportFile(
+  kind: ExportFile['kind'],
+  sessionId: string | null,
+  traces: ExportedTrace[],
+  now: number,
+): ExportFile {
+  return {
+    format: EXPORT_FORMAT,
+    version: EXPORT_VERSION,
+    exported_at: new Date(now).toISOString(),
+    toolscope_version: packageJson.version,
+    kind,
+    session_id: sessionId,
+    traces,
+  };
+}
+
+/**
+ * `GET /api/v1/traces/:id/export`: the trace as an export file (`kind: "trace"`), for a bug
+ * report; `POST /api/v1/import` reads it. A call still running is exported as stored. 404 unknown.
+ */
+export function exportTrace(id: string, ts: Pick<Toolscope, 'store'>, now = Date.now()): Promise<Response> {
+  return handle(() => {
+    const trace = id.length <= 256 ? ts.store.get(id) : null;
+    if (!trace) return apiError(404, 'NOT_FOUND', `No trace with id "${id.slice(0, 256)}".`);
+    const file = exportFile('trace', trace.sessionId, exportedTraces([trace], ts.store), now);
+    return exportResponse(file, id);
+  });
+}
+
+/**
+ * `GET /api/v1/sessions/:id/export`: every call of the session, in the order they began, as one
+ * export file (`kind: "session"`). 404 when the session has no calls; 400 past MAX_SESSION_CALLS.
+ */
+export function exportSession(sessionId: string, ts: Pick<Toolscope, 'store'>, now = Date.now()): Promise<Response> {
+  return handle(() => {
+    const notFound = () => apiError(404, 'NOT_FOUND', `No calls in session "${sessionId.slice(0, 256)}".`);
+    if (sessionId.length > 256) return notFound();
+    let summaries: ReturnType<typeof sessionCalls>;
+    try {
+      summaries = sessionCalls(ts.store, sessionId);
+    } catch (error) {
+      if (isSessionTooLargeError(error)) return apiError(400, 'SESSION_TOO_LARGE', `${error.message}.`);
+      throw error;
+    }
+    // A call deleted between the list and its read is left out.
+    const traces = summaries.flatMap((summary) => ts.store.get(summary.id) ?? []);
+    if (traces.length === 0) return notFound();
+    return exportResponse(exportFile('session', sessionId, exportedTraces(traces, ts.store), now), sessionId);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Import
+
+const id = z.string().min(1).max(256);
+const isoTime = z.iso.datetime({ offset: true });
+const nonNegative = z.number().finite().min(0);
+
+const errorSchema = z.object({
+  code: z.string().max(256),
+  message: z.string(),
+  retryable: z.boolean(),
+  kind: z.string().max(64),
+  hint: z.string().optional(),
+  stage: z.enum(STAGE_NAMES).optional(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+
+const stageSchema = z.object({
+  name: z.enum(STAGE_NAMES),
+  status: z.enum(['ok', 'failed', 'skipped', 'waiting', 'running']),
+  started_at: nonNegative,
+  duration_ms: nonNegative,
+  detail: z.string().nullable(),
+});
+
+const attemptSchema = z.object({
+  number: z.number().int().min(1),
+  tool: z.string().max(256),
+  fallback: z.boolean(),
+  started_at: nonNegative,
+  duration_ms: nonNegative,
+  outcome: z.enum(['ok', 'error', 'timeout', 'cancelled', 'running']),
+  timeout_ms: nonNegative.nullable(),
+  error: errorSchema.nullable(),
+  backoff_ms: nonNegative.nullable(),
+  backoff_reason: z.string().nullable(),
+  fault: z.looseObject({ rule_id: z.string().nullable(), kind: z.string() }).nullable(),
+});
+
+const approvalSchema = z.object({
+  rule: z.string(),
+  requested_at: isoTime,
+  expires_at: isoTime.nullable(),
+  decision: z.enum(['approved', 'denied', 'expired', 'cancelled']).nullable(),
+  by: z.string().nullable(),
+  decided_at: isoTime.nullable(),
+  reason: z.string().nullable(),
+  rule_created: z.string().nullable(),
+});
+
+const assistantMessageSchema = z.object({
+  text: z.string().nullable(),
+  model: z.string().max(ASSISTANT_MODEL_MAX_CHARS).nullable(),
+  truncated: z.boolean(),
+});
+
+/** A trace as `GET /api/v1/traces/:id` gives it (fields this version does not know are dropped). */
+const traceSchema = z.object({
+  id,
+  tool_call_id: z.string().max(256),
+  session_id: id.nullable(),
+  actor: z.string().max(256),
+  tool: z.string().max(256),
+  side_effect: z.enum(['none', 'read', 'write', 'exec']).nullable(),
+  status: z.enum(CALL_STATUSES),
+  arguments: z.unknown(),
+  edited_arguments: z.unknown(),
+  approval: approvalSchema.nullable(),
+  replay_of: z.string().max(256).nullable(),
+  batch_id: z.string().max(256).nullable(),
+  session_seq: z.number().int().min(1).nullable(),
+  served_from: z.string().max(256).nullable(),
+  result: z.object({
+    success: z.boolean(),
+    output: z.unknown(),
+    error: errorSchema.nullable(),
+    latency_ms: nonNegative.nullable(),
+  }),
+  stages: z.array(stageSchema).max(64),
+  attempts: z.array(attemptSchema).max(1000),
+  stdout: z.string().nullable(),
+  stderr: z.string().nullable(),
+  exit_code: z.number().int().nullable(),
+  model_message: z.string().nullable(),
+  model_truncation: z.object({ head_chars: nonNegative, tail_chars: nonNegative, total_chars: nonNegative }).nullable(),
+  flags: z.object({
+    retried: z.boolean(),
+    fell_back: z.boolean(),
+    truncated: z.boolean(),
+    faulted: z.boolean(),
+    replayed: z.boolean(),
+  }),
+  metadata: z.record(z.string(), z.unknown()),
+  created_at: isoTime,
+  finished_at: isoTime.nullable(),
+  assistant_message: assistantMessageSchema.nullable().optional(),
+});
+
+/** The whole file, version 1; `format` and `version` are checked first, on their own. */
+const fileSchema = z
+  .object({
+    format: z.literal(EXPORT_FORMAT),
+    version: z.literal(EXPORT_VERSION),
+    exported_at: isoTime,
+    toolscope_version: z.string().max(64),
+    kind: z.enum(['trace', 'session']),
+    session_id: id.nullable(),
+    traces: z.array(traceSchema).min(1).max(100_000),
+  })
+  .superRefine((file, ctx) => {
+    if (file.kind === 'trace' && file.traces.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['traces'],
+        message: `a trace export holds one trace, not ${file.traces.length}`,
+      });
+    }
+    const seen = new Set<string>();
+    file.traces.forEach((trace, index) => {
+      if (seen.has(trace.id)) {
+        ctx.addIssue({ code: 'custom', path: ['traces', index, 'id'], message: `"${trace.id}" appears twice` });
+      }
+      seen.add(trace.id);
+      if (file.kind === 'session' && trace.session_id !== file.session_id) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['traces', index, 'session_id'],
+          message: `expected the file's session "${file.session_id}", got ${JSON.stringify(trace.session_id)}`,
+        });
+      }
+    });
+  });
+
+/** One problem of a refused file: where, and what. */
+export interface ImportProblem {
+  path: string;
+  message: string;
+}
+
+/** What `POST /api/v1/import` answers with 201. */
+export interface ImportAnswer {
+  kind: 'trace' | 'session';
+  session_id: string | null;
+  trace_ids: string[];
+  imported: number;
+}
+
+/** Why a file cannot be imported: the status, code and message of the refusal. */
+export interface ImportRefusal {
+  status: 400 | 409;
+  code: 'INVALID_IMPORT' | 'UNSUPPORTED_VERSION' | 'ALREADY_EXISTS';
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+const invalid = (problems: ImportProblem[]): ImportRefusal => {
+  const first = problems[0] as ImportProblem;
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})` : '';
+  return {
+    status: 400,
+    code: 'INVALID_IMPORT',
+    message: `Not a valid Toolscope export: ${first.path}: ${first.message}${more}.`,
+    details: { errors: problems.slice(0, IMPORT_MAX_ERRORS) },
+  };
+};
+
+/**
+ * Checks a parsed file and turns it into what the store imports, or says why not: another
+ * format, another version (newer or older, named so), or the first bad path of a malformed one.
+ */
+export function readExportFile(
+  body: unknown,
+):
+  | { ok: true; file: z.infer<typeof fileSchema>; traces: StoredTrace[]; messages: BatchMessage[] }
+  | { ok: false; refusal: ImportRefusal } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    const got = Array.isArray(body) ? 'an array' : body === null ? 'null' : typeof body;
+    return {
+      ok: false,
+      refusal: invalid([
+        {
+          path: 'body',
+          message: `expected a Toolscope export file (a JSON object with "format": "${EXPORT_FORMAT}"), got ${got}`,
+        },
+      ]),
+    };
+  }
+  const head = body as { format?: unknown; version?: unknown };
+  if (head.format !== EXPORT_FORMAT) {
+    const got = head.format === undefined ? 'missing' : JSON.stringify(head.format).slice(0, 64);
+    return {
+      ok: false,
+      refusal: invalid([
+        { path: 'format', message: `expected "${EXPORT_FORMAT}", got ${got}; this is not a Toolscope export file` },
+      ]),
+    };
+  }
+  if (typeof head.version !== 'number' || !Number.isInteger(head.version)) {
+    const got = head.version === undefined ? 'missing' : JSON.stringify(head.version).slice(0, 64);
+    return { ok: false, refusal: invalid([{ path: 'version', message: `expected an integer, got ${got}` }]) };
+  }
+  if (head.version !== EXPORT_VERSION) {
+    const age = head.version > EXPORT_VERSION ? 'a newer' : 'an older';
+    return {
+      ok: false,
+      refusal: {
+        status: 400,
+        code: 'UNSUPPORTED_VERSION',
+        message: `This file was exported by ${age} Toolscope (format version ${head.version}); this one reads version ${EXPORT_VERSION}.`,
+        details: { version: head.version, supported: [EXPORT_VERSION] },
+      },
+    };
+  }
+  const parsed = fileSchema.safeParse(body);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      refusal: invalid(
+        parsed.error.issues.map((issue) => ({ path: issue.path.join('.') || 'body', message: issue.message })),
+      ),
+    };
+  }
+  const file = parsed.data;
+  const traces: StoredTrace[] = [];
+  const messages = new Map<string, BatchMessage>();
+  for (const json of file.traces) {
+    const trace = traceFromJson({ ...json, imported: true } as unknown as TraceJson) as StoredTrace;
+    traces.push({ ...trace, sessionSeq: json.session_seq, imported: true });
+    const message = json.assistant_message;
+    if (message && json.batch_id !== null && !messages.has(json.batch_id)) {
+      // Bounded as when it was received, in case the file was edited by hand.
+      const text = message.text === null ? null : cutUtf8(message.text, ASSISTANT_TEXT_MAX_BYTES);
+      messages.set(json.batch_id, {
+        batchId: json.batch_id,
+        sessionId: json.session_id,
+        createdAt: trace.createdAt,
+        message: {
+          text: text?.text ?? null,
+          model: message.model,
+          truncated: message.truncated || (text?.cut ?? false),
+        },
+      });
+    }
+  }
+  return { ok: true, file, traces, messages: [...messages.values()] };
+}
+
+/**
+ * Imports a parsed export file into the store, all or nothing: the traces are stored read-only
+ * and marked imported (no sealed arguments: nothing can run them again), with their batches'
+ * messages. A refusal (bad file, other version, a trace id already stored) writes nothing.
+ */
+export function importExportFile(
+  body: unknown,
+  store: TraceStore,
+): { ok: true; answer: ImportAnswer } | { ok: false; refusal: ImportRefusal } {
+  const read = readExportFile(body);
+  if (!read.ok) return read;
+  const outcome = store.importTraces(read.traces, read.messages);
+  if (!outcome.ok) {
+    return {
+      ok: false,
+      refusal: {
+        status: 409,
+        code: 'ALREADY_EXISTS',
+        message: `The trace ${outcome.exists} is already stored here (imported before?); nothing was imported.`,
+        details: { trace_id: outcome.exists },
+      },
+    };
+  }
+  return {
+    ok: true,
+    answer: {
+      kind: read.file.kind,
+      session_id: read.file.session_id,
+      trace_ids: read.traces.map((trace) => trace.id),
+      imported: outcome.imported,
+    },
+  };
+}
+
+/**
+ * `POST /api/v1/import` with an export file as the JSON body (at most IMPORT_MAX_BYTES, 413
+ * beyond): 201 `{ kind, session_id, trace_ids, imported }`; 400 `INVALID_IMPORT` naming the
+ * first bad path (all of them, up to IMPORT_MAX_ERRORS, in `details.errors`), 400
+ * `UNSUPPORTED_VERSION`, 409 `ALREADY_EXISTS` naming the trace id.
+ */
+export function postImport(request: Request, ts: Pick<Toolscope, 'store'>): Promise<Response> {
+  return handle(async () => {
+    const json = guardJsonBody(request.headers.get('content-type'));
+    if (!json.ok) return apiError(json.status, json.code, json.message);
+    const body = await readJsonBody(request, IMPORT_MAX_BYTES).catch((error: unknown) => {
+      // Said of the file, not of a request body: a person dropped it.
+      if (isRequestError(error) && error.code === 'INVALID_JSON') {
+        throw new RequestError(400, 'INVALID_JSON', error.message.replace('The request body is', 'The file is'));
+      }
+      throw error;
+    });
+    const result = importExportFile(body, ts.store);
+    if (!result.ok)
+      return apiError(result.refusal.status, result.refusal.code, result.refusal.message, result.refusal.details);
+    return Response.json(result.answer, { status: 201, headers: { 'cache-control': 'no-store' } });
+  });
+}
