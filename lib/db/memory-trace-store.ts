@@ -10,6 +10,7 @@ import {
   scanFloor,
   startsWithIgnoringAsciiCase,
 } from './list-query';
+import { aggregateSessions, listMemorySessions, type MemoryCall, memorySessionCalls } from './memory-sessions';
 import { percentile } from './percentile';
 import { createSessionSequence } from './session-sequence';
 import { decodeStoredTrace, decodeTraceSummary, encodeTraceRecord, type TraceRowValues } from './trace-row';
@@ -64,6 +65,10 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
       return max;
     },
   });
+
+  function* liveCalls(): Generator<MemoryCall> {
+    for (const row of rows) if (isLive(row)) yield { seq: row.seq, values: valuesOf(row) };
+  }
 
   function remove(row: MemoryRow): void {
     byId.delete(row.id);
@@ -202,6 +207,16 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
       for (let i = index + 1; i < rows.length && newer === null; i++) if (isLive(rows[i])) newer = rows[i]?.id ?? null;
       for (let i = index - 1; i >= 0 && older === null; i--) if (isLive(rows[i])) older = rows[i]?.id ?? null;
       return { newer, older };
+    },
+
+    listSessions(query) {
+      return listMemorySessions(liveCalls(), query);
+    },
+    getSession(id) {
+      return aggregateSessions(liveCalls()).find((session) => session.id === id) ?? null;
+    },
+    sessionCalls(id, limit) {
+      return memorySessionCalls(liveCalls(), id, limit);
     },
 
     delete(id) {

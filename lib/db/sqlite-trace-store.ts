@@ -6,6 +6,7 @@ import { createGroupCommit, DEFAULT_MAX_BATCH } from './group-commit';
 import type { SqliteDatabase } from './open-database';
 import { type ToolCallRow, toolCalls } from './schema';
 import { createSessionSequence } from './session-sequence';
+import { createSqliteSessions } from './sqlite-sessions';
 import { createSqliteListTraces, type ListTracesOptions } from './sqlite-list-traces';
 import { createSqliteToolStats } from './sqlite-tool-stats';
 import { createSqliteTraceDeletion } from './sqlite-trace-deletion';
@@ -190,6 +191,7 @@ export function createSqliteTraceStore({
   const toolStats = createSqliteToolStats(sqlite);
   const navigation = createSqliteTraceNavigation(sqlite);
   const deletion = createSqliteTraceDeletion(sqlite);
+  const sessions = createSqliteSessions(sqlite);
   const upsert = sqlite.prepare(TRACE_WRITE_SQL.upsert);
   const replaysOf = sqlite.prepare(TRACE_READ_SQL.replays).pluck();
   const sealedById = sqlite.prepare(TRACE_READ_SQL.sealed);
@@ -335,17 +337,37 @@ export function createSqliteTraceStore({
       return replaysOf.all({ id }) as string[];
     },
 
+    listSessions(query) {
+      flush();
+      return sessions.list(query);
+    },
+    getSession(id) {
+      flush();
+      return sessions.get(id);
+    },
+    sessionCalls(id, limit) {
+      flush();
+      return sessions.calls(id, limit);
+    },
+
+    // After a delete, the bounds of the sessions it touched are recomputed at once, once per session.
     delete(id) {
       flush();
-      return deletion.delete(id);
+      const outcome = deletion.delete(id);
+      sessions.refreshStale();
+      return outcome;
     },
     deleteSession(sessionId) {
       flush();
-      return deletion.deleteSession(sessionId);
+      const outcome = deletion.deleteSession(sessionId);
+      sessions.refreshStale();
+      return outcome;
     },
     prune(options) {
       flush();
-      return deletion.prune(options);
+      const deleted = deletion.prune(options);
+      sessions.refreshStale();
+      return deleted;
     },
 
     markInterrupted(now) {
