@@ -1,11 +1,11 @@
 import { argumentsPreview, containsIgnoringAsciiCase } from './list-query';
 import { decodeSessionCursor, encodeSessionCursor } from './session-cursor';
 import {
+  resolveSessionLimit,
   type SessionCalls,
   type SessionPage,
   type SessionQuery,
   type SessionSummary,
-  resolveSessionLimit,
 } from './session-types';
 import { decodeSessionCall } from './sqlite-sessions';
 import type { TraceRowValues } from './trace-row';
@@ -88,9 +88,9 @@ export function memorySessionCalls(calls: Iterable<MemoryCall>, id: string, limi
     .filter((call) => call.values.sessionId === id)
     .sort((a, b) => (a.values.sessionSeq ?? 0) - (b.values.sessionSeq ?? 0) || a.seq - b.seq);
   return {
-    calls: mine.slice(0, max).map(({ values }) =>
-      decodeSessionCall({ ...values, argumentsPreview: argumentsPreview(values.arguments) }),
-    ),
+    calls: mine
+      .slice(0, max)
+      .map(({ values }) => decodeSessionCall({ ...values, argumentsPreview: argumentsPreview(values.arguments) })),
     truncated: mine.length > max,
   };
 }

@@ -4,12 +4,12 @@ import type { SqliteDatabase } from './open-database';
 import { decodeSessionCursor, encodeSessionCursor } from './session-cursor';
 import { REFRESH_STALE_SESSIONS_SQL } from './session-triggers';
 import {
+  resolveSessionLimit,
   type SessionCall,
   type SessionCalls,
   type SessionPage,
   type SessionQuery,
   type SessionSummary,
-  resolveSessionLimit,
 } from './session-types';
 import { decodeTraceSummary, type TraceSummaryRow } from './trace-row';
 
