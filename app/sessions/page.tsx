@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
+import { SESSIONS_PAGE_SIZE } from '@/components/sessions/sessions-api';
 import { SessionsView } from '@/components/sessions/sessions-view';
 import { sessionJson } from '@/lib/api/session-json';
-import { SESSIONS_PAGE_SIZE } from '@/components/sessions/sessions-api';
 import { getToolscope } from '@/lib/server/toolscope';
 
 export const dynamic = 'force-dynamic';
@@ -19,7 +19,11 @@ export default async function SessionsPage({
   const filters = { q: first(params.q).slice(0, 256), failed: first(params.failed) === 'true' };
   const { store } = getToolscope();
   const now = Date.now();
-  const page = store.listSessions({ text: filters.q || undefined, failedOnly: filters.failed, limit: SESSIONS_PAGE_SIZE });
+  const page = store.listSessions({
+    text: filters.q || undefined,
+    failedOnly: filters.failed,
+    limit: SESSIONS_PAGE_SIZE,
+  });
   return (
     <SessionsView
       initial={{ sessions: page.items.map((session) => sessionJson(session, now)), next_cursor: page.nextCursor }}

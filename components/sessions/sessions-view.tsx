@@ -10,12 +10,7 @@ import { isTypingTarget } from '../shortcuts-dialog';
 import { Timestamp } from '../timestamp';
 import { LiveIndicator } from '../traces/live-indicator';
 import { useTraceEvents } from '../use-trace-events';
-import {
-  fetchSessionsPage,
-  type SessionFilters,
-  type SessionsPageJson,
-  sessionsSearch,
-} from './sessions-api';
+import { fetchSessionsPage, type SessionFilters, type SessionsPageJson, sessionsSearch } from './sessions-api';
 
 /** Events arriving closer together than this cause one refetch. */
 const REFETCH_THROTTLE_MS = 500;
@@ -136,41 +131,42 @@ export function SessionsView({
         </div>
         <LiveIndicator connection={connection} />
       </div>
-      <form
-        role="search"
-        className="flex flex-wrap items-center gap-2 text-xs"
-        onSubmit={(event) => {
-          event.preventDefault();
-          setFilters((f) => ({ ...f, q: text }));
-        }}
-      >
-        <label className="relative flex items-center">
-          <span className="sr-only">Search session ids</span>
-          <Search size={12} aria-hidden className="pointer-events-none absolute left-2 text-fg-muted" />
-          <input
-            id={SESSIONS_SEARCH_ID}
-            type="search"
-            value={text}
-            onChange={(event) => setText(event.target.value)}
-            onKeyDown={(event) => {
-              if (event.key === 'Escape') event.currentTarget.blur();
-            }}
-            placeholder="Session id contains…  ( / )"
-            maxLength={256}
-            className="w-64 rounded border border-line bg-bg py-1 pl-6 pr-2"
-            data-testid="sessions-search"
-          />
-        </label>
-        <label className="inline-flex cursor-pointer items-center gap-1.5 rounded border border-line px-2 py-1">
-          <input
-            type="checkbox"
-            checked={filters.failed}
-            onChange={(event) => setFilters((f) => ({ ...f, failed: event.target.checked }))}
-            data-testid="sessions-failed-only"
-          />
-          With failures or denials only
-        </label>
-      </form>
+      <search>
+        <form
+          className="flex flex-wrap items-center gap-2 text-xs"
+          onSubmit={(event) => {
+            event.preventDefault();
+            setFilters((f) => ({ ...f, q: text }));
+          }}
+        >
+          <label className="relative flex items-center">
+            <span className="sr-only">Search session ids</span>
+            <Search size={12} aria-hidden className="pointer-events-none absolute left-2 text-fg-muted" />
+            <input
+              id={SESSIONS_SEARCH_ID}
+              type="search"
+              value={text}
+              onChange={(event) => setText(event.target.value)}
+              onKeyDown={(event) => {
+                if (event.key === 'Escape') event.currentTarget.blur();
+              }}
+              placeholder="Session id contains…  ( / )"
+              maxLength={256}
+              className="w-64 rounded border border-line bg-bg py-1 pl-6 pr-2"
+              data-testid="sessions-search"
+            />
+          </label>
+          <label className="inline-flex cursor-pointer items-center gap-1.5 rounded border border-line px-2 py-1">
+            <input
+              type="checkbox"
+              checked={filters.failed}
+              onChange={(event) => setFilters((f) => ({ ...f, failed: event.target.checked }))}
+              data-testid="sessions-failed-only"
+            />
+            With failures or denials only
+          </label>
+        </form>
+      </search>
       {query.isError && (
         <p role="alert" className="text-xs text-red-700 dark:text-red-300">
           Could not refresh the list ({query.error instanceof Error ? query.error.message : String(query.error)}).
@@ -203,7 +199,11 @@ export function SessionsView({
               <th scope="col" className={`${th} hidden text-right md:table-cell`}>
                 Running
               </th>
-              <th scope="col" className={`${th} hidden text-right md:table-cell`} title="Time calls waited for a decision">
+              <th
+                scope="col"
+                className={`${th} hidden text-right md:table-cell`}
+                title="Time calls waited for a decision"
+              >
                 Approval wait
               </th>
               <th scope="col" className={`${th} text-right`} title="From the first call's start to the last finish">
@@ -219,7 +219,7 @@ export function SessionsView({
                 data-session-id={row.id}
                 aria-selected={index === selected}
                 onPointerDown={() => setSelected(index)}
-                className={`border-t border-line ${index === selected ? 'bg-accent/10' : 'hover:bg-subtle'}`}
+                className="border-t border-line hover:bg-subtle aria-selected:bg-muted aria-selected:shadow-[inset_3px_0_0_var(--accent)]"
               >
                 <td className="max-w-[22rem] truncate px-2 py-1 font-mono">
                   <Link
@@ -244,7 +244,9 @@ export function SessionsView({
                   <Timestamp ms={Date.parse(row.last_call_at ?? '')} />
                 </td>
                 <td className={num}>{row.calls}</td>
-                <td className={`${num} ${row.failed > 0 ? 'font-medium text-red-700 dark:text-red-300' : 'text-fg-muted'}`}>
+                <td
+                  className={`${num} ${row.failed > 0 ? 'font-medium text-red-700 dark:text-red-300' : 'text-fg-muted'}`}
+                >
                   {row.failed}
                 </td>
                 <td
@@ -252,7 +254,9 @@ export function SessionsView({
                 >
                   {row.denied}
                 </td>
-                <td className={`${num} hidden md:table-cell ${row.running > 0 ? 'text-blue-700 dark:text-blue-300' : 'text-fg-muted'}`}>
+                <td
+                  className={`${num} hidden md:table-cell ${row.running > 0 ? 'text-blue-700 dark:text-blue-300' : 'text-fg-muted'}`}
+                >
                   {row.running}
                 </td>
                 <td className={`${num} hidden md:table-cell text-fg-muted`}>

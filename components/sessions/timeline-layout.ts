@@ -68,7 +68,13 @@ export function layoutTimeline(calls: readonly SessionCallJson[], now: number): 
       let lane = laneEnds.findIndex((laneEnd) => laneEnd <= start);
       if (lane === -1) lane = laneEnds.push(end) - 1;
       else laneEnds[lane] = end;
-      return { call, lane, start: start - origin, end: end - origin, segments: segmentsOf(call, start, end, now, origin) };
+      return {
+        call,
+        lane,
+        start: start - origin,
+        end: end - origin,
+        segments: segmentsOf(call, start, end, now, origin),
+      };
     });
 
   const byBatch = new Map<string, TimelineBatch>();
@@ -121,7 +127,9 @@ function segmentsOf(call: SessionCallJson, start: number, end: number, now: numb
  * The calls in runs of one batch each, in session order: the calls table shows a header row per
  * batch (where the batch's assistant message goes). A call without a batch is a run of its own.
  */
-export function groupByBatch(calls: readonly SessionCallJson[]): { batchId: string | null; calls: SessionCallJson[] }[] {
+export function groupByBatch(
+  calls: readonly SessionCallJson[],
+): { batchId: string | null; calls: SessionCallJson[] }[] {
   const groups: { batchId: string | null; calls: SessionCallJson[] }[] = [];
   for (const call of calls) {
     const lastGroup = groups.at(-1);
