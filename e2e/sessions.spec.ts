@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { type APIRequestContext, expect, test } from '@playwright/test';
 import { postToolCall, unique } from './pages/api';
@@ -13,7 +14,7 @@ const SCREENS = process.env.SCREENS_DIR;
  */
 async function recordAgentRun(request: APIRequestContext) {
   const session = unique('sess-run');
-  await createRule(request, {
+  const rule = await createRule(request, {
     name: `flaky read ${session}`,
     tool: 'read_file',
     session_id: session,
@@ -28,12 +29,19 @@ async function recordAgentRun(request: APIRequestContext) {
     ],
   });
   expect(parallel.map((r) => r.status)).toEqual(['succeeded', 'succeeded']);
+  const dataDir = process.env.E2E_DATA_DIR;
+  if (!dataDir) throw new Error('E2E_DATA_DIR is not set (global setup)');
+  fs.mkdirSync(path.join(dataDir, 'workspace'), { recursive: true });
+  fs.writeFileSync(path.join(dataDir, 'workspace', `${session}-notes.txt`), 'notes\n');
   const retried = await postToolCall(request, {
     id: unique('call'),
     name: 'read_file',
-    arguments: { path: 'missing-on-purpose.txt' },
+    arguments: { path: `${session}-notes.txt` },
     sessionId: session,
   });
+  expect(retried.status).toBe('succeeded');
+  // Only this call needed it; an active rule left behind would show in the nav of later tests.
+  expect((await request.delete(`/api/v1/faults/${rule.id}`)).ok()).toBe(true);
   const waiting = await postToolCall(request, {
     id: unique('call'),
     name: 'write_file',
@@ -154,8 +162,9 @@ test('the sessions list searches, keeps failed-only, loads more with the keyboar
   await list.failedOnly.check();
   await expect(list.rows).toHaveCount(1);
   await expect(list.rows.first()).toHaveAttribute('data-session-id', `${prefix}-07`);
+  // Back to the pages already loaded for this search.
   await list.failedOnly.uncheck();
-  await expect(list.rows).toHaveCount(50);
+  await expect(list.rows).toHaveCount(52);
 
   // Live: a call in a new matching session appears without a reload, on top.
   const fresh = `${prefix}-new`;
