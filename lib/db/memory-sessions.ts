@@ -36,6 +36,7 @@ export function aggregateSessions(calls: Iterable<MemoryCall>): SessionSummary[]
         denied: 0,
         running: 0,
         approvalWaitMs: 0,
+        // As SESSION_IMPORTED_SQL in sqlite-sessions.ts: the first call's `imported` once migration 0009 adds it.
         imported: false,
       };
       byId.set(values.sessionId, session);
