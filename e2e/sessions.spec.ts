@@ -243,6 +243,8 @@ test('screenshots of the sessions page and a session view', async ({ browser, re
     await view.goto(run.session);
     await view.bar(run.waiting).hover();
     await page.screenshot({ path: path.join(SCREENS as string, `session-view-${theme}.png`), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: path.join(SCREENS as string, `session-view-${theme}-390.png`), fullPage: true });
     await context.close();
   }
 });
