@@ -120,10 +120,10 @@ function BatchGroup({
           <td className="px-2 py-0.5">
             <StatusBadge status={call.status} />
           </td>
-          <td className="px-2 py-0.5 text-right tabular-nums text-fg-muted">
+          <td className="whitespace-nowrap px-2 py-0.5 text-right tabular-nums text-fg-muted">
             +{formatDuration(Date.parse(call.started_at ?? '') - origin)}
           </td>
-          <td className="px-2 py-0.5 text-right tabular-nums">{formatDuration(call.latency_ms)}</td>
+          <td className="whitespace-nowrap px-2 py-0.5 text-right tabular-nums">{formatDuration(call.latency_ms)}</td>
           <td className="hidden px-2 py-0.5 text-right tabular-nums sm:table-cell">{call.attempts.length}</td>
           <td
             className="hidden max-w-[48ch] truncate px-2 py-0.5 font-mono text-fg-muted md:table-cell"

@@ -119,7 +119,10 @@ export function SessionTimeline({
             className="absolute bottom-0 h-3 min-w-[6px] rounded-t border-x-2 border-t-2 border-sky-500/70 text-[9px] leading-none text-sky-700 dark:border-sky-400/70 dark:text-sky-300"
             style={{ left: pct(batch.start, layout.span), width: pct(batch.end - batch.start, layout.span) }}
           >
-            <span className="absolute -top-3 left-0.5 whitespace-nowrap">B{batch.number}</span>
+            {/* Labels of narrow one-call batches would pile up; their header rows in the table are numbered too. */}
+            {(batch.callIds.length > 1 || batch.end - batch.start > layout.span * 0.04) && (
+              <span className="absolute -top-3 left-0.5 whitespace-nowrap">B{batch.number}</span>
+            )}
           </span>
         ))}
       </div>
