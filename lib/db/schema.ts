@@ -185,6 +185,12 @@ export const sessions = sqliteTable(
     firstCallAt: integer('first_call_at').notNull(),
     /** Epoch ms: the latest call's start (the list's order). */
     lastCallAt: integer('last_call_at').notNull(),
+    /**
+     * `last_call_at` in whole seconds: what the list's index holds. It changes at most once a
+     * second per session, so a call rarely moves an index entry (indexing `last_call_at` itself
+     * moved one on every call, doubling the cost of an insert); the list sorts within a second.
+     */
+    lastCallSecond: integer('last_call_second').notNull(),
     /** Epoch ms: the latest finish; null while no call has finished. */
     lastFinishedAt: integer('last_finished_at'),
     calls: integer('calls').notNull().default(0),
@@ -198,7 +204,7 @@ export const sessions = sqliteTable(
     stale: flag('stale'),
   },
   (table) => [
-    index('sessions_last_call_idx').on(table.lastCallAt, table.id),
+    index('sessions_last_call_second_idx').on(table.lastCallSecond),
     index('sessions_stale_idx').on(table.id).where(sql`${table.stale} = 1`),
   ],
 );

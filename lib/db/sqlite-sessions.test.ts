@@ -23,11 +23,12 @@ const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
 /** The aggregate as stored, bounds refreshed, and as grouping `tool_calls` gives it. */
 function storedVsGrouped(db: SqliteDatabase) {
   db.prepare(SESSION_READ_SQL.refresh).run();
-  const columns = 'id, first_call_at, last_call_at, last_finished_at, calls, failed, denied, running, approval_wait_ms';
+  const columns =
+    'id, first_call_at, last_call_at, last_call_second, last_finished_at, calls, failed, denied, running, approval_wait_ms';
   const stored = db.prepare(`SELECT ${columns} FROM sessions ORDER BY id`).raw().all();
   const grouped = db
     .prepare(
-      `SELECT session_id, min(created_at), max(created_at), max(finished_at), count(*),
+      `SELECT session_id, min(created_at), max(created_at), max(created_at) / 1000, max(finished_at), count(*),
         sum(status = 'failed'), sum(status = 'denied'), sum(status IN ('running', 'awaiting_approval')),
         total(coalesce(json_extract(approval, '$.decidedAt') - json_extract(approval, '$.requestedAt'), 0))
         FROM tool_calls WHERE session_id IS NOT NULL GROUP BY session_id ORDER BY session_id`,
@@ -69,7 +70,7 @@ describe('the sessions aggregate (SQLite)', () => {
     const { stored, grouped } = storedVsGrouped(old);
     expect(stored).toEqual(grouped);
     expect(stored).toHaveLength(2);
-    expect(stored[0]).toEqual(['a', T0, T0 + 9, T0 + 300, 2, 1, 0, 0, 250]);
+    expect(stored[0]).toEqual(['a', T0, T0 + 9, Math.floor((T0 + 9) / 1000), T0 + 300, 2, 1, 0, 0, 250]);
     old.close();
   });
 
@@ -81,9 +82,17 @@ describe('the sessions aggregate (SQLite)', () => {
       { cursor: false, text: false, failedOnly: false },
       { cursor: true, text: true, failedOnly: true },
     ]) {
-      const detail = plan(SESSION_READ_SQL.list(filters), { limit: 51, at: T0, id: 'x', pattern: '%x%' });
-      expect(detail).toContain('sessions_last_call_idx');
-      expect(detail).not.toContain('TEMP B-TREE');
+      const detail = plan(SESSION_READ_SQL.list(filters), {
+        limit: 51,
+        at: T0,
+        second: T0 / 1000,
+        id: 'x',
+        pattern: '%x%',
+      });
+      expect(detail).toContain('sessions_last_call_second_idx');
+      // Sorted within one second at a time, never the whole table.
+      expect(detail).not.toMatch(/TEMP B-TREE FOR ORDER BY/);
+      expect(detail).toContain('TEMP B-TREE FOR LAST 2 TERMS OF ORDER BY');
     }
     expect(plan(SESSION_READ_SQL.one, { id: 'x' })).toMatch(/USING INDEX sqlite_autoindex_sessions_1/);
     expect(plan(SESSION_READ_SQL.calls, { id: 'x', limit: 10 })).toContain('tool_calls_session_seq_idx');
@@ -96,7 +105,7 @@ describe('the sessions aggregate (SQLite)', () => {
       fc.record({
         kind: fc.constant('begin' as const),
         session: fc.constantFrom('s1', 's2', 's3', null),
-        at: fc.integer({ min: 0, max: 1000 }),
+        at: fc.integer({ min: 0, max: 4000 }),
         durable: fc.boolean(),
         waits: fc.boolean(),
       }),
@@ -108,7 +117,7 @@ describe('the sessions aggregate (SQLite)', () => {
       }),
       fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
       fc.record({ kind: fc.constant('deleteSession' as const), session: fc.constantFrom('s1', 's2', 's3') }),
-      fc.record({ kind: fc.constant('prune' as const), before: fc.integer({ min: 0, max: 1000 }), keep: fc.nat(8) }),
+      fc.record({ kind: fc.constant('prune' as const), before: fc.integer({ min: 0, max: 4000 }), keep: fc.nat(8) }),
       fc.record({ kind: fc.constant('interrupt' as const) }),
     );
     fc.assert(
@@ -161,7 +170,7 @@ describe('the sessions aggregate (SQLite)', () => {
             } else if (c.kind === 'prune') {
               store.prune({ createdBefore: T0 + c.before, keepNewest: c.keep, limit: 3 });
             } else if (c.kind === 'interrupt') {
-              store.markInterrupted(T0 + 2000);
+              store.markInterrupted(T0 + 5000);
             }
           }
           store.flush();

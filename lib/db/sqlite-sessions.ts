@@ -25,19 +25,21 @@ const SESSION_COLUMNS = `id, first_call_at AS firstCallAt, last_call_at AS lastC
   last_finished_at AS lastFinishedAt, calls, failed, denied, running, approval_wait_ms AS approvalWaitMs,
   ${SESSION_IMPORTED_SQL} AS imported`;
 
+// The index holds whole seconds (see `sessions.lastCallSecond`): SQLite walks it backwards and
+// sorts only the sessions of one second at a time ("TEMP B-TREE FOR LAST 2 TERMS OF ORDER BY").
 const listSql = (where: string[]) =>
   `SELECT ${SESSION_COLUMNS} FROM sessions ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-    ORDER BY last_call_at DESC, id DESC LIMIT @limit`;
+    ORDER BY last_call_second DESC, last_call_at DESC, id DESC LIMIT @limit`;
 
 /** The statements of the sessions reads; exported for the query-plan tests. */
 export const SESSION_READ_SQL = {
   refresh: REFRESH_STALE_SESSIONS_SQL,
   anyStale: 'SELECT 1 FROM sessions WHERE stale = 1 LIMIT 1',
   one: `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = @id`,
-  // Newest activity first by walking sessions_last_call_idx backwards; filters are checked per row.
+  // Newest activity first by walking sessions_last_call_second_idx backwards; filters are checked per row.
   list: (filters: { cursor: boolean; text: boolean; failedOnly: boolean }) =>
     listSql([
-      ...(filters.cursor ? ['(last_call_at, id) < (@at, @id)'] : []),
+      ...(filters.cursor ? ['last_call_second <= @second', '(last_call_at, id) < (@at, @id)'] : []),
       ...(filters.text ? ["id LIKE @pattern ESCAPE '\\'"] : []),
       ...(filters.failedOnly ? ['failed + denied > 0'] : []),
     ]),
@@ -92,7 +94,7 @@ export function createSqliteSessions(sqlite: SqliteDatabase) {
       refreshStale();
       const rows = listStatement({ cursor: cursor !== null, text: text !== null, failedOnly: !!query.failedOnly }).all({
         limit: limit + 1,
-        ...(cursor ? { at: cursor.lastCallAt, id: cursor.id } : {}),
+        ...(cursor ? { at: cursor.lastCallAt, id: cursor.id, second: Math.floor(cursor.lastCallAt / 1000) } : {}),
         ...(text ? { pattern: likeContains(text) } : {}),
       }) as SessionRow[];
       const items = rows.slice(0, limit).map(decodeSession);

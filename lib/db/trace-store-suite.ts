@@ -812,21 +812,31 @@ export function describeTraceStore(
 
       it('lists newest activity first in keyset pages, searches ids and keeps failed-only', () => {
         record(
+          // Across seconds and within one (SQLite indexes the second, then sorts within it).
           makeTrace({ sessionId: 'Alpha-1', createdAt: base + 1 }),
-          makeTrace({ sessionId: 'beta-2', createdAt: base + 2, status: 'failed' }),
-          makeTrace({ sessionId: 'alpha-3', createdAt: base + 3 }),
-          makeTrace({ sessionId: 'gamma-4', createdAt: base + 3, status: 'denied' }),
-          makeTrace({ sessionId: 'Alpha-1', createdAt: base + 4 }),
+          makeTrace({ sessionId: 'beta-2', createdAt: base + 1500, status: 'failed' }),
+          makeTrace({ sessionId: 'alpha-3', createdAt: base + 3000 }),
+          makeTrace({ sessionId: 'gamma-4', createdAt: base + 3000, status: 'denied' }),
+          makeTrace({ sessionId: 'delta-5', createdAt: base + 3999 }),
+          makeTrace({ sessionId: 'Alpha-1', createdAt: base + 4000 }),
         );
         const idsOf = (page: { items: { id: string }[] }) => page.items.map((item) => item.id);
-        expect(idsOf(store.listSessions())).toEqual(['Alpha-1', 'gamma-4', 'alpha-3', 'beta-2']);
+        expect(idsOf(store.listSessions())).toEqual(['Alpha-1', 'delta-5', 'gamma-4', 'alpha-3', 'beta-2']);
         const first = store.listSessions({ limit: 2 });
-        expect(idsOf(first)).toEqual(['Alpha-1', 'gamma-4']);
+        expect(idsOf(first)).toEqual(['Alpha-1', 'delta-5']);
         const second = store.listSessions({ limit: 2, cursor: first.nextCursor ?? '' });
-        expect(idsOf(second)).toEqual(['alpha-3', 'beta-2']);
-        expect(second.nextCursor).toBeNull();
+        expect(idsOf(second)).toEqual(['gamma-4', 'alpha-3']);
+        const third = store.listSessions({ limit: 2, cursor: second.nextCursor ?? '' });
+        expect(idsOf(third)).toEqual(['beta-2']);
+        expect(third.nextCursor).toBeNull();
         expect(idsOf(store.listSessions({ text: 'ALPHA' }))).toEqual(['Alpha-1', 'alpha-3']);
-        expect(idsOf(store.listSessions({ text: 'a-' }))).toEqual(['Alpha-1', 'gamma-4', 'alpha-3', 'beta-2']);
+        expect(idsOf(store.listSessions({ text: 'a-' }))).toEqual([
+          'Alpha-1',
+          'delta-5',
+          'gamma-4',
+          'alpha-3',
+          'beta-2',
+        ]);
         expect(idsOf(store.listSessions({ text: '%' }))).toEqual([]);
         expect(idsOf(store.listSessions({ failedOnly: true }))).toEqual(['gamma-4', 'beta-2']);
         expect(() => store.listSessions({ cursor: 'nope' })).toThrow(InvalidCursorError);
