@@ -84,6 +84,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                   {/* On a phone the sections scroll sideways inside the bar, never the page. */}
                   <div className="flex min-w-0 items-center gap-1 overflow-x-auto whitespace-nowrap [scrollbar-width:none]">
                     <NavLink href="/">Traces</NavLink>
+                    <NavLink href="/sessions">Sessions</NavLink>
                     <NavLink href="/tools">Tools</NavLink>
                     <ApprovalsNavLink />
                     <NavLink href="/policy">Policy</NavLink>

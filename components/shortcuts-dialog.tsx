@@ -27,6 +27,14 @@ const GROUPS: { title: string; keys: [string[], string][] }[] = [
     ],
   },
   {
+    title: 'Sessions',
+    keys: [
+      [['/'], 'Search session ids (list)'],
+      [['j', 'k'], 'Next / previous session, or call on a session view'],
+      [['Enter'], 'Open the selected session or call'],
+    ],
+  },
+  {
     title: 'Trace page',
     keys: [
       [['['], 'Newer call'],

@@ -10,6 +10,7 @@ import {
   scanFloor,
   startsWithIgnoringAsciiCase,
 } from './list-query';
+import { aggregateSessions, listMemorySessions, type MemoryCall, memorySessionCalls } from './memory-sessions';
 import { percentile } from './percentile';
 import { createSessionSequence } from './session-sequence';
 import { importedRecord } from './sqlite-import-traces';
@@ -76,6 +77,10 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
 
   // The batches table's twin; a batch's message goes with its last call, as SQLite's triggers do.
   const batches = new Map<string, BatchMessage>();
+
+  function* liveCalls(): Generator<MemoryCall> {
+    for (const row of rows) if (isLive(row)) yield { seq: row.seq, values: valuesOf(row), imported: row.imported === true };
+  }
 
   function remove(row: MemoryRow): void {
     byId.delete(row.id);
@@ -253,6 +258,16 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
       for (let i = index + 1; i < rows.length && newer === null; i++) if (isLive(rows[i])) newer = rows[i]?.id ?? null;
       for (let i = index - 1; i >= 0 && older === null; i--) if (isLive(rows[i])) older = rows[i]?.id ?? null;
       return { newer, older };
+    },
+
+    listSessions(query) {
+      return listMemorySessions(liveCalls(), query);
+    },
+    getSession(id) {
+      return aggregateSessions(liveCalls()).find((session) => session.id === id) ?? null;
+    },
+    sessionCalls(id, limit) {
+      return memorySessionCalls(liveCalls(), id, limit);
     },
 
     delete(id) {

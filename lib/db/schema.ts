@@ -186,3 +186,43 @@ export const toolSeriesMinutes = seriesTable('tool_series_minutes');
 
 /** The same per tool and hour, for the week chart (168 rows per tool instead of 10,080). */
 export const toolSeriesHours = seriesTable('tool_series_hours');
+
+/**
+ * One row per session (agent run), kept by triggers on `tool_calls` (migration `0008`, see
+ * `session-triggers.ts`) so the sessions list reads a few rows instead of grouping every call.
+ * Counts are exact after every insert, status change and delete; the bounds (`first_call_at`,
+ * `last_call_at`, `last_finished_at`) only grow in a trigger, and a delete (or change) that may
+ * shrink them marks the row `stale`: the store recomputes stale rows before it reads (one grouped
+ * read per session, not per deleted call).
+ */
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    /** Epoch ms: the earliest call's start. */
+    firstCallAt: integer('first_call_at').notNull(),
+    /** Epoch ms: the latest call's start (the list's order). */
+    lastCallAt: integer('last_call_at').notNull(),
+    /**
+     * `last_call_at` in whole seconds: what the list's index holds. It changes at most once a
+     * second per session, so a call rarely moves an index entry (indexing `last_call_at` itself
+     * moved one on every call, doubling the cost of an insert); the list sorts within a second.
+     */
+    lastCallSecond: integer('last_call_second').notNull(),
+    /** Epoch ms: the latest finish; null while no call has finished. */
+    lastFinishedAt: integer('last_finished_at'),
+    calls: integer('calls').notNull().default(0),
+    failed: integer('failed').notNull().default(0),
+    denied: integer('denied').notNull().default(0),
+    /** Calls running or awaiting approval. */
+    running: integer('running').notNull().default(0),
+    /** Summed waits for an approval decision, of the waits that ended (ms). */
+    approvalWaitMs: real('approval_wait_ms').notNull().default(0),
+    /** 1 when the bounds may be wrong after a delete; the store recomputes them before reading. */
+    stale: flag('stale'),
+  },
+  (table) => [
+    index('sessions_last_call_second_idx').on(table.lastCallSecond),
+    index('sessions_stale_idx').on(table.id).where(sql`${table.stale} = 1`),
+  ],
+);

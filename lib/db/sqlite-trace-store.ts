@@ -9,6 +9,7 @@ import { createSessionSequence } from './session-sequence';
 import { createSqliteBatchMessages } from './sqlite-batch-messages';
 import { createSqliteImportTraces } from './sqlite-import-traces';
 import { createSqliteListTraces, type ListTracesOptions } from './sqlite-list-traces';
+import { createSqliteSessions } from './sqlite-sessions';
 import { createSqliteToolStats } from './sqlite-tool-stats';
 import { createSqliteTraceDeletion } from './sqlite-trace-deletion';
 import { createSqliteTraceNavigation } from './sqlite-trace-navigation';
@@ -192,6 +193,7 @@ export function createSqliteTraceStore({
   const toolStats = createSqliteToolStats(sqlite);
   const navigation = createSqliteTraceNavigation(sqlite);
   const deletion = createSqliteTraceDeletion(sqlite);
+  const sessions = createSqliteSessions(sqlite);
   const upsert = sqlite.prepare(TRACE_WRITE_SQL.upsert);
   const replaysOf = sqlite.prepare(TRACE_READ_SQL.replays).pluck();
   const sealedById = sqlite.prepare(TRACE_READ_SQL.sealed);
@@ -340,17 +342,37 @@ export function createSqliteTraceStore({
       return replaysOf.all({ id }) as string[];
     },
 
+    listSessions(query) {
+      flush();
+      return sessions.list(query);
+    },
+    getSession(id) {
+      flush();
+      return sessions.get(id);
+    },
+    sessionCalls(id, limit) {
+      flush();
+      return sessions.calls(id, limit);
+    },
+
+    // After a delete, the bounds of the sessions it touched are recomputed at once, once per session.
     delete(id) {
       flush();
-      return deletion.delete(id);
+      const outcome = deletion.delete(id);
+      sessions.refreshStale();
+      return outcome;
     },
     deleteSession(sessionId) {
       flush();
-      return deletion.deleteSession(sessionId);
+      const outcome = deletion.deleteSession(sessionId);
+      sessions.refreshStale();
+      return outcome;
     },
     prune(options) {
       flush();
-      return deletion.prune(options);
+      const deleted = deletion.prune(options);
+      sessions.refreshStale();
+      return deleted;
     },
 
     saveAssistantMessage(batch) {

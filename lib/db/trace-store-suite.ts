@@ -721,6 +721,161 @@ export function describeTraceStore(
       });
     });
 
+    describe('sessions', () => {
+      const base = 1_960_000_000_000;
+      const approval = (requestedAt: number, decidedAt: number | null) => ({
+        rule: 'default for write: ask',
+        requestedAt,
+        expiresAt: null,
+        decision: decidedAt === null ? null : ('approved' as const),
+        by: decidedAt === null ? null : 'api',
+        decidedAt,
+        reason: null,
+        ruleCreated: null,
+      });
+      const summary = (id: string) => {
+        const session = store.getSession(id);
+        if (!session) return null;
+        const { id: _id, imported: _imported, ...rest } = session;
+        return rest;
+      };
+
+      it('counts calls, failures, denials, running calls and finished approval waits, with their bounds', () => {
+        record(
+          makeTrace({ sessionId: 'run-1', createdAt: base, finishedAt: base + 40 }),
+          makeTrace({ sessionId: 'run-1', createdAt: base + 10, finishedAt: base + 90, status: 'failed' }),
+          makeTrace({ sessionId: 'run-1', createdAt: base + 20, finishedAt: base + 30, status: 'denied' }),
+          makeTrace({ sessionId: 'other', createdAt: base + 5, finishedAt: base + 6 }),
+          makeTrace({ sessionId: null, createdAt: base + 7, finishedAt: base + 8 }),
+        );
+        const waited = makeTrace({
+          sessionId: 'run-1',
+          sideEffect: 'write',
+          createdAt: base + 30,
+          finishedAt: base + 600,
+          approval: approval(base + 31, base + 531),
+        });
+        store.begin({ ...waited, status: 'awaiting_approval', finishedAt: null, approval: approval(base + 31, null) });
+        expect(summary('run-1')).toEqual({
+          firstCallAt: base,
+          lastCallAt: base + 30,
+          lastFinishedAt: base + 90,
+          calls: 4,
+          failed: 1,
+          denied: 1,
+          running: 1,
+          approvalWaitMs: 0,
+        });
+        store.finish(waited);
+        expect(summary('run-1')).toMatchObject({ running: 0, approvalWaitMs: 500, lastFinishedAt: base + 600 });
+        expect(store.getSession('other')).toMatchObject({ id: 'other', calls: 1, imported: false });
+        expect(store.getSession('nobody')).toBeNull();
+      });
+
+      it('moves a call between the counts when its status changes', () => {
+        const call = makeTrace({ sessionId: 'run-2', createdAt: base, status: 'failed', finishedAt: base + 5 });
+        store.begin({ ...call, status: 'running', finishedAt: null, latencyMs: null });
+        expect(summary('run-2')).toMatchObject({ calls: 1, running: 1, failed: 0, lastFinishedAt: null });
+        store.finish(call);
+        expect(summary('run-2')).toMatchObject({ calls: 1, running: 0, failed: 1, lastFinishedAt: base + 5 });
+        store.finish({ ...call, status: 'succeeded' });
+        expect(summary('run-2')).toMatchObject({ calls: 1, running: 0, failed: 0 });
+      });
+
+      it('stays true through deletes, session deletes and retention, and drops an emptied session', () => {
+        const [first, , , last] = record(
+          makeTrace({ sessionId: 'run-3', createdAt: base, finishedAt: base + 500, status: 'failed' }),
+          makeTrace({ sessionId: 'run-3', createdAt: base + 10, finishedAt: base + 20 }),
+          makeTrace({ sessionId: 'run-3', createdAt: base + 30, finishedAt: base + 40, status: 'denied' }),
+          makeTrace({ sessionId: 'run-3', createdAt: base + 50, finishedAt: base + 60 }),
+          makeTrace({ sessionId: 'gone', createdAt: base + 1, finishedAt: base + 2 }),
+        );
+        expect(store.delete(first?.id ?? '')).toBe('deleted');
+        expect(summary('run-3')).toEqual({
+          firstCallAt: base + 10,
+          lastCallAt: base + 50,
+          lastFinishedAt: base + 60,
+          calls: 3,
+          failed: 0,
+          denied: 1,
+          running: 0,
+          approvalWaitMs: 0,
+        });
+        expect(store.delete(last?.id ?? '')).toBe('deleted');
+        expect(summary('run-3')).toMatchObject({ lastCallAt: base + 30, lastFinishedAt: base + 40, calls: 2 });
+        expect(store.prune({ createdBefore: base + 20, limit: 10 })).toBe(2);
+        expect(summary('run-3')).toMatchObject({ firstCallAt: base + 30, lastCallAt: base + 30, calls: 1, denied: 1 });
+        expect(store.getSession('gone')).toBeNull();
+        store.deleteSession('run-3');
+        expect(store.getSession('run-3')).toBeNull();
+        expect(store.listSessions().items).toEqual([]);
+      });
+
+      it('lists newest activity first in keyset pages, searches ids and keeps failed-only', () => {
+        record(
+          // Across seconds and within one (SQLite indexes the second, then sorts within it).
+          makeTrace({ sessionId: 'Alpha-1', createdAt: base + 1 }),
+          makeTrace({ sessionId: 'beta-2', createdAt: base + 1500, status: 'failed' }),
+          makeTrace({ sessionId: 'alpha-3', createdAt: base + 3000 }),
+          makeTrace({ sessionId: 'gamma-4', createdAt: base + 3000, status: 'denied' }),
+          makeTrace({ sessionId: 'delta-5', createdAt: base + 3999 }),
+          makeTrace({ sessionId: 'Alpha-1', createdAt: base + 4000 }),
+        );
+        const idsOf = (page: { items: { id: string }[] }) => page.items.map((item) => item.id);
+        expect(idsOf(store.listSessions())).toEqual(['Alpha-1', 'delta-5', 'gamma-4', 'alpha-3', 'beta-2']);
+        const first = store.listSessions({ limit: 2 });
+        expect(idsOf(first)).toEqual(['Alpha-1', 'delta-5']);
+        const second = store.listSessions({ limit: 2, cursor: first.nextCursor ?? '' });
+        expect(idsOf(second)).toEqual(['gamma-4', 'alpha-3']);
+        const third = store.listSessions({ limit: 2, cursor: second.nextCursor ?? '' });
+        expect(idsOf(third)).toEqual(['beta-2']);
+        expect(third.nextCursor).toBeNull();
+        expect(idsOf(store.listSessions({ text: 'ALPHA' }))).toEqual(['Alpha-1', 'alpha-3']);
+        expect(idsOf(store.listSessions({ text: 'a-' }))).toEqual([
+          'Alpha-1',
+          'delta-5',
+          'gamma-4',
+          'alpha-3',
+          'beta-2',
+        ]);
+        expect(idsOf(store.listSessions({ text: '%' }))).toEqual([]);
+        expect(idsOf(store.listSessions({ failedOnly: true }))).toEqual(['gamma-4', 'beta-2']);
+        expect(() => store.listSessions({ cursor: 'nope' })).toThrow(InvalidCursorError);
+        expect(() => store.listSessions({ cursor: Buffer.from('x1.12x.id').toString('base64url') })).toThrow(
+          InvalidCursorError,
+        );
+      });
+
+      it('reads the calls of a session in session order with what the timeline draws, cut at a limit', () => {
+        const wait = approval(base + 2, base + 7);
+        const traces = record(
+          makeTrace({ sessionId: 'run-5', createdAt: base, batchId: 'batch-1', arguments: { b: 1, a: [2] } }),
+          makeTrace({ sessionId: 'run-6', createdAt: base + 1 }),
+          makeTrace({ sessionId: 'run-5', createdAt: base + 1, batchId: 'batch-1', approval: wait }),
+          makeTrace({ sessionId: 'run-5', createdAt: base + 9, arguments: undefined }),
+        );
+        const read = store.sessionCalls('run-5', 10);
+        expect(read.truncated).toBe(false);
+        expect(read.calls.map((call) => call.id)).toEqual([traces[0]?.id, traces[2]?.id, traces[3]?.id]);
+        expect(read.calls.map((call) => call.sessionSeq)).toEqual([1, 2, 3]);
+        expect(read.calls[0]).toMatchObject({
+          tool: 'calculator',
+          status: 'succeeded',
+          batchId: 'batch-1',
+          approval: null,
+          arguments: '{"b":1,"a":[2]}',
+          argumentsPreview: '{"b":1,"a":[2]}',
+          attempts: traces[0]?.attempts,
+        });
+        expect(read.calls[1]?.approval).toEqual(wait);
+        expect(read.calls[2]?.arguments).toBeNull();
+        const cut = store.sessionCalls('run-5', 2);
+        expect(cut.truncated).toBe(true);
+        expect(cut.calls.map((call) => call.id)).toEqual([traces[0]?.id, traces[2]?.id]);
+        expect(store.sessionCalls('nobody', 10)).toEqual({ calls: [], truncated: false });
+      });
+    });
+
     describe('toolStats', () => {
       it('counts calls and failures and takes nearest-rank latency percentiles', () => {
         const latencies = Array.from({ length: 100 }, (_, i) => 100 - i);

@@ -1,4 +1,5 @@
 import type { CallStatus, ToolErrorData, TraceRecord, TraceSink } from '../executor/types';
+import type { SessionCalls, SessionPage, SessionQuery, SessionSummary } from './session-types';
 
 /**
  * A trace as reads return it: everything but the sealed arguments, plus its place in its session
@@ -173,6 +174,15 @@ export interface TraceStore extends TraceSink {
   adjacent(id: string): AdjacentTraces;
   /** The traces that replay `id`, oldest first (from the indexed `replay_of`). */
   replays(id: string): string[];
+  /**
+   * Sessions, newest activity first (`lastCallAt`, then id, descending), from the trigger-kept
+   * aggregate. Throws `InvalidCursorError` for a cursor it did not hand out.
+   */
+  listSessions(query?: SessionQuery): SessionPage;
+  /** One session's aggregate; null when it has no calls. */
+  getSession(id: string): SessionSummary | null;
+  /** The first `limit` calls of a session in `session_seq` order, with what its view draws. */
+  sessionCalls(id: string, limit: number): SessionCalls;
   /** Deletes one call, unless it is still running or awaiting approval. */
   delete(id: string): DeleteOutcome;
   /** Deletes every call of a session except those still running or awaiting approval. */
