@@ -1,21 +1,24 @@
 'use client';
 
 import Link from 'next/link';
+import type { AssistantMessageJson } from '@/lib/api/assistant-message';
 import { formatDuration } from '@/lib/ui/format';
 import { StatusBadge } from '../status';
+import { AssistantMessage } from '../trace/assistant-message';
 import { groupByBatch, type SessionCallJson, type TimelineBatch } from './timeline-layout';
 
 const th = 'px-2 py-1 font-medium';
 
 /**
  * The session's calls in order, in runs of one batch (one request) each. Each batch opens with a
- * header row: that row is where the batch's assistant message (what the model said it was doing)
- * is shown once the batches table lands — see `BatchHeaderRow`.
+ * header row, with the batch's assistant message (what the model said it was doing) when its
+ * request carried one — see `BatchHeaderRow`.
  */
 export function SessionCalls({
   calls,
   origin,
   batches,
+  messages,
   flagged,
   activeId,
   onActive,
@@ -23,6 +26,8 @@ export function SessionCalls({
   calls: readonly SessionCallJson[];
   origin: number;
   batches: readonly TimelineBatch[];
+  /** The assistant message of each batch that came with one, by batch id. */
+  messages: Readonly<Record<string, AssistantMessageJson>>;
   flagged: ReadonlySet<string>;
   activeId: string | null;
   onActive: (id: string | null) => void;
@@ -65,6 +70,7 @@ export function SessionCalls({
               batchId={group.batchId}
               number={group.batchId === null ? null : (numberOf.get(group.batchId) ?? null)}
               calls={group.calls}
+              message={group.batchId === null ? null : (messages[group.batchId] ?? null)}
               origin={origin}
               flagged={flagged}
               activeId={activeId}
@@ -81,6 +87,7 @@ function BatchGroup({
   batchId,
   number,
   calls,
+  message,
   origin,
   flagged,
   activeId,
@@ -89,6 +96,7 @@ function BatchGroup({
   batchId: string | null;
   number: number | null;
   calls: SessionCallJson[];
+  message: AssistantMessageJson | null;
   origin: number;
   flagged: ReadonlySet<string>;
   activeId: string | null;
@@ -96,7 +104,7 @@ function BatchGroup({
 }) {
   return (
     <>
-      {batchId !== null && <BatchHeaderRow batchId={batchId} number={number} count={calls.length} />}
+      {batchId !== null && <BatchHeaderRow batchId={batchId} number={number} count={calls.length} message={message} />}
       {calls.map((call) => (
         <tr
           key={call.id}
@@ -141,7 +149,17 @@ function BatchGroup({
  * The header row of one batch (the calls of one request). The assistant message of the batch
  * (issue 10, "Why, beside what") goes in this row's cell, after the label: one per batch.
  */
-export function BatchHeaderRow({ batchId, number, count }: { batchId: string; number: number | null; count: number }) {
+export function BatchHeaderRow({
+  batchId,
+  number,
+  count,
+  message,
+}: {
+  batchId: string;
+  number: number | null;
+  count: number;
+  message: AssistantMessageJson | null;
+}) {
   return (
     <tr
       className="border-t border-line bg-sky-50/60 dark:bg-sky-950/30"
@@ -150,6 +168,11 @@ export function BatchHeaderRow({ batchId, number, count }: { batchId: string; nu
     >
       <td colSpan={7} className="px-2 py-0.5 text-[11px] text-sky-800 dark:text-sky-300">
         <span className="font-medium">Batch {number ?? ''}</span> · {count} call{count === 1 ? '' : 's'} in one request
+        {message && (
+          <div className="mt-1 mb-0.5 max-w-4xl text-fg">
+            <AssistantMessage message={message} />
+          </div>
+        )}
       </td>
     </tr>
   );

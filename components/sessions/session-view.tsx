@@ -280,6 +280,7 @@ export function SessionView({ initial, renderedAt }: { initial: SessionDetailJso
         calls={session.calls}
         origin={layout.origin}
         batches={layout.batches}
+        messages={session.assistant_messages}
         flagged={flagged}
         activeId={activeId}
         onActive={setActiveId}

@@ -68,6 +68,23 @@ const SESSION_KEYS = [
 ];
 
 describe('GET /api/v1/sessions and /api/v1/sessions/:id', () => {
+  it("carries each batch's assistant message, redacted, by batch id; batches sent without one are left out", async () => {
+    const ts = toolscopes.start(toolscopes.dataDir());
+    await run(ts, {
+      session_id: 'why-run',
+      assistant_message: { text: 'Adding them up; my key is sk-live-0123456789abcdefghij', model: 'gpt-test' },
+      tool_calls: [call('w1', 'calculator', { expression: '1+1' }), call('w2', 'calculator', { expression: '2+2' })],
+    });
+    await run(ts, { session_id: 'why-run', tool_calls: [call('w3', 'calculator', { expression: '3+3' })] });
+    const { json } = await detail(ts, 'why-run');
+    const [first, , third] = json.calls;
+    expect(Object.keys(json.assistant_messages)).toEqual([first.batch_id]);
+    expect(json.assistant_messages[first.batch_id]).toMatchObject({ model: 'gpt-test', truncated: false });
+    expect(json.assistant_messages[first.batch_id].text).toMatch(/^Adding them up/);
+    expect(JSON.stringify(json)).not.toContain('0123456789abcdefghij');
+    expect(json.assistant_messages[third.batch_id]).toBeUndefined();
+  });
+
   it('lists an agent run with its counts, and details its calls, batches, findings and totals', async () => {
     const ts = toolscopes.start(toolscopes.dataDir({ approvals: { user: 'alice' } }));
     // One request of two parallel calls, then the agent loops on a failing expression.
@@ -99,7 +116,7 @@ describe('GET /api/v1/sessions and /api/v1/sessions/:id', () => {
     expect(view.status).toBe(200);
     expect(Object.keys(view.json).sort()).toEqual(
       // `calls` is the list of calls here (the count is its length), as the contract spreads it over the session.
-      [...SESSION_KEYS, 'calls_truncated', 'findings', 'totals'].sort(),
+      [...SESSION_KEYS, 'assistant_messages', 'calls_truncated', 'findings', 'totals'].sort(),
     );
     expect(view.json.calls_truncated).toBe(false);
     const calls = view.json.calls;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MAX_SESSION_CALLS, MAX_SESSION_LIMIT } from '../db/session-types';
 import { isInvalidCursorError } from '../db/trace-store';
 import type { Toolscope } from '../server/create-toolscope';
+import { assistantMessagesByBatch } from './assistant-message';
 import { zodMessage } from './handlers';
 import { apiError, handle } from './http';
 import { findSessionLoops } from './session-findings';
@@ -64,6 +65,11 @@ export function sessionDetail(ts: Pick<Toolscope, 'store'>, id: string, now = Da
     calls_truncated: truncated,
     findings: findSessionLoops(calls).map(findingJson),
     totals: sessionTotals(calls, now),
+    /** What the model said with each batch's request, by batch id (batches sent without one are left out). */
+    assistant_messages: assistantMessagesByBatch(
+      calls.map((call) => call.batchId),
+      ts.store,
+    ),
   };
 }
 
