@@ -3,6 +3,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { unique } from './pages/api';
 import { ApprovalsPage } from './pages/approvals-page';
+import { SessionViewPage } from './pages/sessions-page';
 import { TracesPage } from './pages/traces-page';
 
 // Playwright runs from the repository root (playwright.config.ts).
@@ -78,5 +79,27 @@ test('a scripted run of examples/agent.ts waits for its write to be approved on 
   await expect(traces.rows.first()).toContainText(session);
   if (process.env.SCREENS_DIR) {
     await page.screenshot({ path: path.join(process.env.SCREENS_DIR, 'agent-session-traces.png'), fullPage: true });
+  }
+
+  // The session view: the first turn's three parallel calls in three lanes of one batch, the
+  // approval wait drawn on the write, and what the model said above each batch.
+  const view = new SessionViewPage(page);
+  await view.goto(session);
+  await expect(view.bars).toHaveCount(5);
+  const detail = (await (await request.get(`/api/v1/sessions/${session}`)).json()) as {
+    calls: { id: string; tool: string; batch_id: string }[];
+  };
+  const firstBatch = detail.calls.filter((call) => call.batch_id === detail.calls[0]?.batch_id);
+  expect(firstBatch).toHaveLength(3);
+  const lanes = await Promise.all(firstBatch.map((call) => view.bar(call.id).getAttribute('data-lane')));
+  expect(new Set(lanes).size).toBe(3);
+  const write = detail.calls.find((call) => call.tool === 'write_file');
+  await expect(view.bar(write?.id ?? '').locator('[data-segment="approval_wait"]')).toHaveCount(1);
+  const headers = page.getByTestId('batch-header');
+  await expect(headers).toHaveCount(3);
+  await expect(headers.first().getByTestId('assistant-text')).toContainText('compute them at once');
+  await expect(headers.first().getByTestId('assistant-model')).toHaveText('scripted:parallel-fix-approve');
+  if (process.env.SCREENS_DIR) {
+    await page.screenshot({ path: path.join(process.env.SCREENS_DIR, 'agent-session-view.png'), fullPage: true });
   }
 });
