@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { traceFrames } from './event-frames';
-import { createTraceEvents, type TraceEvent } from './events';
+import { eventFrames } from './event-frames';
+import { createTraceEvents, RING_IDLE_MS, type StreamEvent } from './events';
 import { createManualClock } from './executor/manual-clock';
 import type { TraceRecord } from './executor/types';
 
@@ -8,14 +8,21 @@ function record(id: string, tool = 'calculator', status: TraceRecord['status'] =
   return { id, tool, status, sessionId: null } as TraceRecord;
 }
 
+/** `trace-id:type` of a trace event, `kind:type` of the others. */
+function label(event: StreamEvent): string {
+  return event.kind === 'trace' || event.kind === 'approval'
+    ? `${event.data.trace_id}:${event.data.type}`
+    : `${event.kind}:${event.data.type}`;
+}
+
 /** A bus on a manual clock, and a stream-like subscriber that keeps each batch it gets. */
 function setup(flushMs = 20) {
   const clock = createManualClock();
   const events = createTraceEvents({ clock, flushMs });
   const collect = (options = {}) => {
-    const batches: (readonly TraceEvent[])[] = [];
+    const batches: (readonly StreamEvent[])[] = [];
     const unsubscribe = events.subscribe({ onEvents: (batch) => batches.push(batch) }, options);
-    return { batches, unsubscribe, seen: () => batches.flat().map((e) => `${e.id}:${e.type}`) };
+    return { batches, unsubscribe, seen: () => batches.flat().map(label) };
   };
   return { clock, events, collect };
 }
@@ -36,7 +43,7 @@ describe('createTraceEvents', () => {
     events.publish(record('b', 'calculator', 'succeeded'), 'finish');
     await clock.advance(1);
     expect(stream.batches).toHaveLength(2);
-    expect(stream.batches[1]!.map((e) => `${e.id}:${e.type}`)).toEqual(['b:begin', 'c:begin', 'b:finish']);
+    expect(stream.batches[1]!.map(label)).toEqual(['b:begin', 'c:begin', 'b:finish']);
 
     await clock.advance(100);
     events.publish(record('c', 'calculator', 'failed'), 'finish');
@@ -58,10 +65,11 @@ describe('createTraceEvents', () => {
     for (const stream of all) expect(stream.batches[0]).toBe(batch);
     expect(reads[1]!.batches[0]).toBe(reads[0]!.batches[0]);
     expect(reads[0]!.seen()).toEqual(['r:begin']);
-    expect(traceFrames(batch)).toBe(traceFrames(all[2]!.batches[0]!));
-    expect(traceFrames(batch).toString()).toBe(
-      `event: trace\ndata: {"type":"begin","id":"a","tool":"calculator","status":"running","sessionId":null,"at":${at}}\n\n` +
-        `event: trace\ndata: {"type":"begin","id":"r","tool":"read_file","status":"running","sessionId":null,"at":${at}}\n\n`,
+    expect(eventFrames(batch)).toBe(eventFrames(all[2]!.batches[0]!));
+    const id = at * 1000 + 2; // at * 1000 is the floor: no client saw it
+    expect(eventFrames(batch).toString()).toBe(
+      `id: ${id}\nevent: trace\ndata: {"type":"begin","trace_id":"a","tool":"calculator","status":"running","session_id":null,"at":${at}}\n\n` +
+        `id: ${id + 2}\nevent: trace\ndata: {"type":"begin","trace_id":"r","tool":"read_file","status":"running","session_id":null,"at":${at}}\n\n`,
     );
   });
 
@@ -105,8 +113,8 @@ describe('createTraceEvents', () => {
   it('hands in-process listeners each event at once, unbatched', () => {
     const { events } = setup();
     const heard: string[] = [];
-    events.subscribe((event) => heard.push(`${event.id}:${event.type}`));
-    events.subscribe({ onEvent: (event) => heard.push(`following ${event.id}:${event.type}`) }, { trace: 'a' });
+    events.subscribe((event) => heard.push(label(event)));
+    events.subscribe({ onEvent: (event) => heard.push(`following ${label(event)}`) }, { trace: 'a' });
     events.publish(record('a'), 'begin');
     events.publish(record('a'), 'progress');
     events.publish(record('b'), 'begin');
@@ -138,7 +146,7 @@ describe('createTraceEvents', () => {
     const { clock, events } = setup();
     const log: string[] = [];
     events.subscribe({
-      onEvents: (batch) => log.push(...batch.map((e) => `${e.id}:${e.type}`)),
+      onEvents: (batch) => log.push(...batch.map(label)),
       onClose: () => log.push('closed'),
     });
     events.subscribe({ onEvent: () => {}, onClose: () => log.push('listener closed') });
@@ -152,20 +160,26 @@ describe('createTraceEvents', () => {
     expect(events.listenerCount()).toBe(0);
   });
 
-  it('queues nothing once the last stream has gone', async () => {
+  it('stops keeping events RING_IDLE_MS after the last stream left; the next one cannot resume from the ring', async () => {
     const { clock, events, collect } = setup();
     const stream = collect();
-    expect(events.listenerCount()).toBe(1);
     events.publish(record('a'), 'begin');
-    stream.unsubscribe();
+    await clock.advance(20);
+    const seen = stream.batches[0]![0]!.id;
     stream.unsubscribe();
     expect(events.listenerCount()).toBe(0);
-    await clock.advance(20);
+    // Still kept for a while: a dropped client resumes from the ring.
     events.publish(record('b'), 'begin');
-    expect(clock.pendingTimers()).toBe(0);
-    const again = collect();
     await clock.advance(20);
-    expect(again.batches).toEqual([]);
+    const back = collect({ lastEventId: String(seen) });
+    expect(back.seen()).toEqual(['b:begin']);
+    back.unsubscribe();
+    await clock.advance(RING_IDLE_MS + 1);
+    events.publish(record('c'), 'begin');
+    expect(clock.pendingTimers()).toBe(0);
+    const resets: number[] = [];
+    events.subscribe({ onEvents: () => {}, onReset: (id) => resets.push(id) }, { lastEventId: String(seen) });
+    expect(resets).toHaveLength(1);
   });
 
   describe('a timed flush in slices (streamsPerTurn)', () => {
@@ -181,7 +195,7 @@ describe('createTraceEvents', () => {
       });
       const log: string[] = [];
       const stream = (name: string, options = {}) =>
-        events.subscribe({ onEvents: (batch) => log.push(`${name} ${batch.map((e) => e.id).join(',')}`) }, options);
+        events.subscribe({ onEvents: (batch) => log.push(`${name} ${batch.map((e) => label(e).split(':')[0]).join(',')}`) }, options);
       const turn = () => turns.shift()?.();
       return { clock, events, log, stream, turn, turns };
     }
