@@ -12,7 +12,8 @@ export function eventFrames(events: readonly StreamEvent[]): Buffer {
   let frames = encoded.get(events);
   if (!frames) {
     let text = '';
-    for (const event of events) text += `id: ${event.id}\nevent: ${event.kind}\ndata: ${JSON.stringify(event.data)}\n\n`;
+    for (const event of events)
+      text += `id: ${event.id}\nevent: ${event.kind}\ndata: ${JSON.stringify(event.data)}\n\n`;
     frames = Buffer.from(text);
     encoded.set(events, frames);
   }

@@ -195,7 +195,10 @@ describe('createTraceEvents', () => {
       });
       const log: string[] = [];
       const stream = (name: string, options = {}) =>
-        events.subscribe({ onEvents: (batch) => log.push(`${name} ${batch.map((e) => label(e).split(':')[0]).join(',')}`) }, options);
+        events.subscribe(
+          { onEvents: (batch) => log.push(`${name} ${batch.map((e) => label(e).split(':')[0]).join(',')}`) },
+          options,
+        );
       const turn = () => turns.shift()?.();
       return { clock, events, log, stream, turn, turns };
     }
