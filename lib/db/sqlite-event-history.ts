@@ -22,9 +22,6 @@ const COLUMNS = `id, tool, status, session_id, created_at, finished_at,
   json_extract(approval, '$.decidedAt') AS decided_at,
   json_extract(approval, '$.decision') AS decision`;
 
-// Order of a call's events at the same millisecond.
-const RANK = { begin: 0, requested: 1, decided: 2, finish: 3 } as const;
-
 export interface SqliteEventHistoryOptions {
   /**
    * How long before `since` a call may have begun and still have finished or been decided after
@@ -60,41 +57,42 @@ export function createSqliteEventHistory(db: SqliteDatabase, options: SqliteEven
       const earlier = begunBefore.all(sinceMs - options.lookbackMs, sinceMs) as Row[];
       if (earlier.length > HISTORY_SCAN_ROWS) return null;
       const older = unfinishedBefore.all(sinceMs - options.lookbackMs) as Row[];
-      const events: { event: HistoryEvent; rank: number }[] = [];
-      for (const row of [...recent, ...earlier, ...older]) {
-        for (const found of eventsOf(row, sinceMs)) {
-          if (!passes(found.event, filter)) continue;
-          events.push(found);
+      const events: HistoryEvent[] = [];
+      // Oldest call first, each call's events in order: the stable sort by time keeps that order
+      // among events of the same millisecond.
+      for (const row of [...older, ...earlier.reverse(), ...recent]) {
+        for (const event of eventsOf(row, sinceMs)) {
+          if (!passes(event, filter)) continue;
+          events.push(event);
           if (events.length > limit) return null;
         }
       }
-      events.sort((a, b) => a.event.data.at - b.event.data.at || a.rank - b.rank);
-      return events.map((found) => found.event);
+      return events.sort((a, b) => a.data.at - b.data.at);
     },
   };
 }
 
-/** The events of one call at or after `since`. */
-function eventsOf(row: Row, since: number): { event: HistoryEvent; rank: number }[] {
+/** The events of one call at or after `since`, in order. */
+function eventsOf(row: Row, since: number): HistoryEvent[] {
   const call = { trace_id: row.id, tool: row.tool };
   const session_id = row.session_id;
-  const found: { event: HistoryEvent; rank: number }[] = [];
+  const found: HistoryEvent[] = [];
   if (row.created_at >= since) {
     const data = { type: 'begin' as const, ...call, status: 'running' as const, session_id, at: row.created_at };
-    found.push({ event: { kind: 'trace', data }, rank: RANK.begin });
+    found.push({ kind: 'trace', data });
   }
   if (row.requested_at !== null && row.requested_at >= since) {
     const data = { type: 'requested' as const, ...call, session_id, at: row.requested_at };
-    found.push({ event: { kind: 'approval', data }, rank: RANK.requested });
+    found.push({ kind: 'approval', data });
   }
   if (row.decided_at !== null && row.decided_at >= since && row.decision) {
     const decision = row.decision as 'approved' | 'denied' | 'expired' | 'cancelled';
     const data = { type: 'decided' as const, ...call, session_id, decision, at: row.decided_at };
-    found.push({ event: { kind: 'approval', data }, rank: RANK.decided });
+    found.push({ kind: 'approval', data });
   }
   if (row.finished_at !== null && row.finished_at >= since) {
     const data = { type: 'finish' as const, ...call, status: row.status, session_id, at: row.finished_at };
-    found.push({ event: { kind: 'trace', data }, rank: RANK.finish });
+    found.push({ kind: 'trace', data });
   }
   return found;
 }
