@@ -26,7 +26,8 @@ export const RESUME_MARGIN_MS = 2_000;
 
 /**
  * With no stream open for this long, events are no longer stamped and kept (nothing per call is
- * spent on a server nobody watches); the next stream resumes from the database.
+ * spent on a server nobody watches); the next stream resumes from the database. Before the first
+ * stream opens, nothing is kept either.
  */
 export const RING_IDLE_MS = 5 * 60_000;
 
@@ -194,9 +195,11 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
   // Progress is only published for a trace someone follows.
   const followed = new Map<string, number>();
   let batched = 0;
-  // Since when no stream is open (monotonic ms); null while one is.
-  let idleSince: number | null = clock.now();
-  let stamping = true;
+  // Since when no stream is open (monotonic ms); null while one is. Before the first stream there
+  // is nothing to resume from this process (a client from before a restart resumes from the
+  // database), so nothing is kept: a server no one watches spends nothing per call on events.
+  let idleSince: number | null = Number.NEGATIVE_INFINITY;
+  let stamping = false;
   let queue: StreamEvent[] = [];
   let timer: TimerHandle | null = null;
   let lastFlush = Number.NEGATIVE_INFINITY;

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import type { TraceRecord } from '../executor/types';
 import type { Toolscope } from '../server/create-toolscope';
 import { testToolscopes } from '../server/testing/test-toolscopes';
 import { createAgentHandler } from './agent-handler';
@@ -130,6 +131,30 @@ describe('resuming GET /api/v1/events after a dropped connection', () => {
     expectIncreasing(back.events(), lastId);
     // Ring and live ids are even.
     for (const frame of back.events()) expect(frame.id! % 2).toBe(0);
+    back.drop();
+    await server.close();
+  });
+
+  it('replays a large gap (megabytes) in one write without dropping the stream for being behind', async () => {
+    const ts = toolscopes.start(toolscopes.dataDir(CONFIG));
+    const server = await serve(ts);
+    const first = openStream(server.port);
+    await first.ready();
+    ts.events.publish({ id: 'x', tool: 'calculator', status: 'running', sessionId: null } as TraceRecord, 'begin');
+    await first.until((frames) => frames.length === 1);
+    const lastId = first.lastId()!;
+    first.drop();
+    const missed = 9_000;
+    for (let i = 0; i < missed; i++) {
+      const id = `gap-${i}-${'x'.repeat(100)}`;
+      ts.events.publish({ id, tool: 'calculator', status: 'running', sessionId: null } as TraceRecord, 'begin');
+      if (i % 1000 === 999) ts.events.flush();
+    }
+    ts.events.flush();
+    const back = openStream(server.port, '', { 'last-event-id': String(lastId) });
+    await back.until((frames) => frames.length === missed);
+    expect(ts.events.listenerCount()).toBe(1);
+    expectIncreasing(back.events(), lastId);
     back.drop();
     await server.close();
   });

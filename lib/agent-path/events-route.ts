@@ -43,10 +43,14 @@ export function serveEvents(
     return;
   }
   let open = true;
+  // A resume's replay (up to REPLAY_LIMIT events, megabytes) is written at once: it may wait in
+  // the buffer beside MAX_PENDING_BYTES until it drained, or the client could never get past it.
+  let allowance = MAX_PENDING_BYTES;
+  let subscribing = true;
   const send = (chunk: string | Buffer) => {
     if (!open) return;
     res.write(chunk);
-    if (res.writableLength > MAX_PENDING_BYTES) res.destroy();
+    if (res.writableLength > allowance) res.destroy();
   };
   const ping = () => send(pingFrame(Date.now(), heartbeatMs));
   send(RETRY_FRAME);
@@ -63,12 +67,20 @@ export function serveEvents(
   };
   unsubscribe = ts.events.subscribe(
     {
-      onEvents: (events) => send(eventFrames(events)),
+      onEvents: (events) => {
+        const frames = eventFrames(events);
+        if (subscribing) {
+          allowance += frames.length;
+          res.once('drain', () => (allowance = MAX_PENDING_BYTES));
+        }
+        send(frames);
+      },
       onReset: (id) => send(resetFrame(id, Date.now())),
       onClose: end,
     },
     { tool, trace, session, lastEventId },
   );
+  subscribing = false;
   if (open) res.once('close', end);
 }
 

@@ -65,6 +65,8 @@ export function eventStreamResponse(signal: AbortSignal, events: TraceEvents, op
         },
         { tool, trace, session, lastEventId },
       );
+      // Closed while the replay was written (before `unsubscribe` was known): leave now.
+      if (!open) unsubscribe();
       if (signal.aborted) cleanup();
       else signal.addEventListener('abort', cleanup, { once: true });
     },
