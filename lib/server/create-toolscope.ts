@@ -71,7 +71,7 @@ function publishingSink(
   const awaiting = new Set<string>();
   const publish = (record: TraceRecord, type: 'begin' | 'update' | 'finish') => {
     events.publish(record, type);
-    if (record.approval === null) return;
+    if (!record.approval) return;
     if (record.status === 'awaiting_approval') {
       if (!awaiting.has(record.id) && record.approval.decision === null) {
         awaiting.add(record.id);
