@@ -193,6 +193,32 @@ describe('resuming GET /api/v1/events after a dropped connection', () => {
     await again.close();
   });
 
+  it('after a crash, replays from the database the finish of the call it left running (interrupted)', async () => {
+    const dir = toolscopes.dataDir(CONFIG);
+    const ts = toolscopes.start(dir);
+    const server = await serve(ts);
+    const first = openStream(server.port);
+    await first.ready();
+    const running = ts.executor.execute({ name: 'run_shell', arguments: { command: ['sleep', '1'] } });
+    await first.until(() => first.calls().some((c) => c.endsWith(':stage')));
+    const sleeper = first.events().find((f) => f.data.type === 'stage')!.data.trace_id as string;
+    const lastId = first.lastId()!;
+    await server.close();
+    // The store closes under the running call, as a crash would leave it: nothing more is written.
+    const error = console.error;
+    console.error = () => {};
+    toolscopes.crash(ts);
+    const again = toolscopes.start(dir);
+    await running.catch(() => {});
+    console.error = error;
+    const restarted = await serve(again);
+    const back = openStream(restarted.port, '', { 'last-event-id': String(lastId) });
+    await back.until(() => has(back.calls(), sleeper, 'finish'));
+    expect(back.events().find((f) => f.data.type === 'finish')!.data.status).toBe('interrupted');
+    back.drop();
+    await restarted.close();
+  });
+
   it('streams approvals, stages and fault rule changes; ?session= keeps to one session', async () => {
     const ts = toolscopes.start(toolscopes.dataDir(CONFIG));
     const server = await serve(ts);
