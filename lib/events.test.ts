@@ -66,7 +66,8 @@ describe('createTraceEvents', () => {
     expect(reads[1]!.batches[0]).toBe(reads[0]!.batches[0]);
     expect(reads[0]!.seen()).toEqual(['r:begin']);
     expect(eventFrames(batch)).toBe(eventFrames(all[2]!.batches[0]!));
-    const id = at * 1000 + 2; // at * 1000 is the floor: no client saw it
+    const id = batch[0]!.id;
+    expect(Math.floor(id / 1000)).toBe(at);
     expect(eventFrames(batch).toString()).toBe(
       `id: ${id}\nevent: trace\ndata: {"type":"begin","trace_id":"a","tool":"calculator","status":"running","session_id":null,"at":${at}}\n\n` +
         `id: ${id + 2}\nevent: trace\ndata: {"type":"begin","trace_id":"r","tool":"read_file","status":"running","session_id":null,"at":${at}}\n\n`,

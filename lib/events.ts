@@ -256,10 +256,7 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
   /** Whether events are stamped and kept now: while a stream is open, and for RING_IDLE_MS after the last closed. */
   const keeping = () => {
     if (idleSince === null || clock.now() - idleSince <= RING_IDLE_MS) return true;
-    if (stamping) {
-      stamping = false;
-      ring.gap(clock.epochMs());
-    }
+    stamping = false;
     return false;
   };
 
@@ -302,7 +299,11 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
       // Joined in the same turn as the replay is read: nothing falls between the two.
       if (batched === 0) {
         idleSince = null;
-        if (!stamping) stamping = true;
+        // Events went by without ids: the ring starts again after an id no client can hold.
+        if (!stamping) {
+          stamping = true;
+          ring.gap(clock.epochMs());
+        }
       }
       const replay = lastEventId === null ? null : missed(lastEventId, filter);
       if (replay && 'reset' in replay) guarded(() => subscriber.onReset?.(replay.reset), 'trace event reset');
