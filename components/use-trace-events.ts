@@ -12,6 +12,8 @@ export interface TraceEventsOptions {
   enabled?: boolean;
   /** Only this tool's events. */
   tool?: string;
+  /** Only this session's events (`?session=`). */
+  session?: string;
   /** Only this trace's events, its `progress` events included. */
   trace?: string;
   /** Called after the stream came back from a drop: refetch what may have been missed. */
@@ -20,12 +22,13 @@ export interface TraceEventsOptions {
 
 /**
  * Subscribes to `/api/v1/events` (server-sent events) while `enabled` and calls `onEvent` for each
- * trace change. Heartbeats are watched, drops are retried with backoff, and the returned state
- * says honestly whether the stream is up (see `connectEventStream`).
+ * trace change (`data` of `event: trace`: `trace_id`, `session_id`, `type`…). Heartbeats are
+ * watched, drops are retried with backoff resuming after the last event id, and the returned
+ * state says honestly whether the stream is up (see `connectEventStream`).
  * @example const { state, retryAt } = useTraceEvents(() => void refetch(), { trace: id, onReconnect: refetch });
  */
 export function useTraceEvents(onEvent: (event: TraceEvent) => void, options: TraceEventsOptions = {}): LiveConnection {
-  const { enabled = true, tool, trace } = options;
+  const { enabled = true, tool, session, trace } = options;
   const [status, setStatus] = useState<LiveConnection>({ state: 'connecting', retryAt: null });
   const handlers = useRef({ onEvent, onReconnect: options.onReconnect });
   handlers.current = { onEvent, onReconnect: options.onReconnect };
@@ -34,6 +37,7 @@ export function useTraceEvents(onEvent: (event: TraceEvent) => void, options: Tr
     if (!enabled) return;
     const params = new URLSearchParams();
     if (tool) params.set('tool', tool);
+    if (session) params.set('session', session);
     if (trace) params.set('trace', trace);
     const query = params.toString();
     setStatus({ state: 'connecting', retryAt: null });
@@ -51,7 +55,7 @@ export function useTraceEvents(onEvent: (event: TraceEvent) => void, options: Tr
       window.removeEventListener('online', online);
       connection.close();
     };
-  }, [enabled, tool, trace]);
+  }, [enabled, tool, session, trace]);
 
   return status;
 }

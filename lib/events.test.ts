@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { traceFrames } from './event-frames';
-import { createTraceEvents, type TraceEvent } from './events';
+import { eventFrames } from './event-frames';
+import { createTraceEvents, REPLAY_LIMIT, RESUME_MARGIN_MS, RING_IDLE_MS, type StreamEvent } from './events';
 import { createManualClock } from './executor/manual-clock';
 import type { TraceRecord } from './executor/types';
 
@@ -8,14 +8,21 @@ function record(id: string, tool = 'calculator', status: TraceRecord['status'] =
   return { id, tool, status, sessionId: null } as TraceRecord;
 }
 
+/** `trace-id:type` of a trace event, `kind:type` of the others. */
+function label(event: StreamEvent): string {
+  return event.kind === 'trace' || event.kind === 'approval'
+    ? `${event.data.trace_id}:${event.data.type}`
+    : `${event.kind}:${event.data.type}`;
+}
+
 /** A bus on a manual clock, and a stream-like subscriber that keeps each batch it gets. */
 function setup(flushMs = 20) {
   const clock = createManualClock();
   const events = createTraceEvents({ clock, flushMs });
   const collect = (options = {}) => {
-    const batches: (readonly TraceEvent[])[] = [];
+    const batches: (readonly StreamEvent[])[] = [];
     const unsubscribe = events.subscribe({ onEvents: (batch) => batches.push(batch) }, options);
-    return { batches, unsubscribe, seen: () => batches.flat().map((e) => `${e.id}:${e.type}`) };
+    return { batches, unsubscribe, seen: () => batches.flat().map(label) };
   };
   return { clock, events, collect };
 }
@@ -36,7 +43,7 @@ describe('createTraceEvents', () => {
     events.publish(record('b', 'calculator', 'succeeded'), 'finish');
     await clock.advance(1);
     expect(stream.batches).toHaveLength(2);
-    expect(stream.batches[1]!.map((e) => `${e.id}:${e.type}`)).toEqual(['b:begin', 'c:begin', 'b:finish']);
+    expect(stream.batches[1]!.map(label)).toEqual(['b:begin', 'c:begin', 'b:finish']);
 
     await clock.advance(100);
     events.publish(record('c', 'calculator', 'failed'), 'finish');
@@ -58,10 +65,12 @@ describe('createTraceEvents', () => {
     for (const stream of all) expect(stream.batches[0]).toBe(batch);
     expect(reads[1]!.batches[0]).toBe(reads[0]!.batches[0]);
     expect(reads[0]!.seen()).toEqual(['r:begin']);
-    expect(traceFrames(batch)).toBe(traceFrames(all[2]!.batches[0]!));
-    expect(traceFrames(batch).toString()).toBe(
-      `event: trace\ndata: {"type":"begin","id":"a","tool":"calculator","status":"running","sessionId":null,"at":${at}}\n\n` +
-        `event: trace\ndata: {"type":"begin","id":"r","tool":"read_file","status":"running","sessionId":null,"at":${at}}\n\n`,
+    expect(eventFrames(batch)).toBe(eventFrames(all[2]!.batches[0]!));
+    const id = batch[0]!.id;
+    expect(Math.floor(id / 1000)).toBe(at);
+    expect(eventFrames(batch).toString()).toBe(
+      `id: ${id}\nevent: trace\ndata: {"type":"begin","trace_id":"a","tool":"calculator","status":"running","session_id":null,"at":${at}}\n\n` +
+        `id: ${id + 2}\nevent: trace\ndata: {"type":"begin","trace_id":"r","tool":"read_file","status":"running","session_id":null,"at":${at}}\n\n`,
     );
   });
 
@@ -105,8 +114,8 @@ describe('createTraceEvents', () => {
   it('hands in-process listeners each event at once, unbatched', () => {
     const { events } = setup();
     const heard: string[] = [];
-    events.subscribe((event) => heard.push(`${event.id}:${event.type}`));
-    events.subscribe({ onEvent: (event) => heard.push(`following ${event.id}:${event.type}`) }, { trace: 'a' });
+    events.subscribe((event) => heard.push(label(event)));
+    events.subscribe({ onEvent: (event) => heard.push(`following ${label(event)}`) }, { trace: 'a' });
     events.publish(record('a'), 'begin');
     events.publish(record('a'), 'progress');
     events.publish(record('b'), 'begin');
@@ -138,7 +147,7 @@ describe('createTraceEvents', () => {
     const { clock, events } = setup();
     const log: string[] = [];
     events.subscribe({
-      onEvents: (batch) => log.push(...batch.map((e) => `${e.id}:${e.type}`)),
+      onEvents: (batch) => log.push(...batch.map(label)),
       onClose: () => log.push('closed'),
     });
     events.subscribe({ onEvent: () => {}, onClose: () => log.push('listener closed') });
@@ -152,20 +161,26 @@ describe('createTraceEvents', () => {
     expect(events.listenerCount()).toBe(0);
   });
 
-  it('queues nothing once the last stream has gone', async () => {
+  it('stops keeping events RING_IDLE_MS after the last stream left; the next one cannot resume from the ring', async () => {
     const { clock, events, collect } = setup();
     const stream = collect();
-    expect(events.listenerCount()).toBe(1);
     events.publish(record('a'), 'begin');
-    stream.unsubscribe();
+    await clock.advance(20);
+    const seen = stream.batches[0]![0]!.id;
     stream.unsubscribe();
     expect(events.listenerCount()).toBe(0);
-    await clock.advance(20);
+    // Still kept for a while: a dropped client resumes from the ring.
     events.publish(record('b'), 'begin');
-    expect(clock.pendingTimers()).toBe(0);
-    const again = collect();
     await clock.advance(20);
-    expect(again.batches).toEqual([]);
+    const back = collect({ lastEventId: String(seen) });
+    expect(back.seen()).toEqual(['b:begin']);
+    back.unsubscribe();
+    await clock.advance(RING_IDLE_MS + 1);
+    events.publish(record('c'), 'begin');
+    expect(clock.pendingTimers()).toBe(0);
+    const resets: number[] = [];
+    events.subscribe({ onEvents: () => {}, onReset: (id) => resets.push(id) }, { lastEventId: String(seen) });
+    expect(resets).toHaveLength(1);
   });
 
   describe('a timed flush in slices (streamsPerTurn)', () => {
@@ -181,7 +196,10 @@ describe('createTraceEvents', () => {
       });
       const log: string[] = [];
       const stream = (name: string, options = {}) =>
-        events.subscribe({ onEvents: (batch) => log.push(`${name} ${batch.map((e) => e.id).join(',')}`) }, options);
+        events.subscribe(
+          { onEvents: (batch) => log.push(`${name} ${batch.map((e) => label(e).split(':')[0]).join(',')}`) },
+          options,
+        );
       const turn = () => turns.shift()?.();
       return { clock, events, log, stream, turn, turns };
     }
@@ -232,5 +250,168 @@ describe('createTraceEvents', () => {
       events.closeAll();
       expect(log.slice(6)).toEqual(['s1 c', 's2 c', 's3 c']);
     });
+  });
+});
+
+describe('event ids and resume (Last-Event-ID)', () => {
+  const sessionRecord = (id: string, sessionId: string | null) => ({ ...record(id), sessionId }) as TraceRecord;
+
+  it('gives ids after coalescing, strictly increasing, even, never below the time they say', async () => {
+    const { clock, events, collect } = setup();
+    const stream = collect();
+    events.publish(record('a'), 'begin');
+    events.publish(record('a'), 'stage', { stage: 'execute' });
+    events.publish(record('a'), 'attempt', { attempt: 1 });
+    events.publish(record('a', 'calculator', 'succeeded'), 'finish');
+    await clock.advance(0);
+    events.publish(record('b'), 'begin');
+    await clock.advance(500);
+    const all = stream.batches.flat();
+    // A fast call is begin + finish on the wire: its stage and attempt were superseded, and got no id.
+    expect(all.map(label)).toEqual(['a:begin', 'a:finish', 'b:begin']);
+    const ids = all.map((e) => e.id);
+    expect(ids[1]).toBe(ids[0]! + 2);
+    for (let i = 1; i < ids.length; i++) expect(ids[i]).toBeGreaterThan(ids[i - 1]!);
+    for (const id of ids) expect(id % 2).toBe(0);
+    for (const event of all) expect(Math.floor(event.id / 1000)).toBeGreaterThanOrEqual(event.data.at);
+    // After a quiet spell the clock's time leads: the id says when it was given.
+    const now = clock.epochMs();
+    events.publish(record('c'), 'begin');
+    await clock.advance(20);
+    const later = stream.batches.at(-1)![0]!;
+    expect(later.id).toBe(now * 1000);
+  });
+
+  it('keeps stage and attempt events of a call still running at the flush, with their step', async () => {
+    const { clock, events, collect } = setup();
+    const stream = collect();
+    events.publish(record('a'), 'begin');
+    events.publish(record('a'), 'stage', { stage: 'execute' });
+    await clock.advance(0);
+    events.publish(record('a'), 'attempt', { attempt: 1 });
+    await clock.advance(20);
+    const [begin, stage, attempt] = stream.batches.flat();
+    expect(begin!.data).toMatchObject({ type: 'begin' });
+    expect(stage!.data).toMatchObject({ type: 'stage', stage: 'execute' });
+    expect(attempt!.data).toMatchObject({ type: 'attempt', attempt: 1 });
+  });
+
+  it('replays from the ring exactly what a dropped stream missed, passing its filter, then goes on live', async () => {
+    const { clock, events, collect } = setup();
+    const first = collect({ session: 's1' });
+    events.publish(sessionRecord('a', 's1'), 'begin');
+    await clock.advance(20);
+    const seen = first.batches.flat().at(-1)!.id;
+    first.unsubscribe();
+    events.publish(sessionRecord('b', 's2'), 'begin');
+    events.publish(sessionRecord('a', 's1'), 'finish');
+    await clock.advance(20);
+    events.publish(sessionRecord('c', 's1'), 'begin');
+    // Queued, not flushed when the stream comes back: it arrives live, once.
+    const back = collect({ session: 's1', lastEventId: String(seen) });
+    expect(back.seen()).toEqual(['a:finish']);
+    await clock.advance(20);
+    expect(back.seen()).toEqual(['a:finish', 'c:begin']);
+    const ids = back.batches.flat().map((e) => e.id);
+    expect(ids[0]).toBeGreaterThan(seen);
+    expect(ids[1]).toBeGreaterThan(ids[0]!);
+  });
+
+  it('filters by session; fault rule events only reach unfiltered streams; approval events pass a trace filter', async () => {
+    const { clock, events, collect } = setup();
+    const all = collect();
+    const s1 = collect({ session: 's1' });
+    const following = collect({ trace: 'a' });
+    events.publish(sessionRecord('a', 's1'), 'begin');
+    events.publish(sessionRecord('b', 's2'), 'begin');
+    events.publishApproval(
+      {
+        ...sessionRecord('a', 's1'),
+        approval: { requestedAt: clock.epochMs(), decision: null },
+      } as unknown as TraceRecord,
+      'requested',
+    );
+    events.publishFaultRule('created', 'flt_1');
+    const ruleAt = clock.epochMs();
+    await clock.advance(20);
+    expect(all.seen()).toEqual(['a:begin', 'b:begin', 'a:requested', 'fault_rule:created']);
+    expect(s1.seen()).toEqual(['a:begin', 'a:requested']);
+    expect(following.seen()).toEqual(['a:begin', 'a:requested']);
+    expect(all.batches[0]!.at(-1)!.data).toEqual({ type: 'created', rule_id: 'flt_1', at: ruleAt });
+  });
+
+  it('resumes from the database when the ring no longer holds the id: odd ids above it, below the live ones after', async () => {
+    const clock = createManualClock();
+    const asked: number[] = [];
+    const at = clock.epochMs();
+    const events = createTraceEvents({
+      clock,
+      flushMs: 20,
+      ringEvents: 2,
+      history: {
+        since(sinceMs, filter, limit) {
+          asked.push(sinceMs);
+          expect(filter).toEqual({ tool: null, session: 's1', trace: null });
+          expect(limit).toBe(REPLAY_LIMIT);
+          const call = { trace_id: 'x', tool: 'calculator', session_id: 's1' };
+          return [
+            { kind: 'trace', data: { type: 'begin', ...call, status: 'running', at: at - 10 } },
+            { kind: 'trace', data: { type: 'finish', ...call, status: 'succeeded', at: at - 10 } },
+          ];
+        },
+      },
+    });
+    const batches: (readonly StreamEvent[])[] = [];
+    events.subscribe({ onEvents: (batch) => batches.push(batch) });
+    for (const id of ['a', 'b', 'c', 'd']) {
+      events.publish(record(id), 'begin');
+      await clock.advance(20);
+    }
+    const evicted = batches[0]![0]!.id;
+    const back: StreamEvent[] = [];
+    events.subscribe({ onEvents: (batch) => back.push(...batch) }, { session: 's1', lastEventId: String(evicted) });
+    expect(asked).toEqual([Math.floor(evicted / 1000) - RESUME_MARGIN_MS]);
+    expect(back.map(label)).toEqual(['x:begin', 'x:finish']);
+    const [one, two] = back.map((e) => e.id);
+    expect(one! % 2).toBe(1);
+    expect(one).toBeGreaterThan(evicted);
+    expect(two).toBeGreaterThan(one!);
+    events.publish(sessionRecord('e', 's1'), 'begin');
+    await clock.advance(20);
+    expect(back.at(-1)!.id).toBeGreaterThan(two!);
+    expect(back.at(-1)!.id % 2).toBe(0);
+    // A resume from a replayed (odd) id goes to the database again, a little further back.
+    events.subscribe({ onEvents: () => {} }, { session: 's1', lastEventId: String(two) });
+    expect(asked[1]).toBeLessThan(Math.floor(two! / 1000) - RESUME_MARGIN_MS);
+  });
+
+  it('sends a reset when too much was missed, or there is no database to read it from', async () => {
+    const { clock, events } = setup();
+    events.subscribe({ onEvents: () => {} });
+    events.publish(record('a'), 'begin');
+    await clock.advance(20);
+    const resets: number[] = [];
+    const replayed: StreamEvent[] = [];
+    events.subscribe(
+      { onEvents: (batch) => replayed.push(...batch), onReset: (id) => resets.push(id) },
+      { lastEventId: String(clock.epochMs() * 1000 - 2_000_000) },
+    );
+    expect(replayed).toEqual([]);
+    expect(resets).toHaveLength(1);
+    // Where the stream stands: a resume from it misses nothing.
+    const fromReset: string[] = [];
+    events.subscribe({ onEvents: (batch) => fromReset.push(...batch.map(label)) }, { lastEventId: String(resets[0]) });
+    expect(fromReset).toEqual([]);
+  });
+
+  it('ignores a malformed Last-Event-ID, and keeps ids increasing for a client whose id is from the future', async () => {
+    const { clock, events, collect } = setup();
+    const garbage = collect({ lastEventId: 'abc' });
+    expect(garbage.batches).toEqual([]);
+    const future = clock.epochMs() * 1000 + 10_000_000;
+    const ahead = collect({ lastEventId: String(future) });
+    events.publish(record('a'), 'begin');
+    await clock.advance(20);
+    expect(ahead.batches.flat()[0]!.id).toBeGreaterThan(future);
   });
 });

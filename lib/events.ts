@@ -1,5 +1,6 @@
+import { createEventRing, nextReplayId, RING_EVENTS } from './event-ring';
 import { type Clock, systemClock, type TimerHandle } from './executor/clock';
-import type { CallStatus, TraceRecord } from './executor/types';
+import type { ApprovalRecord, CallStatus, StageName, TraceRecord } from './executor/types';
 
 /** How often an event stream says it is alive; clients treat ~2.5 missed beats as a drop. */
 export const HEARTBEAT_INTERVAL_MS = 5_000;
@@ -13,17 +14,75 @@ export const HEARTBEAT_INTERVAL_MS = 5_000;
  */
 export const FLUSH_INTERVAL_MS = 50;
 
+/** A resume that would replay more events than this gets `event: reset` instead (refetch). */
+export const REPLAY_LIMIT = 10_000;
+
 /**
- * What the live views hear about: a call started, changed status, finished, or (for streams that
- * follow one trace) made progress: a stage or an attempt started or ended, output arrived.
+ * A resume from the database starts this long before the time its id says: a call's recorded
+ * time (start, finish, decision) comes before its event is stamped, by the commit and the flush.
+ * Events of that margin may come twice (with new ids); none is lost.
  */
+export const RESUME_MARGIN_MS = 2_000;
+
+/**
+ * With no stream open for this long, events are no longer stamped and kept (nothing per call is
+ * spent on a server nobody watches); the next stream resumes from the database. Before the first
+ * stream opens, nothing is kept either.
+ */
+export const RING_IDLE_MS = 5 * 60_000;
+
+/** `event: trace`: a call was created (`begin`), changed, entered a stage, ended an attempt, finished. */
 export interface TraceEvent {
-  type: 'begin' | 'update' | 'finish' | 'progress';
-  id: string;
+  type: 'begin' | 'update' | 'stage' | 'attempt' | 'finish' | 'progress';
+  trace_id: string;
   tool: string;
   status: CallStatus;
-  sessionId: string | null;
+  session_id: string | null;
+  /** Epoch ms. */
   at: number;
+  /** The stage the call entered (`stage`). */
+  stage?: StageName;
+  /** The attempt that ended (`attempt`). */
+  attempt?: number;
+}
+
+/** `event: approval`: a call started waiting for a person, or its wait was decided. */
+export interface ApprovalEvent {
+  type: 'requested' | 'decided';
+  trace_id: string;
+  tool: string;
+  session_id: string | null;
+  /** For `decided`. */
+  decision?: Exclude<ApprovalRecord['decision'], null>;
+  at: number;
+}
+
+/** `event: fault_rule`: the fault rules changed (`reset`: all deleted; `rule_id` null). */
+export interface FaultRuleEvent {
+  type: 'created' | 'updated' | 'deleted' | 'reset';
+  rule_id: string | null;
+  at: number;
+}
+
+/** What an event says: its `event:` name and its `data:`. */
+export type EventBody =
+  | { kind: 'trace'; data: TraceEvent }
+  | { kind: 'approval'; data: ApprovalEvent }
+  | { kind: 'fault_rule'; data: FaultRuleEvent };
+
+/** One event on the stream: its `id:`, its `event:` name and its `data:`. */
+export type StreamEvent = EventBody & { id: number };
+
+/** An event read back from the database for a resume: calls begun and finished, approvals requested and decided. */
+export type HistoryEvent = Extract<EventBody, { kind: 'trace' | 'approval' }>;
+
+/** Where a resume that the ring cannot serve reads what was missed. */
+export interface EventHistory {
+  /**
+   * The events at or after `sinceMs` passing `filter`, in time order; null when there are more
+   * than `limit` (or reading them would take too long).
+   */
+  since(sinceMs: number, filter: Filter, limit: number): HistoryEvent[] | null;
 }
 
 /**
@@ -36,9 +95,11 @@ export interface TraceSubscriber {
    * never empty. Every subscription with the same filter gets the same array (not to be changed),
    * so what is made of it (the stream's bytes) can be made once per batch and filter.
    */
-  onEvents?(events: readonly TraceEvent[]): void;
-  /** Each event that passes the filter, at once. */
-  onEvent?(event: TraceEvent): void;
+  onEvents?(events: readonly StreamEvent[]): void;
+  /** A resume missed too much to replay: the client must refetch; `id` is where it stands now. */
+  onReset?(id: number): void;
+  /** Each event that passes the filter, at once (its id is not given yet: 0). */
+  onEvent?(event: StreamEvent): void;
   /** The bus is shutting down: end the stream. Called once, also for subscriptions made after `closeAll`. */
   onClose?(): void;
 }
@@ -46,11 +107,18 @@ export interface TraceSubscriber {
 export interface SubscribeOptions {
   /** Only this tool's events. */
   tool?: string | null;
+  /** Only this session's events. */
+  session?: string | null;
   /**
    * Follow one trace: only its events, and its `progress` events too. Other subscribers never get
    * progress events, so that many open list tabs are not flooded by one chatty call.
    */
   trace?: string | null;
+  /**
+   * Resume after this event id (the `Last-Event-ID`): the missed events passing the filter come
+   * first (`onEvents`), or `onReset` when too many were missed. A malformed id is ignored.
+   */
+  lastEventId?: string | null;
 }
 
 export interface TraceEventsOptions {
@@ -65,13 +133,24 @@ export interface TraceEventsOptions {
   streamsPerTurn?: number;
   /** Runs the next slice of deliveries on a later turn (the server uses `setImmediate`). */
   defer?: (run: () => void) => void;
+  /** The database, for resumes the ring cannot serve; without it those get `onReset`. */
+  history?: EventHistory;
+  /** Events the ring keeps (default RING_EVENTS). */
+  ringEvents?: number;
 }
 
 export interface TraceEvents {
-  /** Hands the event to the `onEvent` listeners at once and queues it for the streams' next batch. */
-  publish(record: TraceRecord, type: TraceEvent['type']): void;
+  /**
+   * Hands the event to the `onEvent` listeners at once and queues it for the streams' next batch.
+   * `stage` and `attempt` events name theirs in `step`.
+   */
+  publish(record: TraceRecord, type: TraceEvent['type'], step?: { stage?: StageName; attempt?: number }): void;
+  /** A call started waiting for approval, or its wait ended with `decision`. */
+  publishApproval(record: TraceRecord, type: ApprovalEvent['type']): void;
+  /** A fault rule was created, updated or deleted, or all were (`reset`, `ruleId` null). */
+  publishFaultRule(type: FaultRuleEvent['type'], ruleId: string | null): void;
   /** Returns the unsubscribe function. A function is an `onEvent` listener. */
-  subscribe(subscriber: TraceSubscriber | ((event: TraceEvent) => void), options?: SubscribeOptions): () => void;
+  subscribe(subscriber: TraceSubscriber | ((event: StreamEvent) => void), options?: SubscribeOptions): () => void;
   listenerCount(): number;
   /** Delivers what is queued now (and what a sliced flush has still to write), without waiting for the flush timer. */
   flush(): void;
@@ -79,9 +158,10 @@ export interface TraceEvents {
   closeAll(): void;
 }
 
-/** A filter: which tool, which trace (progress included) a subscription hears of. */
-interface Filter {
+/** A filter: which tool, session, trace (progress included) a subscription hears of. */
+export interface Filter {
   tool: string | null;
+  session: string | null;
   trace: string | null;
 }
 
@@ -93,17 +173,21 @@ interface FilterGroup extends Filter {
 /**
  * An in-process pub/sub for trace changes. Streams get events in batches, so that an event costs
  * one write per batch rather than one per stream; in-process listeners get each event at once.
- * 1. `publish` hands the event to the `onEvent` listeners it passes, queues it for the `onEvents`
- *    ones and, if no flush is due, schedules one `flushMs` after the last (at once after a quiet spell).
- * 2. A flush drops what the batch makes redundant (see `withoutSuperseded`), then per distinct
- *    filter selects the batch's events once and hands that one array to each of its subscribers.
+ * 1. `publish` hands the event to the `onEvent` listeners it passes, queues it and, if no flush is
+ *    due, schedules one `flushMs` after the last (at once after a quiet spell).
+ * 2. A flush drops what the batch makes redundant (see `withoutSuperseded`), gives each event left
+ *    its id (so every id a client sees was delivered) and keeps the batch in the ring; then per
+ *    distinct filter it selects the batch's events once and hands that array to each subscriber.
  * 3. A timed flush with `streamsPerTurn` queues those deliveries in one FIFO and hands out a slice
  *    per turn, so each subscriber still gets its batches in order, and none after it unsubscribed.
+ * 4. A subscription with `lastEventId` first gets what it missed: from the ring when it holds
+ *    every event after that id, else from `history` (the database) since the time the id says.
  * @example const events = createTraceEvents({ clock: createManualClock() });
  */
 export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents {
   const clock = options.clock ?? systemClock;
   const flushMs = options.flushMs ?? FLUSH_INTERVAL_MS;
+  const ring = createEventRing<StreamEvent>(clock.epochMs(), options.ringEvents ?? RING_EVENTS);
   const groups = new Map<string, FilterGroup>();
   const listeners = new Map<TraceSubscriber, Filter>();
   // Every batched subscriber still subscribed: a queued delivery to one that left is skipped.
@@ -111,14 +195,19 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
   // Progress is only published for a trace someone follows.
   const followed = new Map<string, number>();
   let batched = 0;
-  let queue: TraceEvent[] = [];
+  // Since when no stream is open (monotonic ms); null while one is. Before the first stream there
+  // is nothing to resume from this process (a client from before a restart resumes from the
+  // database), so nothing is kept: a server no one watches spends nothing per call on events.
+  let idleSince: number | null = Number.NEGATIVE_INFINITY;
+  let stamping = false;
+  let queue: StreamEvent[] = [];
   let timer: TimerHandle | null = null;
   let lastFlush = Number.NEGATIVE_INFINITY;
   let closed = false;
   const perTurn = options.streamsPerTurn ?? Number.POSITIVE_INFINITY;
   const defer = options.defer ?? ((run: () => void) => setImmediate(run));
   // Deliveries of timed flushes not yet written, oldest first: subscriber, batch, subscriber, batch…
-  const deliveries: (TraceSubscriber | readonly TraceEvent[])[] = [];
+  const deliveries: (TraceSubscriber | readonly StreamEvent[])[] = [];
   let delivered = 0;
   let drainScheduled = false;
 
@@ -126,7 +215,7 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
   const deliver = (limit: number) => {
     for (let n = 0; n < limit && delivered < deliveries.length; n++) {
       const subscriber = deliveries[delivered++] as TraceSubscriber;
-      const selected = deliveries[delivered++] as readonly TraceEvent[];
+      const selected = deliveries[delivered++] as readonly StreamEvent[];
       if (active.has(subscriber)) guarded(() => subscriber.onEvents?.(selected), 'trace event listener');
     }
     if (delivered === deliveries.length) {
@@ -152,6 +241,7 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
     if (queue.length > 0) {
       const batch = withoutSuperseded(queue);
       queue = [];
+      ring.stamp(batch, clock.epochMs());
       for (const group of groups.values()) {
         const selected = select(batch, group);
         if (selected.length === 0) continue;
@@ -163,8 +253,65 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
   };
   const timedFlush = () => flush(true);
 
-  const add = (subscriber: TraceSubscriber, filter: Filter): (() => void) => {
+  /** Whether events are stamped and kept now: while a stream is open, and for RING_IDLE_MS after the last closed. */
+  const keeping = () => {
+    if (idleSince === null || clock.now() - idleSince <= RING_IDLE_MS) return true;
+    stamping = false;
+    return false;
+  };
+
+  const enqueue = (event: StreamEvent) => {
+    for (const [listener, filter] of listeners) {
+      if (passes(event, filter)) guarded(() => listener.onEvent?.(event), 'trace event listener');
+    }
+    if (!keeping()) return;
+    queue.push(event);
+    if (timer === null) timer = clock.setTimeout(timedFlush, Math.max(0, lastFlush + flushMs - clock.now()));
+  };
+
+  /** What a subscription resuming after `lastEventId` missed: events to replay, or a reset. */
+  const missed = (lastEventId: string, filter: Filter): { events: StreamEvent[] } | { reset: number } | null => {
+    if (!/^\d{1,16}$/.test(lastEventId)) return null;
+    const after = Number(lastEventId);
+    if (ring.covers(after)) {
+      const events = ring.after(after).filter((event) => passes(event, filter));
+      return events.length > REPLAY_LIMIT ? { reset: ring.last } : { events };
+    }
+    // A client from the future (another clock, a restored database): its ids stay increasing.
+    ring.observe(after);
+    const history = options.history;
+    // Odd ids come from a replay, whose ids run up to 2 per event past the time they say.
+    const slack = after % 2 === 1 ? Math.ceil((2 * REPLAY_LIMIT) / 1000) + 1 : 0;
+    const found = history?.since(Math.floor(after / 1000) - RESUME_MARGIN_MS - slack, filter, REPLAY_LIMIT) ?? null;
+    if (found === null) return { reset: ring.last };
+    let id = after;
+    const events = found.map((event) => {
+      id = nextReplayId(id, event.data.at);
+      return { ...event, id } as StreamEvent;
+    });
+    ring.observe(id);
+    return { events };
+  };
+
+  const add = (subscriber: TraceSubscriber, filter: Filter, lastEventId: string | null): (() => void) => {
     if (filter.trace) followed.set(filter.trace, (followed.get(filter.trace) ?? 0) + 1);
+    if (subscriber.onEvents) {
+      // Joined in the same turn as the replay is read: nothing falls between the two.
+      if (batched === 0) {
+        idleSince = null;
+        // Events went by without ids: the ring starts again after an id no client can hold.
+        if (!stamping) {
+          stamping = true;
+          ring.gap(clock.epochMs());
+        }
+      }
+      const replay = lastEventId === null ? null : missed(lastEventId, filter);
+      if (replay && 'reset' in replay) guarded(() => subscriber.onReset?.(replay.reset), 'trace event reset');
+      else if (replay && replay.events.length > 0) {
+        const events = replay.events;
+        guarded(() => subscriber.onEvents?.(events), 'trace event replay');
+      }
+    }
     const removeFromFilter = subscriber.onEvents ? addToGroup(subscriber, filter) : addListener(subscriber, filter);
     let subscribed = true;
     return () => {
@@ -178,7 +325,7 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
     };
   };
   const addToGroup = (subscriber: TraceSubscriber, filter: Filter) => {
-    const key = JSON.stringify([filter.tool, filter.trace]);
+    const key = JSON.stringify([filter.tool, filter.session, filter.trace]);
     let group = groups.get(key);
     if (!group) {
       group = { ...filter, members: new Set() };
@@ -193,7 +340,7 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
       active.delete(subscriber);
       batched--;
       if (members.size === 0) groups.delete(key);
-      if (batched === 0) queue = [];
+      if (batched === 0) idleSince = clock.now();
     };
   };
   const addListener = (subscriber: TraceSubscriber, filter: Filter) => {
@@ -202,23 +349,35 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
   };
 
   return {
-    publish(record, type) {
-      if (batched + listeners.size === 0) return;
+    publish(record, type, step) {
       if (type === 'progress' && !followed.has(record.id)) return;
-      const event: TraceEvent = {
+      if (batched === 0 && listeners.size === 0 && !keeping()) return;
+      const data: TraceEvent = {
         type,
-        id: record.id,
+        trace_id: record.id,
         tool: record.tool,
         status: record.status,
-        sessionId: record.sessionId,
+        session_id: record.sessionId,
         at: clock.epochMs(),
       };
-      for (const [listener, filter] of listeners) {
-        if (passes(event, filter)) guarded(() => listener.onEvent?.(event), 'trace event listener');
-      }
-      if (batched === 0) return;
-      queue.push(event);
-      if (timer === null) timer = clock.setTimeout(timedFlush, Math.max(0, lastFlush + flushMs - clock.now()));
+      if (step?.stage) data.stage = step.stage;
+      if (step?.attempt !== undefined) data.attempt = step.attempt;
+      enqueue({ id: 0, kind: 'trace', data });
+    },
+    publishApproval(record, type) {
+      const approval = record.approval;
+      const data: ApprovalEvent = {
+        type,
+        trace_id: record.id,
+        tool: record.tool,
+        session_id: record.sessionId,
+        at: (type === 'decided' ? approval?.decidedAt : approval?.requestedAt) ?? clock.epochMs(),
+      };
+      if (type === 'decided' && approval?.decision) data.decision = approval.decision;
+      enqueue({ id: 0, kind: 'approval', data });
+    },
+    publishFaultRule(type, ruleId) {
+      enqueue({ id: 0, kind: 'fault_rule', data: { type, rule_id: ruleId, at: clock.epochMs() } });
     },
     subscribe(subscriber, subscribeOptions = {}) {
       const resolved: TraceSubscriber = typeof subscriber === 'function' ? { onEvent: subscriber } : subscriber;
@@ -226,7 +385,12 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
         resolved.onClose?.();
         return () => {};
       }
-      return add(resolved, { tool: subscribeOptions.tool || null, trace: subscribeOptions.trace || null });
+      const filter = {
+        tool: subscribeOptions.tool || null,
+        session: subscribeOptions.session || null,
+        trace: subscribeOptions.trace || null,
+      };
+      return add(resolved, filter, subscribeOptions.lastEventId || null);
     },
     listenerCount: () => batched + listeners.size,
     flush: () => flush(),
@@ -254,32 +418,46 @@ function guarded(run: () => void, what: string) {
   }
 }
 
-/** Following a trace: only its events, progress included; otherwise no progress. */
-function passes(event: TraceEvent, { tool, trace }: Filter): boolean {
-  return (trace ? event.id === trace : event.type !== 'progress') && (!tool || event.tool === tool);
+/**
+ * Following a trace: only its events, progress included; otherwise no progress. Fault rule
+ * events concern no call: only unfiltered streams get them.
+ */
+export function passes(event: EventBody, { tool, session, trace }: Filter): boolean {
+  if (event.kind === 'fault_rule') return !tool && !session && !trace;
+  const data = event.data;
+  if (trace ? data.trace_id !== trace : data.type === 'progress') return false;
+  return (!tool || data.tool === tool) && (!session || data.session_id === session);
 }
 
 /** The events a filter lets through; the batch itself when that is all of it. */
-function select(batch: TraceEvent[], filter: Filter): readonly TraceEvent[] {
-  const through = (event: TraceEvent) => passes(event, filter);
+function select(batch: StreamEvent[], filter: Filter): readonly StreamEvent[] {
+  const through = (event: StreamEvent) => passes(event, filter);
   return batch.every(through) ? batch : batch.filter(through);
 }
 
+/** Trace events a later trace event of the same call makes redundant within a batch. */
+const SUPERSEDABLE = new Set<TraceEvent['type']>(['update', 'stage', 'attempt', 'progress']);
+
 /**
- * The batch without the events a later one of the same call makes redundant: an `update` or a
- * `progress` followed by another event of its call. Clients only refetch on those, and the later
- * event arrives in the same write. A `begin` is always kept (the paused list counts new calls by
- * it) and so is every `finish`.
+ * The batch without the events a later one of the same call makes redundant: an `update`,
+ * `stage`, `attempt` or `progress` followed by another trace event of its call. Clients only
+ * refetch on those, and the later event arrives in the same write, so a fast call is `begin` +
+ * `finish` on the wire. A `begin` is always kept (the paused list counts new calls by it), and so
+ * are every `finish`, approval and fault rule event.
  */
-export function withoutSuperseded(events: TraceEvent[]): TraceEvent[] {
-  if (!events.some((event) => event.type === 'update' || event.type === 'progress')) return events;
+export function withoutSuperseded(events: StreamEvent[]): StreamEvent[] {
+  if (!events.some((event) => event.kind === 'trace' && SUPERSEDABLE.has(event.data.type))) return events;
   const later = new Set<string>();
-  const kept: TraceEvent[] = [];
+  const kept: StreamEvent[] = [];
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
-    const redundant = (event.type === 'update' || event.type === 'progress') && later.has(event.id);
+    if (event.kind !== 'trace') {
+      kept.push(event);
+      continue;
+    }
+    const redundant = SUPERSEDABLE.has(event.data.type) && later.has(event.data.trace_id);
     if (!redundant) kept.push(event);
-    later.add(event.id);
+    later.add(event.data.trace_id);
   }
   return kept.reverse();
 }

@@ -26,8 +26,8 @@ function enabled(): boolean {
 export function notifyPendingCall(event: TraceEvent) {
   if (!enabled() || (document.visibilityState === 'visible' && document.hasFocus())) return;
   const notification = new Notification(`${event.tool} is waiting for approval`, {
-    body: event.sessionId ? `Session ${event.sessionId}` : 'Open Approvals to decide it.',
-    tag: `toolscope-approval-${event.id}`,
+    body: event.session_id ? `Session ${event.session_id}` : 'Open Approvals to decide it.',
+    tag: `toolscope-approval-${event.trace_id}`,
   });
   notification.onclick = () => {
     window.focus();

@@ -75,12 +75,12 @@ export function ApprovalsLive({ children }: { children: ReactNode }) {
       if (event.type === 'progress') return;
       if (event.status === 'awaiting_approval') {
         const known = queryClient.getQueryData<ApprovalQueue>(APPROVALS_KEY);
-        if (!known?.approvals.some((a) => a.trace_id === event.id)) notifyPendingCall(event);
+        if (!known?.approvals.some((a) => a.trace_id === event.trace_id)) notifyPendingCall(event);
         invalidate();
         return;
       }
       const queue = queryClient.getQueryData<ApprovalQueue>(APPROVALS_KEY);
-      if (queue?.approvals.some((a) => a.trace_id === event.id)) invalidate();
+      if (queue?.approvals.some((a) => a.trace_id === event.trace_id)) invalidate();
     },
     [queryClient, invalidate],
   );

@@ -84,7 +84,7 @@ export function SessionCompareView({ sessionId, otherId }: { sessionId: string; 
   const throttle = useRef<ReturnType<typeof setTimeout> | null>(null);
   const connection = useTraceEvents(
     (event) => {
-      if (event.sessionId !== otherId && event.sessionId !== sessionId) return;
+      if (event.session_id !== otherId && event.session_id !== sessionId) return;
       if (throttle.current) return;
       throttle.current = setTimeout(() => {
         throttle.current = null;

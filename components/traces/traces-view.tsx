@@ -110,7 +110,7 @@ export function TracesView({
   const connection = useTraceEvents(
     (event) => {
       if (pausedRef.current) {
-        if (event.type === 'begin') setPending((p) => new Set(p).add(event.id));
+        if (event.type === 'begin') setPending((p) => new Set(p).add(event.trace_id));
         return;
       }
       if (throttle.current) return;

@@ -139,6 +139,50 @@ describe.skipIf(!built)('the built server: agent path in front of Next.js', () =
     expect(othersMs).toBeLessThan(1_000);
   });
 
+  it('resumes GET /api/v1/events after a dropped connection: from the ring, and from the database for an older id', async () => {
+    const startedAt = Date.now();
+    const call = async (expression: string) => {
+      const answer = await server.send('POST', '/api/v1/tool-calls', {
+        session_id: 'built-resume',
+        tool_calls: [{ id: 'c', type: 'function', function: { name: 'calculator', arguments: { expression } } }],
+      });
+      return answer.json.results[0].trace_id as string;
+    };
+    const first = await openEvents(`${base}/api/v1/events?session=built-resume`);
+    await first.until((frames) => frames.some((f) => f.event === 'ping'));
+    const seen = await call('1 + 1');
+    await first.until((frames) => frames.some((f) => f.data?.trace_id === seen && f.data.type === 'finish'));
+    const lastId = first
+      .frames()
+      .filter((f) => f.id !== null)
+      .at(-1)!.id!;
+    first.drop();
+
+    const missed = [await call('2 + 2'), await call('3 + 3')];
+    const back = await openEvents(`${base}/api/v1/events?session=built-resume`, { 'last-event-id': String(lastId) });
+    const finished = (frames: SseFrame[], id: string) =>
+      frames.some((f) => f.data?.trace_id === id && f.data.type === 'finish');
+    await back.until((frames) => missed.every((id) => finished(frames, id)));
+    // (A stage of a call still running at a flush may come too: begin and finish are what count.)
+    const replayed = back.frames().filter((f) => f.event === 'trace' && ['begin', 'finish'].includes(f.data.type));
+    expect(replayed.map((f) => `${f.data.trace_id}:${f.data.type}`)).toEqual(
+      missed.flatMap((id) => [`${id}:begin`, `${id}:finish`]),
+    );
+    expect(replayed.every((f, i) => f.id! > (i === 0 ? lastId : replayed[i - 1]!.id!))).toBe(true);
+    back.drop();
+
+    // An id from before this server started: the ring cannot say, the database does.
+    const older = (startedAt - 60_000) * 1000;
+    const fromDb = await openEvents(`${base}/api/v1/events?session=built-resume&last_event_id=${older}`);
+    await fromDb.until((frames) => [seen, ...missed].every((id) => finished(frames, id)));
+    const rows = fromDb.frames().filter((f) => f.event === 'trace');
+    expect(rows.map((f) => `${f.data.trace_id}:${f.data.type}`)).toEqual(
+      [seen, ...missed].flatMap((id) => [`${id}:begin`, `${id}:finish`]),
+    );
+    expect(rows.every((f) => f.id! % 2 === 1 && f.id! > older)).toBe(true);
+    fromDb.drop();
+  });
+
   it('guards the agent path as the rest: foreign Host 421, foreign Origin 403, non-JSON 415', async () => {
     const raw = (head: string, body = '{}') =>
       new Promise<string>((resolve) => {
@@ -162,3 +206,50 @@ describe.skipIf(!built)('the built server: agent path in front of Next.js', () =
     for (const answer of [rebound, crossSite, form]) expect(answer).toMatch(/\{"error":\{"code":/);
   });
 });
+
+interface SseFrame {
+  id: number | null;
+  event: string;
+  // biome-ignore lint/suspicious/noExplicitAny: the tests read event data whose shape they assert on
+  data: any;
+}
+
+/** Reads a server-sent event stream over fetch, frame by frame, until dropped. */
+async function openEvents(url: string, headers: Record<string, string> = {}) {
+  const abort = new AbortController();
+  const response = await fetch(url, { headers, signal: abort.signal });
+  expect(response.status).toBe(200);
+  const frames: SseFrame[] = [];
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  void (async () => {
+    for (;;) {
+      const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      let end = buffer.indexOf('\n\n');
+      while (end >= 0) {
+        const lines = buffer.slice(0, end).split('\n');
+        buffer = buffer.slice(end + 2);
+        end = buffer.indexOf('\n\n');
+        const field = (name: string) => lines.find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2);
+        const event = field('event');
+        const id = field('id');
+        if (event)
+          frames.push({ id: id === undefined ? null : Number(id), event, data: JSON.parse(field('data') ?? 'null') });
+      }
+    }
+  })();
+  return {
+    frames: () => frames,
+    async until(check: (frames: SseFrame[]) => boolean, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!check(frames)) {
+        if (Date.now() > deadline) throw new Error(`timed out; got ${JSON.stringify(frames)}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+    drop: () => abort.abort(),
+  };
+}

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pingFrame, RETRY_FRAME, traceFrames } from '../event-frames';
+import { eventFrames, lastEventIdOf, pingFrame, RETRY_FRAME, resetFrame } from '../event-frames';
 import { HEARTBEAT_INTERVAL_MS } from '../events';
 import type { Toolscope } from '../server/create-toolscope';
 
@@ -11,12 +11,13 @@ export interface EventsRouteOptions {
 const MAX_PENDING_BYTES = 1024 * 1024;
 
 /**
- * `GET /api/v1/events?tool=&trace=` on the agent path: the same frames as Next's route
- * (`lib/api/event-stream.ts`): `retry`, an `event: ping` at once and every heartbeat, then
- * `event: trace` for every call's `begin`, `update`, `finish` (and `progress` when following one
- * `trace`). The bus delivers events in batches, each written as one Buffer shared by every stream
- * with the same filter. Ends when the client goes away, falls more than MAX_PENDING_BYTES behind
- * (its client reconnects and refetches), or the bus closes (shutdown).
+ * `GET /api/v1/events?tool=&session=&trace=` on the agent path: the same frames as Next's route
+ * (`lib/api/event-stream.ts`): `retry`, an `event: ping` at once and every heartbeat, then the
+ * events (`trace`, `approval`, `fault_rule`), each with its `id:`. With `Last-Event-ID` (or
+ * `?last_event_id=`) the missed events come first, or `event: reset`. The bus delivers events in
+ * batches, each written as one Buffer shared by every stream with the same filter. Ends when the
+ * client goes away, falls more than MAX_PENDING_BYTES behind (its client resumes from its last
+ * id), or the bus closes (shutdown).
  */
 export function serveEvents(
   req: IncomingMessage,
@@ -27,8 +28,10 @@ export function serveEvents(
 ): void {
   const params = new URLSearchParams(query);
   const tool = params.get('tool');
-  const traceParam = params.get('trace');
-  const trace = traceParam && traceParam.length <= 256 ? traceParam : null;
+  const trace = bounded(params.get('trace'));
+  const session = bounded(params.get('session'));
+  const header = req.headers['last-event-id'];
+  const lastEventId = lastEventIdOf(Array.isArray(header) ? header[0] : header, params);
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
@@ -40,10 +43,14 @@ export function serveEvents(
     return;
   }
   let open = true;
+  // A resume's replay (up to REPLAY_LIMIT events, megabytes) is written at once: it may wait in
+  // the buffer beside MAX_PENDING_BYTES until it drained, or the client could never get past it.
+  let allowance = MAX_PENDING_BYTES;
+  let subscribing = true;
   const send = (chunk: string | Buffer) => {
     if (!open) return;
     res.write(chunk);
-    if (res.writableLength > MAX_PENDING_BYTES) res.destroy();
+    if (res.writableLength > allowance) res.destroy();
   };
   const ping = () => send(pingFrame(Date.now(), heartbeatMs));
   send(RETRY_FRAME);
@@ -58,6 +65,26 @@ export function serveEvents(
     unsubscribe();
     res.end();
   };
-  unsubscribe = ts.events.subscribe({ onEvents: (events) => send(traceFrames(events)), onClose: end }, { tool, trace });
+  unsubscribe = ts.events.subscribe(
+    {
+      onEvents: (events) => {
+        const frames = eventFrames(events);
+        if (subscribing) {
+          allowance += frames.length;
+          res.once('drain', () => (allowance = MAX_PENDING_BYTES));
+        }
+        send(frames);
+      },
+      onReset: (id) => send(resetFrame(id, Date.now())),
+      onClose: end,
+    },
+    { tool, trace, session, lastEventId },
+  );
+  subscribing = false;
   if (open) res.once('close', end);
+}
+
+/** An id-like parameter: ignored when absent or absurdly long. */
+function bounded(value: string | null): string | null {
+  return value && value.length <= 256 ? value : null;
 }

@@ -122,7 +122,9 @@ function decisionRecorded(ts: Pick<Toolscope, 'events' | 'store' | 'executor'>, 
     const timer = setTimeout(finish, RECORDED_WITHIN_MS);
     const unsubscribe = ts.events.subscribe(
       (event) => {
-        if (event.id === traceId && event.type !== 'progress' && event.status !== 'awaiting_approval') finish();
+        if (event.kind !== 'trace') return;
+        const { data } = event;
+        if (data.trace_id === traceId && data.type !== 'progress' && data.status !== 'awaiting_approval') finish();
       },
       { trace: traceId },
     );

@@ -63,8 +63,36 @@ describe('eventStreamResponse', () => {
     const oneFrames = eventsOf(await readFrames(one, () => false), 'trace').map((f) =>
       JSON.parse(f.split('data: ')[1]!),
     );
-    expect(allFrames.map((e) => `${e.id}:${e.type}`)).toEqual(['t1:begin', 't2:begin', 't1:finish']);
-    expect(oneFrames.map((e) => `${e.id}:${e.type}`)).toEqual(['t1:begin', 't1:progress', 't1:finish']);
+    expect(allFrames.map((e) => `${e.trace_id}:${e.type}`)).toEqual(['t1:begin', 't2:begin', 't1:finish']);
+    expect(oneFrames.map((e) => `${e.trace_id}:${e.type}`)).toEqual(['t1:begin', 't1:progress', 't1:finish']);
+  });
+
+  it('gives every event an id line; resumes after Last-Event-ID with what was missed, or a reset frame', async () => {
+    const events = createTraceEvents();
+    const first = eventStreamResponse(new AbortController().signal, events, { heartbeatMs: 60_000, session: 's1' });
+    events.publish({ ...record('a'), sessionId: 's1' }, 'begin');
+    events.flush();
+    const seen = (await readFrames(first, (f) => eventsOf(f, 'trace').length === 1)).find((f) => f.includes('trace'))!;
+    const lastId = /^id: (\d+)$/m.exec(seen)![1]!;
+    events.publish({ ...record('b'), sessionId: 's2' }, 'begin');
+    events.publish({ ...record('a'), sessionId: 's1', status: 'succeeded' }, 'finish');
+    events.flush();
+    const resumed = eventStreamResponse(new AbortController().signal, events, {
+      heartbeatMs: 60_000,
+      session: 's1',
+      lastEventId: lastId,
+    });
+    const reset = eventStreamResponse(new AbortController().signal, events, { heartbeatMs: 60_000, lastEventId: '2' });
+    events.closeAll();
+    const replayed = eventsOf(await readFrames(resumed, () => false), 'trace');
+    expect(replayed).toHaveLength(1);
+    expect(replayed[0]).toMatch(/^id: \d+\nevent: trace\ndata: \{"type":"finish","trace_id":"a"/);
+    expect(Number(/^id: (\d+)/.exec(replayed[0]!)![1])).toBeGreaterThan(Number(lastId));
+    const resetFrames = await readFrames(reset, () => false);
+    expect(eventsOf(resetFrames, 'reset')).toEqual([
+      expect.stringMatching(/^id: \d+\nevent: reset\ndata: \{"reason":/),
+    ]);
+    expect(eventsOf(resetFrames, 'trace')).toEqual([]);
   });
 
   it('ends every stream on closeAll, and ends new ones at once after it', async () => {

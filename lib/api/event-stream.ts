@@ -1,25 +1,30 @@
-import { pingFrame, RETRY_FRAME, traceFrames } from '../event-frames';
+import { eventFrames, pingFrame, RETRY_FRAME, resetFrame } from '../event-frames';
 import { HEARTBEAT_INTERVAL_MS, type TraceEvents } from '../events';
 
 export interface EventStreamOptions {
   /** Only this tool's events. */
   tool?: string | null;
+  /** Only this session's events. */
+  session?: string | null;
   /** Follow one trace: its events only, `progress` included. */
   trace?: string | null;
+  /** Resume after this id (`Last-Event-ID`): the missed events first, or `event: reset`. */
+  lastEventId?: string | null;
   heartbeatMs?: number;
 }
 
 const encoder = new TextEncoder();
 
 /**
- * A server-sent event stream of trace changes: `event: trace` with one JSON `data:` line each, and
- * `event: ping` at once and every `heartbeatMs`, so clients can tell a quiet stream from a dead
- * one. Trace events come a batch at a time (see `createTraceEvents`), each batch one chunk. The
- * stream ends when the client goes away or the bus closes (server shutdown).
+ * A server-sent event stream: `event: trace|approval|fault_rule`, each with its `id:` and one JSON
+ * `data:` line, and `event: ping` at once and every `heartbeatMs`, so clients can tell a quiet
+ * stream from a dead one. Events come a batch at a time (see `createTraceEvents`), each batch one
+ * chunk; a resume (`lastEventId`) starts with the missed ones, or `event: reset`. The stream ends
+ * when the client goes away or the bus closes (server shutdown).
  * @example return eventStreamResponse(request.signal, ts.events, { trace: id });
  */
 export function eventStreamResponse(signal: AbortSignal, events: TraceEvents, options: EventStreamOptions = {}) {
-  const { tool, trace } = options;
+  const { tool, trace, session, lastEventId } = options;
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
   let cleanup = () => {};
   const stream = new ReadableStream<Uint8Array>({
@@ -53,9 +58,15 @@ export function eventStreamResponse(signal: AbortSignal, events: TraceEvents, op
       ping();
       unsubscribe = events.subscribe(
         // One batch's frames, encoded once for every stream with this filter.
-        { onEvents: (events) => send(traceFrames(events)), onClose: () => cleanup() },
-        { tool, trace },
+        {
+          onEvents: (events) => send(eventFrames(events)),
+          onReset: (id) => send(resetFrame(id, Date.now())),
+          onClose: () => cleanup(),
+        },
+        { tool, trace, session, lastEventId },
       );
+      // Closed while the replay was written (before `unsubscribe` was known): leave now.
+      if (!open) unsubscribe();
       if (signal.aborted) cleanup();
       else signal.addEventListener('abort', cleanup, { once: true });
     },

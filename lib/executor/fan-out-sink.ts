@@ -102,6 +102,8 @@ export function createFanOutSink(main: TraceSink, secondaries: SecondarySink[], 
       update: after('update'),
       finish: after('finish'),
       progress: main.progress ? (record) => main.progress?.(record) : undefined,
+      // Live-view hooks go to the main sink only (the event bus): secondary sinks see whole records.
+      step: main.step ? (record, step) => main.step?.(record, step) : undefined,
     },
     flush: (timeoutMs = Number.POSITIVE_INFINITY) => within(timeoutMs, Promise.all(lanes.map((lane) => lane.idle()))),
     close(timeoutMs = 5_000) {

@@ -3,7 +3,16 @@ import type { Clock } from './clock';
 import { createLiveOutput, type LiveOutput } from './live-output';
 import { createProgressThrottle, type ProgressThrottle } from './progress-throttle';
 import type { Redactor } from './redact';
-import type { CancelReason, FaultSpec, OutputReporter, ToolResult, TraceRecord, TraceSink } from './types';
+import type {
+  CancelReason,
+  FaultSpec,
+  OutputReporter,
+  StageName,
+  ToolResult,
+  TraceRecord,
+  TraceSink,
+  TraceStep,
+} from './types';
 
 /**
  * One call while it runs: its record, its cancellation, what its current attempt printed, and
@@ -34,7 +43,7 @@ export class LiveCall implements Cancellable {
     private readonly redactor: Redactor,
     private readonly maxOutputChars: number,
     clock: Clock,
-    sink: TraceSink,
+    private readonly sink: TraceSink,
   ) {
     const progress = sink.progress;
     this.throttle = progress ? createProgressThrottle(clock, () => this.publish(sink, progress)) : null;
@@ -95,6 +104,16 @@ export class LiveCall implements Cancellable {
   /** The record changed: publish progress (throttled). */
   changed(): void {
     this.throttle?.changed();
+  }
+
+  /** A stage that may wait began (execute, the wait for approval): live views hear of it once the call is recorded. */
+  stageBegan(stage: StageName): void {
+    this.step({ type: 'stage', stage });
+  }
+
+  /** Attempt `attempt` ended (its entry in the record is final). */
+  attemptEnded(attempt: number): void {
+    this.step({ type: 'attempt', attempt });
   }
 
   /** The sink just published the record (begin, update): progress waits its turn. */
@@ -161,6 +180,15 @@ export class LiveCall implements Cancellable {
       progress.call(sink, this.snapshot());
     } catch (error) {
       console.error(`[toolscope] progress listener failed for ${this.record.id}:`, error);
+    }
+  }
+
+  private step(step: TraceStep): void {
+    if (!this.begun || !this.sink.step) return;
+    try {
+      this.sink.step(this.record, step);
+    } catch (error) {
+      console.error(`[toolscope] step listener failed for ${this.record.id}:`, error);
     }
   }
 

@@ -166,6 +166,7 @@ export function createAttemptRunner(deps: {
     };
     if (backoffMs !== null) live.record.flags.retried = true;
     live.changed();
+    live.attemptEnded(attempt.number);
     return backoffMs;
   }
 

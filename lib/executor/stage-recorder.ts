@@ -30,6 +30,12 @@ export interface StageRecorder {
   failLast(detail: string): void;
 }
 
+/** Told when the stages change, and when a stage that may wait begins. */
+export interface StageListener {
+  changed(): void;
+  stageBegan?(name: StageName): void;
+}
+
 /** Milliseconds rounded to the microsecond: the clock's real precision, and cheaper to store. */
 export function roundMs(ms: number): number {
   return Math.round(ms * 1000) / 1000;
@@ -57,7 +63,7 @@ class Recorder implements StageRecorder {
   constructor(
     private readonly clock: Clock,
     private readonly t0: number,
-    private readonly listener: { changed(): void } | undefined,
+    private readonly listener: StageListener | undefined,
   ) {
     this.lastAt = t0;
   }
@@ -83,6 +89,7 @@ class Recorder implements StageRecorder {
     this.openStart = start;
     this.list.push({ name, status, startedAt: roundMs(start - this.t0), durationMs: 0, detail });
     this.listener?.changed();
+    this.listener?.stageBegan?.(name);
   }
 
   mark(status: 'running' | 'waiting', detail: string | null): void {
@@ -123,6 +130,6 @@ class Recorder implements StageRecorder {
 }
 
 /** Creates the stage recorder of one call that started at `t0` (clock time). */
-export function createStageRecorder(clock: Clock, t0: number, listener?: { changed(): void }): StageRecorder {
+export function createStageRecorder(clock: Clock, t0: number, listener?: StageListener): StageRecorder {
   return new Recorder(clock, t0, listener);
 }

@@ -422,4 +422,12 @@ export interface TraceSink {
    * output arrived). Throttled by the executor; live views listen, stores ignore it.
    */
   progress?(record: TraceRecord): void;
+  /**
+   * Optional, not durable: the call entered a stage that may take time (execute, a wait for
+   * approval), or one of its attempts ended. `record` is the live one: read it now, keep nothing.
+   */
+  step?(record: TraceRecord, step: TraceStep): void;
 }
+
+/** What `TraceSink.step` reports. */
+export type TraceStep = { type: 'stage'; stage: StageName } | { type: 'attempt'; attempt: number };

@@ -55,6 +55,8 @@ export interface FaultStoreOptions {
   newId?: () => string;
   /** Seeds for rules created without one; by default a random 32-bit integer. */
   newSeed?: () => number;
+  /** Told after a rule was created, updated or deleted, or all were (`reset`, id null): the event stream. */
+  onChange?: (type: 'created' | 'updated' | 'deleted' | 'reset', ruleId: string | null) => void;
 }
 
 const copy = (rule: FaultRule): FaultRule => ({ ...rule, params: structuredClone(rule.params) });
@@ -73,6 +75,13 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
   const newSeed = options.newSeed ?? (() => randomBytes(4).readUInt32BE(0) % (MAX_SEED + 1));
 
   const rows = createFaultRuleRows(db);
+  const changed = (type: 'created' | 'updated' | 'deleted' | 'reset', ruleId: string | null) => {
+    try {
+      options.onChange?.(type, ruleId);
+    } catch (error) {
+      console.error('[toolscope] a fault rule listener failed:', error);
+    }
+  };
 
   // Creation order: the order rules are tried in.
   let rules: CompiledRule[] = rows.load().map(compileRule);
@@ -148,6 +157,7 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
       const compiled = compileRule(rule);
       rows.insert(rule);
       rules = [...rules, compiled];
+      changed('created', rule.id);
       return copy(rule);
     },
     update(id, body) {
@@ -178,6 +188,7 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
       rows.replace(next);
       dirty.delete(current);
       rules = rules.map((c) => (c === found ? compiled : c));
+      changed('updated', id);
       return copy(next);
     },
     delete(id) {
@@ -186,6 +197,7 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
       rows.remove(id);
       dirty.delete(found.rule);
       rules = rules.filter((c) => c !== found);
+      changed('deleted', id);
       return true;
     },
     reset() {
@@ -193,6 +205,7 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
       rows.removeAll();
       dirty.clear();
       rules = [];
+      changed('reset', null);
       return count;
     },
     disableAll() {
@@ -203,6 +216,7 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
         c.rule.enabled = false;
         c.rule.updatedAt = at;
       }
+      for (const c of enabled) changed('updated', c.rule.id);
       return enabled.length;
     },
     activeCount() {

@@ -94,8 +94,10 @@ describe('createToolscope', () => {
       // Live views hear of a finished call only once it is committed, too.
       const publishedBeforeCommit: string[] = [];
       ts.events.subscribe((event) => {
-        if (event.type === 'finish' && statusOnDisk.get(event.id) !== event.status) {
-          publishedBeforeCommit.push(event.id);
+        if (event.kind !== 'trace') return;
+        const { data } = event;
+        if (data.type === 'finish' && statusOnDisk.get(data.trace_id) !== data.status) {
+          publishedBeforeCommit.push(data.trace_id);
         }
       });
       const seen = await Promise.all(
@@ -186,7 +188,7 @@ describe('live events', () => {
     const ts = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: 'data' }, dir));
     const following: string[] = [];
     const everyone: string[] = [];
-    ts.events.subscribe((event) => everyone.push(event.type));
+    ts.events.subscribe((event) => everyone.push(event.kind === 'trace' ? event.data.type : event.kind));
     const call = ts.executor.execute({
       name: 'run_shell',
       arguments: { command: ['sh', '-c', 'echo one; sleep 0.3; echo two'] },
@@ -195,7 +197,9 @@ describe('live events', () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     const [id] = ts.executor.inFlightIds();
-    ts.events.subscribe((event) => following.push(event.type), { trace: id });
+    ts.events.subscribe((event) => following.push(event.kind === 'trace' ? event.data.type : event.kind), {
+      trace: id,
+    });
     let live = ts.executor.inFlight(id ?? '');
     for (let i = 0; i < 100 && !live?.stdout?.includes('one'); i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));

@@ -4,6 +4,7 @@ import { type ApprovalQueue, createApprovalQueue } from '../approvals/approval-q
 import { type Config, loadConfig } from '../config';
 import { openDatabase } from '../db/open-database';
 import { startRetention } from '../db/retention';
+import { createSqliteEventHistory } from '../db/sqlite-event-history';
 import { createSqliteRecentCalls, type RecentCalls } from '../db/sqlite-recent-calls';
 import { createSqliteToolSeries, type ToolSeries } from '../db/sqlite-tool-series';
 import { createSqliteTraceStore } from '../db/sqlite-trace-store';
@@ -60,14 +61,30 @@ export interface Toolscope {
 
 /**
  * A sink that records through the store and tells live views (progress only to views following
- * that call). Once Toolscope is stopping it refuses to begin new calls, so nothing starts that
- * could not be recorded; once the store is closed, late writes are dropped instead of throwing.
+ * that call), approvals included: a write that says `awaiting_approval` is a request, the first
+ * write after it with a decision is the decision. Once Toolscope is stopping it refuses to begin
+ * new calls, so nothing starts that could not be recorded; once the store is closed, late writes
+ * are dropped instead of throwing.
  */
 function publishingSink(
   store: TraceStore,
   events: TraceEvents,
   lifecycle: { stopping: boolean; closed: boolean },
 ): TraceSink {
+  // Calls whose request for approval was published and whose decision was not yet.
+  const awaiting = new Set<string>();
+  const publish = (record: TraceRecord, type: 'begin' | 'update' | 'finish') => {
+    events.publish(record, type);
+    if (!record.approval) return;
+    if (record.status === 'awaiting_approval') {
+      if (!awaiting.has(record.id) && record.approval.decision === null) {
+        awaiting.add(record.id);
+        events.publishApproval(record, 'requested');
+      }
+    } else if (record.approval.decision !== null && awaiting.delete(record.id)) {
+      events.publishApproval(record, 'decided');
+    }
+  };
   const write = (
     record: TraceRecord,
     type: 'begin' | 'update' | 'finish',
@@ -79,16 +96,16 @@ function publishingSink(
     }
     const saved = save(record);
     if (!saved) {
-      events.publish(record, type);
+      publish(record, type);
       return;
     }
     // A finish being committed: live views hear of it once it is, like the caller, which the
     // executor answers only once this promise resolves. A failed commit is still published (the
     // call is answered all the same) and reaches the executor, which logs it.
     return saved.then(
-      () => events.publish(record, type),
+      () => publish(record, type),
       (error: unknown) => {
-        events.publish(record, type);
+        publish(record, type);
         throw error;
       },
     );
@@ -102,6 +119,9 @@ function publishingSink(
     finish: (record) => write(record, 'finish', (r) => store.finish(r)),
     progress(record) {
       if (!lifecycle.closed) events.publish(record, 'progress');
+    },
+    step(record, step) {
+      if (!lifecycle.closed) events.publish(record, step.type, step);
     },
   };
 }
@@ -242,8 +262,17 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
   // Checkpoints run on a thread of their own: on the event loop they stalled every request of their turn.
   const checkpointer = startWalCheckpointer(config.dbPath);
   const store = createSqliteTraceStore({ db, vault: createVault({ dir: config.dataDir }) });
+  // 25 streams a turn: a busy batch to 200 streams is ~8 slices, with requests served between them.
+  // A resume the ring cannot serve reads the calls begun, finished and decided since from the database.
+  const events = createTraceEvents({
+    streamsPerTurn: 25,
+    history: createSqliteEventHistory(db, {
+      lookbackMs: config.approvals.timeoutMs + 15 * 60_000,
+      beforeRead: () => store.flush(),
+    }),
+  });
   // On the store's connection: a few rows read into memory; hits and draws written in batches.
-  const faults = createFaultStore({ db });
+  const faults = createFaultStore({ db, onChange: (type, ruleId) => events.publishFaultRule(type, ruleId) });
   const series = createSqliteToolSeries(db, { beforeRead: () => store.flush() });
   const interruptedAtStart = store.markInterrupted(Date.now());
   // Charts read minute buckets for a day and hour buckets for a week; keep a little more.
@@ -269,8 +298,6 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     // The OS drops the lock itself; this also removes the owner file, so the next start sees a clean stop.
     lock.release();
   });
-  // 25 streams a turn: a busy batch to 200 streams is ~8 slices, with requests served between them.
-  const events = createTraceEvents({ streamsPerTurn: 25 });
   const approvals = createApprovalQueue({
     allowFromNowOn: ({ tool, specifier, session }) =>
       policy.add('allow', specifier ? `${tool}(${specifier})` : tool, session).rule,

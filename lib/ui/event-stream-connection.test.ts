@@ -53,8 +53,8 @@ class FakeSource implements EventSourceLike {
   open() {
     this.onopen?.(new Event('open'));
   }
-  emit(type: string, data: string) {
-    for (const listener of this.listeners.get(type) ?? []) listener({ data } as MessageEvent<string>);
+  emit(type: string, data: string, lastEventId = '') {
+    for (const listener of this.listeners.get(type) ?? []) listener({ data, lastEventId } as MessageEvent<string>);
   }
   fail() {
     this.onerror?.(new Event('error'));
@@ -104,10 +104,27 @@ describe('connectEventStream', () => {
     expect(t.connection.status()).toEqual({ state: 'connecting', retryAt: null });
     t.last().open();
     expect(t.connection.status().state).toBe('live');
-    t.last().emit('trace', JSON.stringify({ type: 'progress', id: 't1' }));
+    t.last().emit('trace', JSON.stringify({ type: 'progress', trace_id: 't1' }));
     t.last().emit('trace', 'not json');
-    expect(t.events).toEqual([{ type: 'progress', id: 't1' }]);
+    expect(t.events).toEqual([{ type: 'progress', trace_id: 't1' }]);
     expect(t.sources[0]!.url).toBe('/api/v1/events?trace=t1');
+  });
+
+  it('reconnects after the last event id it heard (?last_event_id=), and refetches on event: reset', () => {
+    const t = setup();
+    t.last().open();
+    t.last().emit('trace', JSON.stringify({ type: 'begin', trace_id: 't1' }), '1000');
+    t.last().emit('approval', JSON.stringify({ type: 'requested', trace_id: 't1' }), '1002');
+    t.last().fail();
+    t.timers.advance(750);
+    expect(t.last().url).toBe('/api/v1/events?trace=t1&last_event_id=1002');
+    t.last().open();
+    expect(t.reconnects()).toBe(1);
+    t.last().emit('reset', '{}', '5000');
+    expect(t.reconnects()).toBe(2);
+    t.last().fail();
+    t.timers.advance(750);
+    expect(t.last().url).toBe('/api/v1/events?trace=t1&last_event_id=5000');
   });
 
   it('stays live while pings arrive and drops after 2.5 heartbeats of silence', () => {

@@ -29,7 +29,11 @@ export interface EventStreamOptions {
   open(url: string): EventSourceLike;
   onEvent(event: TraceEvent): void;
   onStatus(status: ConnectionStatus): void;
-  /** A connection opened after an earlier one was lost or failed: catch up on what was missed. */
+  /**
+   * A connection opened after an earlier one was lost or failed, or the server said too much was
+   * missed (`event: reset`): catch up on what was missed. (A reconnect resumes from the last
+   * event id, so the server replays what it can; this is the belt to those braces.)
+   */
   onReconnect?(): void;
   heartbeatMs?: number;
   timers?: ConnectionTimers;
@@ -51,6 +55,14 @@ export function reconnectDelay(attempt: number, random: number): number {
   return Math.round(capped / 2 + (capped / 2) * random);
 }
 
+/** `url` with `last_event_id` set (replacing one already there). */
+export function withLastEventId(url: string, id: string): string {
+  const [path, query = ''] = url.split('?', 2) as [string, string?];
+  const params = new URLSearchParams(query);
+  params.set('last_event_id', id);
+  return `${path}?${params.toString()}`;
+}
+
 const realTimers: ConnectionTimers = {
   now: () => Date.now(),
   setTimeout: (callback, ms) => setTimeout(callback, ms),
@@ -63,8 +75,9 @@ const realTimers: ConnectionTimers = {
  * 2. Every message (trace events and the server's pings) re-arms a watchdog; silence for
  *    MISSED_HEARTBEATS heartbeats, or an error, is a drop: the stream is closed (the browser's own
  *    silent retry is not used) and the state is `disconnected` with the time of the next try.
- * 3. Tries again after `reconnectDelay`, growing with each failed try; a try that opens resets it
- *    and calls `onReconnect`.
+ * 3. Tries again after `reconnectDelay`, growing with each failed try, resuming after the last
+ *    event id seen (`?last_event_id=`: a new EventSource cannot send `Last-Event-ID`); a try that
+ *    opens resets the delay and calls `onReconnect`, and so does an `event: reset`.
  * Returns `close()` (stops everything) and `retryNow()` (skips the wait).
  */
 export function connectEventStream(options: EventStreamOptions) {
@@ -77,6 +90,7 @@ export function connectEventStream(options: EventStreamOptions) {
   let failures = 0;
   let lostOne = false;
   let closed = false;
+  let lastEventId: string | null = null;
   let status: ConnectionStatus = { state: 'connecting', retryAt: null };
 
   const setStatus = (next: ConnectionStatus) => {
@@ -109,7 +123,7 @@ export function connectEventStream(options: EventStreamOptions) {
     if (closed) return;
     retry = null;
     if (status.retryAt !== null) setStatus({ ...status, retryAt: null });
-    const current = options.open(options.url);
+    const current = options.open(lastEventId === null ? options.url : withLastEventId(options.url, lastEventId));
     source = current;
     const alive = () => {
       if (source === current) armWatchdog();
@@ -127,10 +141,21 @@ export function connectEventStream(options: EventStreamOptions) {
     current.onerror = () => {
       if (source === current) drop();
     };
-    current.addEventListener('ping', alive);
-    current.addEventListener('trace', (message) => {
-      if (source !== current) return;
+    // Every event carries an id; a ping carries the last one seen too.
+    const heard = (message: MessageEvent<string>) => {
+      if (source !== current) return false;
       alive();
+      if (message.lastEventId) lastEventId = message.lastEventId;
+      return true;
+    };
+    current.addEventListener('ping', heard);
+    current.addEventListener('approval', heard);
+    current.addEventListener('fault_rule', heard);
+    current.addEventListener('reset', (message) => {
+      if (heard(message)) options.onReconnect?.();
+    });
+    current.addEventListener('trace', (message) => {
+      if (!heard(message)) return;
       let event: TraceEvent;
       try {
         event = JSON.parse(message.data) as TraceEvent;
