@@ -34,6 +34,15 @@ export function resetFrame(id: number, at: number): string {
   return `id: ${id}\nevent: reset\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/**
+ * Where a new stream starts: an `id:` line alone, which dispatches no event but sets the client's
+ * last event id (as the HTML standard says), so a client dropped before its first event resumes
+ * from here instead of from nothing.
+ */
+export function startFrame(id: number): string {
+  return `id: ${id}\n\n`;
+}
+
 /** The first frame: the browser's own reconnect delay, a fallback for clients that do not manage reconnection. */
 export const RETRY_FRAME = 'retry: 2000\n\n';
 

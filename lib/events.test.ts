@@ -282,6 +282,29 @@ describe('event ids and resume (Last-Event-ID)', () => {
     expect(later.id).toBe(now * 1000);
   });
 
+  it('tells a new subscription where it starts; resuming from there gives what it missed before its first event', async () => {
+    const { clock, events } = setup();
+    const keeper = events.subscribe({ onEvents: () => {} });
+    events.publish(record('a'), 'begin');
+    await clock.advance(20);
+    let start = -1;
+    const first = events.subscribe({ onEvents: () => {}, onStart: (id) => (start = id) });
+    expect(start).toBeGreaterThan(0);
+    events.publish(record('b'), 'begin');
+    // Dropped before its first event was written: the client only knows the start id.
+    first();
+    await clock.advance(20);
+    const resumed: StreamEvent[] = [];
+    let startedAgain = false;
+    events.subscribe(
+      { onEvents: (batch) => resumed.push(...batch), onStart: () => (startedAgain = true) },
+      { lastEventId: String(start) },
+    );
+    expect(resumed.map(label)).toEqual(['b:begin']);
+    expect(startedAgain).toBe(false);
+    keeper();
+  });
+
   it('keeps stage and attempt events of a call still running at the flush, with their step', async () => {
     const { clock, events, collect } = setup();
     const stream = collect();

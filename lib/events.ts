@@ -98,6 +98,11 @@ export interface TraceSubscriber {
   onEvents?(events: readonly StreamEvent[]): void;
   /** A resume missed too much to replay: the client must refetch; `id` is where it stands now. */
   onReset?(id: number): void;
+  /**
+   * A subscription without a `lastEventId`: `id` is where it starts (the last id given out), so a
+   * client that drops before its first event resumes from here and misses nothing.
+   */
+  onStart?(id: number): void;
   /** Each event that passes the filter, at once (its id is not given yet: 0). */
   onEvent?(event: StreamEvent): void;
   /** The bus is shutting down: end the stream. Called once, also for subscriptions made after `closeAll`. */
@@ -306,7 +311,8 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
         }
       }
       const replay = lastEventId === null ? null : missed(lastEventId, filter);
-      if (replay && 'reset' in replay) guarded(() => subscriber.onReset?.(replay.reset), 'trace event reset');
+      if (replay === null) guarded(() => subscriber.onStart?.(ring.last), 'trace event start');
+      else if ('reset' in replay) guarded(() => subscriber.onReset?.(replay.reset), 'trace event reset');
       else if (replay && replay.events.length > 0) {
         const events = replay.events;
         guarded(() => subscriber.onEvents?.(events), 'trace event replay');

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { eventFrames, lastEventIdOf, pingFrame, RETRY_FRAME, resetFrame } from '../event-frames';
+import { eventFrames, lastEventIdOf, pingFrame, RETRY_FRAME, resetFrame, startFrame } from '../event-frames';
 import { HEARTBEAT_INTERVAL_MS } from '../events';
 import type { Toolscope } from '../server/create-toolscope';
 
@@ -76,6 +76,7 @@ export function serveEvents(
         send(frames);
       },
       onReset: (id) => send(resetFrame(id, Date.now())),
+      onStart: (id) => send(startFrame(id)),
       onClose: end,
     },
     { tool, trace, session, lastEventId },

@@ -1,4 +1,4 @@
-import { eventFrames, pingFrame, RETRY_FRAME, resetFrame } from '../event-frames';
+import { eventFrames, pingFrame, RETRY_FRAME, resetFrame, startFrame } from '../event-frames';
 import { HEARTBEAT_INTERVAL_MS, type TraceEvents } from '../events';
 
 export interface EventStreamOptions {
@@ -61,6 +61,7 @@ export function eventStreamResponse(signal: AbortSignal, events: TraceEvents, op
         {
           onEvents: (events) => send(eventFrames(events)),
           onReset: (id) => send(resetFrame(id, Date.now())),
+          onStart: (id) => send(startFrame(id)),
           onClose: () => cleanup(),
         },
         { tool, trace, session, lastEventId },

@@ -205,7 +205,10 @@ describe('the event stream: ids, session filter, approvals, resume', () => {
     await until(() => traceEvents(after.events).some((e) => e.type === 'finish'), 'the missed finish');
     after.unsubscribe();
     const events = traceEvents(after.events);
-    expect(events.filter((e) => e.type === 'finish').map((e) => e.trace_id)).toEqual([missed.results[0]!.trace_id]);
-    expect(events.some((e) => e.trace_id === seen.results[0]!.trace_id)).toBe(false);
+    // From the database the replay starts a margin (2 s) before the id's time: a call seen just
+    // before the restart may come again (with a new id); the missed one is never left out.
+    const finished = events.filter((e) => e.type === 'finish').map((e) => e.trace_id);
+    expect(finished).toContain(missed.results[0]!.trace_id);
+    expect(finished.every((id) => id === missed.results[0]!.trace_id || id === seen.results[0]!.trace_id)).toBe(true);
   });
 });

@@ -1,4 +1,7 @@
-/** One server-sent event frame: its `event` name (default `message`), `data` lines joined, `id` if it had one. */
+/**
+ * One server-sent event frame: its `event` name (default `message`), `data` lines joined, `id` if it
+ * had one. A frame with an id and no data has the event name `''`: it only moves the last event id.
+ */
 export interface SseFrame {
   event: string;
   data: string;
@@ -21,6 +24,8 @@ export function createSseParser(): (chunk: string) => SseFrame[] {
   const line = (text: string, frames: SseFrame[]) => {
     if (text === '') {
       if (sawData) frames.push({ event: event || 'message', data: data.join('\n'), id });
+      // A frame with an id and no data dispatches nothing but moves the last event id (the standard's rule).
+      else if (id !== null) frames.push({ event: '', data: '', id });
       event = '';
       data = [];
       id = null;

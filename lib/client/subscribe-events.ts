@@ -102,6 +102,11 @@ export function subscribeEvents(
         feed();
         for (const frame of parse(decoder.decode(value, { stream: true }))) {
           delay = firstDelay;
+          if (frame.event === '') {
+            // Where the stream starts: resuming from here misses nothing, even before a first event.
+            if (frame.id !== null) lastEventId = frame.id;
+            continue;
+          }
           let data: unknown = null;
           try {
             data = frame.data ? JSON.parse(frame.data) : null;
