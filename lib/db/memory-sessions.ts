@@ -94,7 +94,11 @@ export function memorySessionCalls(calls: Iterable<MemoryCall>, id: string, limi
     calls: mine
       .slice(0, max)
       .map(({ values, imported }) =>
-        decodeSessionCall({ ...values, imported: imported ? 1 : 0, argumentsPreview: argumentsPreview(values.arguments) }),
+        decodeSessionCall({
+          ...values,
+          imported: imported ? 1 : 0,
+          argumentsPreview: argumentsPreview(values.arguments),
+        }),
       ),
     truncated: mine.length > max,
   };

@@ -79,7 +79,8 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
   const batches = new Map<string, BatchMessage>();
 
   function* liveCalls(): Generator<MemoryCall> {
-    for (const row of rows) if (isLive(row)) yield { seq: row.seq, values: valuesOf(row), imported: row.imported === true };
+    for (const row of rows)
+      if (isLive(row)) yield { seq: row.seq, values: valuesOf(row), imported: row.imported === true };
   }
 
   function remove(row: MemoryRow): void {
