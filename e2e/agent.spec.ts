@@ -83,12 +83,16 @@ test('a scripted run of examples/agent.ts waits for its write to be approved on 
 
   // The session view: the first turn's three parallel calls in three lanes of one batch, the
   // approval wait drawn on the write, and what the model said above each batch.
-  const view = new SessionViewPage(page);
-  await view.goto(session);
-  await expect(view.bars).toHaveCount(5);
+  // Reached from one of its traces: the trace page links to its session view.
   const detail = (await (await request.get(`/api/v1/sessions/${session}`)).json()) as {
     calls: { id: string; tool: string; batch_id: string }[];
   };
+  await page.goto(`/traces/${detail.calls[0]?.id}`);
+  await page.getByTestId('open-session-view').click();
+  await expect(page).toHaveURL(new RegExp(`/sessions/${session}$`));
+  const view = new SessionViewPage(page);
+  await expect(view.view).toBeVisible();
+  await expect(view.bars).toHaveCount(5);
   const firstBatch = detail.calls.filter((call) => call.batch_id === detail.calls[0]?.batch_id);
   expect(firstBatch).toHaveLength(3);
   const lanes = await Promise.all(firstBatch.map((call) => view.bar(call.id).getAttribute('data-lane')));

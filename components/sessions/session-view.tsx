@@ -15,7 +15,7 @@ import { useTraceEvents } from '../use-trace-events';
 import { CallDetails } from './session-call-details';
 import { SessionCalls } from './session-calls';
 import { SessionTimeline } from './session-timeline';
-import { eventSessionId, fetchSession } from './sessions-api';
+import { fetchSession } from './sessions-api';
 import { layoutTimeline } from './timeline-layout';
 
 const REFETCH_THROTTLE_MS = 300;
@@ -72,16 +72,15 @@ export function SessionView({ initial, renderedAt }: { initial: SessionDetailJso
   const throttle = useRef<ReturnType<typeof setTimeout> | null>(null);
   const refetch = query.refetch;
   const connection = useTraceEvents(
-    (event) => {
-      const of = eventSessionId(event);
-      if (of !== undefined && of !== id) return;
+    () => {
       if (throttle.current) return;
       throttle.current = setTimeout(() => {
         throttle.current = null;
         void refetch();
       }, REFETCH_THROTTLE_MS);
     },
-    { onReconnect: () => void refetch() },
+    // The server sends this session's events only.
+    { session: id, onReconnect: () => void refetch() },
   );
   useEffect(() => setConnected(connection.state === 'live'), [connection.state]);
   useEffect(

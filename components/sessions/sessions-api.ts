@@ -43,9 +43,3 @@ export async function fetchSession(id: string): Promise<SessionDetailJson | null
   if (!response.ok) throw new Error(body?.error?.message ?? `session: HTTP ${response.status}`);
   return body as SessionDetailJson;
 }
-
-/** The session of a live event, whatever the event's field is called (`sessionId` or `session_id`). */
-export function eventSessionId(event: unknown): string | null | undefined {
-  const e = event as { sessionId?: string | null; session_id?: string | null };
-  return e.sessionId !== undefined ? e.sessionId : e.session_id;
-}

@@ -1,4 +1,4 @@
-import { ArrowLeft, ChevronLeft, ChevronRight, Download } from 'lucide-react';
+import { ArrowLeft, ChartGantt, ChevronLeft, ChevronRight, Download } from 'lucide-react';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { formatDuration } from '@/lib/ui/format';
@@ -148,6 +148,14 @@ export function TraceHeader({
                   {trace.sessionId}
                 </Link>
                 <span className="flex flex-wrap items-center gap-1">
+                  <Link
+                    href={`/sessions/${encodeURIComponent(trace.sessionId)}`}
+                    className="inline-flex items-center gap-1 rounded border border-line px-1.5 py-0.5 text-xs text-fg-muted hover:bg-muted hover:text-fg"
+                    title="Every call of this session on one time axis"
+                    data-testid="open-session-view"
+                  >
+                    <ChartGantt size={12} aria-hidden /> Session view
+                  </Link>
                   {!trace.imported && <SessionReplayButton sessionId={trace.sessionId} />}
                   <a
                     href={`/api/v1/sessions/${encodeURIComponent(trace.sessionId)}/export`}

@@ -1,6 +1,6 @@
 'use client';
 
-import { CircleStop, Copy, Ellipsis, ExternalLink, Trash2 } from 'lucide-react';
+import { ChartGantt, CircleStop, Copy, Ellipsis, ExternalLink, Trash2 } from 'lucide-react';
 import Link from 'next/link';
 import { type KeyboardEvent, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { CallStatus } from '@/lib/executor/types';
@@ -172,6 +172,17 @@ export function RowMenu({
               <Link role="menuitem" href={`/traces/${traceId}`} className={item} onClick={() => close(false)}>
                 <ExternalLink size={13} aria-hidden /> Open
               </Link>
+              {sessionId && (
+                <Link
+                  role="menuitem"
+                  href={`/sessions/${encodeURIComponent(sessionId)}`}
+                  className={item}
+                  data-testid="row-menu-session"
+                  onClick={() => close(false)}
+                >
+                  <ChartGantt size={13} aria-hidden /> Open the session view
+                </Link>
+              )}
               <button
                 type="button"
                 role="menuitem"
