@@ -91,15 +91,13 @@ export function memorySessionCalls(calls: Iterable<MemoryCall>, id: string, limi
     .filter((call) => call.values.sessionId === id)
     .sort((a, b) => (a.values.sessionSeq ?? 0) - (b.values.sessionSeq ?? 0) || a.seq - b.seq);
   return {
-    calls: mine
-      .slice(0, max)
-      .map(({ values, imported }) =>
-        decodeSessionCall({
-          ...values,
-          imported: imported ? 1 : 0,
-          argumentsPreview: argumentsPreview(values.arguments),
-        }),
-      ),
+    calls: mine.slice(0, max).map(({ values, imported }) =>
+      decodeSessionCall({
+        ...values,
+        imported: imported ? 1 : 0,
+        argumentsPreview: argumentsPreview(values.arguments),
+      }),
+    ),
     truncated: mine.length > max,
   };
 }
