@@ -53,6 +53,13 @@ async function recordAgentRun(request: APIRequestContext) {
   await new Promise((resolve) => setTimeout(resolve, 400));
   const decided = await request.post(`/api/v1/approvals/${waiting.traceId}`, { data: { decision: 'approve' } });
   expect(decided.ok(), await decided.text()).toBe(true);
+  // Approved, the write runs on: the session counts it running until it has finished.
+  await expect
+    .poll(
+      async () =>
+        ((await (await request.get(`/api/v1/traces/${waiting.traceId}`)).json()) as { status: string }).status,
+    )
+    .toBe('succeeded');
   const loop: string[] = [];
   for (const key of [
     { expression: '1/', precision: 4 },
