@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isJsonSchemaInput } from './json-schema-input';
 import type { CircuitBreakerPolicy, RetryPolicy, Tool, ToolDefinition } from './types';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -13,6 +14,9 @@ export const DEFAULT_RETRY: RetryPolicy = {
 
 export const DEFAULT_CIRCUIT_BREAKER: CircuitBreakerPolicy = { failureThreshold: 5, cooldownMs: 30_000 };
 
+/** A tool whose input schema is zod (Toolscope's own tools): its schema can be parsed directly. */
+export type ZodTool<I = unknown, O = unknown> = Tool<I, O> & { inputSchema: z.ZodType<I> };
+
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
@@ -26,6 +30,8 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  *   execute: ({ text }) => ({ text }),
  * });
  */
+export function defineTool<I, O>(definition: ToolDefinition<I, O> & { inputSchema: z.ZodType<I> }): ZodTool<I, O>;
+export function defineTool<I, O>(definition: ToolDefinition<I, O>): Tool<I, O>;
 export function defineTool<I, O>(definition: ToolDefinition<I, O>): Tool<I, O> {
   if (!TOOL_NAME.test(definition.name)) {
     throw new Error(`Tool name "${definition.name}" must be 1-64 letters, digits, "_" or "-"`);
@@ -42,8 +48,11 @@ export function defineTool<I, O>(definition: ToolDefinition<I, O>): Tool<I, O> {
   const unknownArguments = definition.unknownArguments ?? 'reject';
   return {
     ...definition,
+    // A JSON Schema says itself what it does with unknown fields (`additionalProperties`).
     inputSchema:
-      unknownArguments === 'reject' ? (strictObjects(definition.inputSchema) as z.ZodType<I>) : definition.inputSchema,
+      unknownArguments === 'reject' && !isJsonSchemaInput(definition.inputSchema)
+        ? (strictObjects(definition.inputSchema) as z.ZodType<I>)
+        : definition.inputSchema,
     unknownArguments,
     timeoutMs,
     retry,

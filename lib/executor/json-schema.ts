@@ -1,9 +1,17 @@
 import { z } from 'zod';
+import { isJsonSchemaInput } from './json-schema-input';
 import type { AnyTool } from './types';
+import type { ToolSchema } from './validate-input';
 
-/** The JSON Schema of a tool's input, derived from its zod schema: the one source of truth. */
+/**
+ * The JSON Schema of a tool's input: derived from its zod schema (the one source of truth), or
+ * the JSON Schema it came with; without `$schema`, which models' tool parameters do not take.
+ */
 export function inputJsonSchema(tool: AnyTool): Record<string, unknown> {
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.inputSchema, { io: 'input', unrepresentable: 'any' });
+  const input: ToolSchema = tool.inputSchema;
+  const { $schema: _ignored, ...schema } = isJsonSchemaInput(input)
+    ? input.schema
+    : z.toJSONSchema(input, { io: 'input', unrepresentable: 'any' });
   return schema;
 }
 

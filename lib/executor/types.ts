@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Clock } from './clock';
 import type { ErrorCode, ErrorKind } from './errors';
+import type { JsonSchemaInput } from './json-schema-input';
 import type { Recording } from './recording';
 
 /** How much a tool can change the world; decides the default permission policy. */
@@ -154,9 +155,10 @@ export interface ToolContext {
 export interface ToolDefinition<I = unknown, O = unknown> {
   name: string;
   description: string;
-  inputSchema: z.ZodType<I>;
+  /** zod for Toolscope's own tools; JSON Schema (`jsonSchemaInput`) for tools that come with one (MCP servers). */
+  inputSchema: z.ZodType<I> | JsonSchemaInput<I>;
   /** Checked by the normalize stage; a mismatch fails with INVALID_OUTPUT. */
-  outputSchema?: z.ZodType<O>;
+  outputSchema?: z.ZodType<O> | JsonSchemaInput<O>;
   /** The worst this tool can do; the default permission policy follows from it. */
   sideEffect: SideEffect;
   /** When the side effect depends on the input (an HTTP GET reads, a POST writes). */

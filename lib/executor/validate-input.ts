@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { errorData } from './errors';
+import { checkJsonSchema, isJsonSchemaInput, type JsonSchemaInput } from './json-schema-input';
 import type { ToolErrorData } from './types';
 
 export interface FieldIssue {
@@ -11,12 +12,19 @@ export interface FieldIssue {
 
 export type Validated = { ok: true; value: unknown } | { ok: false; error: ToolErrorData };
 
+/** A tool's input or output schema: zod, or JSON Schema (`jsonSchemaInput`) for tools from outside. */
+export type ToolSchema<T = unknown> = z.ZodType<T> | JsonSchemaInput<T>;
+
 /**
- * Stage 2: checks arguments against the tool's zod schema, one issue per failing field. An
- * object with unknown keys gives one issue per unknown field, naming the fields the object
- * takes, so the model can tell a typo from a field that does not exist.
+ * Stage 2: checks arguments against the tool's schema (zod, or JSON Schema through Ajv), one
+ * issue per failing field. An object with unknown keys gives one issue per unknown field, naming
+ * the fields the object takes, so the model can tell a typo from a field that does not exist.
  */
-export function validateInput(toolName: string, schema: z.ZodType, value: unknown): Validated {
+export function validateInput(toolName: string, schema: ToolSchema, value: unknown): Validated {
+  if (isJsonSchemaInput(schema)) {
+    const checked = checkJsonSchema(schema, value, toolName);
+    return checked.ok ? checked : invalid(toolName, checked.issues);
+  }
   const parsed = schema.safeParse(value);
   if (parsed.success) return { ok: true, value: parsed.data };
   const issues: FieldIssue[] = parsed.error.issues.flatMap((issue): FieldIssue[] => {
@@ -36,6 +44,11 @@ export function validateInput(toolName: string, schema: z.ZodType, value: unknow
       code: issue.code,
     }));
   });
+  return invalid(toolName, issues);
+}
+
+/** INVALID_ARGUMENTS listing the first ten issues; all of them in `details.issues`. */
+function invalid(toolName: string, issues: FieldIssue[]): Validated {
   const listed = issues
     .slice(0, 10)
     .map((i) => `${i.path || '(arguments)'}: ${i.message}`)

@@ -1,6 +1,7 @@
 import type { RecentCall } from '../db/sqlite-recent-calls';
 import type { PolicyDecision } from '../executor/ports';
 import type { Policy } from '../executor/types';
+import { validateInput } from '../executor/validate-input';
 import type { RuleSet, ToolLookup } from './rule-set';
 
 /** A recorded call whose policy (allow, ask, deny) the draft rules would change. */
@@ -42,15 +43,15 @@ export function previewRules(options: {
   let skipped = 0;
   for (const call of options.calls) {
     const tool = options.lookup(call.tool);
-    const input = tool?.inputSchema.safeParse(call.arguments);
-    if (!tool || !input?.success) {
+    const input = tool ? validateInput(tool.name, tool.inputSchema, call.arguments) : null;
+    if (!tool || !input?.ok) {
       skipped++;
       continue;
     }
     const request = {
       tool: call.tool,
-      input: input.data,
-      sideEffect: call.sideEffect ?? tool.sideEffectOf?.(input.data) ?? tool.sideEffect,
+      input: input.value,
+      sideEffect: call.sideEffect ?? tool.sideEffectOf?.(input.value) ?? tool.sideEffect,
       actor: call.actor,
       sessionId: call.sessionId,
     };

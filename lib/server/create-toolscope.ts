@@ -220,21 +220,20 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
   // Started now, so the first calculator call does not wait for its workers to load mathjs.
   const calculatorPool = createCalculatorPool();
   calculatorPool.warm();
-  const registry = createRegistry(
-    createBuiltinTools({
-      workspace: config.workspace,
-      shellAllow: config.shellAllow,
-      httpAllow: config.httpAllow,
-      // A model must not drive Toolscope itself (read traces, later approve calls) through loopback.
-      httpDeny: ['127.0.0.1', 'localhost', '[::1]'].map((host) => `${host}:${config.port}`),
-      maxFileBytes: config.limits.maxFileBytes,
-      maxResponseBytes: config.limits.maxResponseBytes,
-      configFile: config.configPath,
-      calculatorPool,
-      // With OpenTelemetry, what http_request calls is a child of the call's span.
-      propagation: otel ? childOfCallSpan : undefined,
-    }).concat(options.tools ?? []),
-  );
+  const builtins: AnyTool[] = createBuiltinTools({
+    workspace: config.workspace,
+    shellAllow: config.shellAllow,
+    httpAllow: config.httpAllow,
+    // A model must not drive Toolscope itself (read traces, later approve calls) through loopback.
+    httpDeny: ['127.0.0.1', 'localhost', '[::1]'].map((host) => `${host}:${config.port}`),
+    maxFileBytes: config.limits.maxFileBytes,
+    maxResponseBytes: config.limits.maxResponseBytes,
+    configFile: config.configPath,
+    calculatorPool,
+    // With OpenTelemetry, what http_request calls is a child of the call's span.
+    propagation: otel ? childOfCallSpan : undefined,
+  });
+  const registry = createRegistry(builtins.concat(options.tools ?? []));
   // Rules are checked against the tools before anything else opens: a bad rule stops the start.
   let policy: PolicyStore;
   try {

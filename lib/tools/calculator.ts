@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { defineTool } from '../executor/define-tool';
+import { defineTool, type ZodTool } from '../executor/define-tool';
 import { ToolError } from '../executor/errors';
-import type { Tool } from '../executor/types';
 import {
   CALCULATION_DEADLINE_MS,
   type CalculatorPool,
@@ -52,7 +51,7 @@ export interface CalculatorToolOptions {
  *    answers EVALUATION_LIMIT; a cancelled call terminates its worker the same way.
  * @example await createCalculatorTool().execute({ expression: '2^10' }, ctx) // { result: 1024, ... }
  */
-export function createCalculatorTool(options: CalculatorToolOptions = {}): Tool<CalculatorInput, CalculatorOutput> {
+export function createCalculatorTool(options: CalculatorToolOptions = {}): ZodTool<CalculatorInput, CalculatorOutput> {
   return defineTool({
     name: 'calculator',
     description: [

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { defineTool } from '../executor/define-tool';
+import { defineTool, type ZodTool } from '../executor/define-tool';
 import { ToolError } from '../executor/errors';
-import type { PermissionRefusal, SideEffect, Tool, TraceContext } from '../executor/types';
+import type { PermissionRefusal, SideEffect, TraceContext } from '../executor/types';
 import { formatTraceparent, passOnIncoming, type TracePropagation } from '../otel/trace-context';
 import { createHttpSubject } from '../policy/http-subject';
 import { createByteCollector } from './byte-collector';
@@ -111,7 +111,7 @@ export function httpSideEffect(input: { method?: string }): SideEffect {
  * Declared `write` (the worst case); `sideEffectOf` gives `read` for GET and HEAD.
  * @example createHttpRequestTool().execute({ url: 'http://localhost:8080/health' }, ctx)
  */
-export function createHttpRequestTool(options: HttpRequestOptions = {}): Tool<ParsedInput, HttpRequestOutput> {
+export function createHttpRequestTool(options: HttpRequestOptions = {}): ZodTool<ParsedInput, HttpRequestOutput> {
   const allowlist = createHostAllowlist(options.allowHosts ?? DEFAULT_HTTP_ALLOW, options.denyHosts);
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;

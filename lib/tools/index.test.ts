@@ -3,13 +3,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { isProcessOutput } from '../executor/process-output';
-import type { AnyTool } from '../executor/types';
 import { validateInput } from '../executor/validate-input';
 import { createBuiltinTools } from './index';
 import { createTempDir, createTestContext } from './test-helpers';
 
 let temp: Awaited<ReturnType<typeof createTempDir>>;
-let tools: AnyTool[];
+let tools: ReturnType<typeof createBuiltinTools>;
 const byName = (name: string) => {
   const tool = tools.find((candidate) => candidate.name === name);
   if (!tool) throw new Error(`no tool ${name}`);
@@ -159,6 +158,6 @@ describe('createBuiltinTools', () => {
   });
 });
 
-function inputJsonSchemaOf(tool: AnyTool): Record<string, unknown> {
+function inputJsonSchemaOf(tool: ReturnType<typeof createBuiltinTools>[number]): Record<string, unknown> {
   return z.toJSONSchema(tool.inputSchema, { io: 'input' }) as Record<string, unknown>;
 }

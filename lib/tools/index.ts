@@ -1,4 +1,4 @@
-import type { AnyTool } from '../executor/types';
+import type { ZodTool } from '../executor/define-tool';
 import type { TracePropagation } from '../otel/trace-context';
 import { createCalculatorTool } from './calculator';
 import type { CalculatorPool } from './calculator-pool';
@@ -51,7 +51,9 @@ export interface BuiltinToolsOptions {
  * Creates the built-in tools from the app's config, in the order a catalog shows them.
  * @example createBuiltinTools({ workspace, shellAllow: ['ls'], httpAllow: ['localhost'], configFile: null })
  */
-export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
+/** Toolscope's own tools: every one has a zod schema. */
+// biome-ignore lint/suspicious/noExplicitAny: a list holds tools of every input type.
+export function createBuiltinTools(options: BuiltinToolsOptions): ZodTool<any, any>[] {
   const { workspace, maxFileBytes, configFile } = options;
   return [
     createCalculatorTool({ pool: options.calculatorPool }),

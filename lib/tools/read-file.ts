@@ -1,9 +1,8 @@
 import { constants, promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
-import { defineTool } from '../executor/define-tool';
+import { defineTool, type ZodTool } from '../executor/define-tool';
 import { ToolError } from '../executor/errors';
-import type { Tool } from '../executor/types';
 import { createPathSubject } from '../policy/path-subject';
 import { BINARY_SAMPLE_BYTES, detectBinary } from './detect-binary';
 import { fileError, fileNotFound } from './file-errors';
@@ -65,7 +64,7 @@ export interface ReadFileOutput {
  * 4. The lines `offset .. offset + limit - 1` are returned, with `nextOffset` when more remain.
  * @example createReadFileTool({ workspace: '/srv/ws' }).execute({ path: 'README.md' }, ctx)
  */
-export function createReadFileTool(options: ReadFileOptions): Tool<ReadFileInput, ReadFileOutput> {
+export function createReadFileTool(options: ReadFileOptions): ZodTool<ReadFileInput, ReadFileOutput> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_FILE_BYTES;
   const defaultLimit = options.defaultLimit ?? DEFAULT_MAX_LINES;
   return defineTool({

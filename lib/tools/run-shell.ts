@@ -1,10 +1,10 @@
 import { promises as fs, constants as fsConstants } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { defineTool } from '../executor/define-tool';
+import { defineTool, type ZodTool } from '../executor/define-tool';
 import { errorData, ToolError } from '../executor/errors';
 import { type ProcessOutput, processOutput } from '../executor/process-output';
-import type { PermissionRefusal, Tool } from '../executor/types';
+import type { PermissionRefusal } from '../executor/types';
 import { createCommandSubject } from '../policy/command-subject';
 import { settingSource } from './config-source';
 import { fileError } from './file-errors';
@@ -68,7 +68,7 @@ export type RunShellInput = z.infer<typeof inputSchema>;
  * or `git -c` run arbitrary commands. List only what the agent needs.
  * @example createRunShellTool({ workspace: '/srv/ws', allow: ['ls'] }).execute({ command: ['ls'] }, ctx)
  */
-export function createRunShellTool(options: RunShellOptions): Tool<RunShellInput, ProcessOutput> {
+export function createRunShellTool(options: RunShellOptions): ZodTool<RunShellInput, ProcessOutput> {
   const allow: ReadonlySet<string> = new Set(options.allow);
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const allowed = options.allow.length > 0 ? options.allow.join(', ') : 'none (ask the user to allow some)';

@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { defineTool } from '../executor/define-tool';
+import { defineTool, type ZodTool } from '../executor/define-tool';
 import { ToolError } from '../executor/errors';
-import type { Tool } from '../executor/types';
 import { createPathSubject } from '../policy/path-subject';
 import { fileError } from './file-errors';
 import { formatBytes } from './format-bytes';
@@ -51,7 +50,7 @@ export interface WriteFileOutput {
  *    place instead of writing through it. An existing file keeps its permissions.
  * @example createWriteFileTool({ workspace: '/srv/ws' }).execute({ path: 'a.txt', content: 'hi' }, ctx)
  */
-export function createWriteFileTool(options: WriteFileOptions): Tool<WriteFileInput, WriteFileOutput> {
+export function createWriteFileTool(options: WriteFileOptions): ZodTool<WriteFileInput, WriteFileOutput> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_WRITE_BYTES;
   return defineTool({
     name: 'write_file',
