@@ -363,6 +363,22 @@ describe('event ids and resume (Last-Event-ID)', () => {
     expect(all.batches[0]!.at(-1)!.data).toEqual({ type: 'created', rule_id: 'flt_1', at: ruleAt });
   });
 
+  it('tools events reach unfiltered streams only, one per server and batch', async () => {
+    const { clock, events, collect } = setup();
+    const all = collect();
+    const filtered = collect({ tool: 'fs__read_file' });
+    events.publishTools('fs');
+    events.publishTools('everything');
+    events.publishTools('fs');
+    const at = clock.epochMs();
+    await clock.advance(20);
+    expect(filtered.seen()).toEqual([]);
+    expect(all.batches.flat().map((event) => event.data)).toEqual([
+      { type: 'changed', server: 'everything', at },
+      { type: 'changed', server: 'fs', at },
+    ]);
+  });
+
   it('resumes from the database when the ring no longer holds the id: odd ids above it, below the live ones after', async () => {
     const clock = createManualClock();
     const asked: number[] = [];

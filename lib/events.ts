@@ -64,11 +64,22 @@ export interface FaultRuleEvent {
   at: number;
 }
 
+/**
+ * `event: tools`: the registered tools changed (an MCP server connected, went down, changed its
+ * list): `server` names the MCP server, null for a change of no server's tools.
+ */
+export interface ToolsEvent {
+  type: 'changed';
+  server: string | null;
+  at: number;
+}
+
 /** What an event says: its `event:` name and its `data:`. */
 export type EventBody =
   | { kind: 'trace'; data: TraceEvent }
   | { kind: 'approval'; data: ApprovalEvent }
-  | { kind: 'fault_rule'; data: FaultRuleEvent };
+  | { kind: 'fault_rule'; data: FaultRuleEvent }
+  | { kind: 'tools'; data: ToolsEvent };
 
 /** One event on the stream: its `id:`, its `event:` name and its `data:`. */
 export type StreamEvent = EventBody & { id: number };
@@ -154,6 +165,8 @@ export interface TraceEvents {
   publishApproval(record: TraceRecord, type: ApprovalEvent['type']): void;
   /** A fault rule was created, updated or deleted, or all were (`reset`, `ruleId` null). */
   publishFaultRule(type: FaultRuleEvent['type'], ruleId: string | null): void;
+  /** The tools changed: `server`'s (an MCP server), or null for others. */
+  publishTools(server: string | null): void;
   /** Returns the unsubscribe function. A function is an `onEvent` listener. */
   subscribe(subscriber: TraceSubscriber | ((event: StreamEvent) => void), options?: SubscribeOptions): () => void;
   listenerCount(): number;
@@ -385,6 +398,9 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
     publishFaultRule(type, ruleId) {
       enqueue({ id: 0, kind: 'fault_rule', data: { type, rule_id: ruleId, at: clock.epochMs() } });
     },
+    publishTools(server) {
+      enqueue({ id: 0, kind: 'tools', data: { type: 'changed', server, at: clock.epochMs() } });
+    },
     subscribe(subscriber, subscribeOptions = {}) {
       const resolved: TraceSubscriber = typeof subscriber === 'function' ? { onEvent: subscriber } : subscriber;
       if (closed) {
@@ -425,11 +441,11 @@ function guarded(run: () => void, what: string) {
 }
 
 /**
- * Following a trace: only its events, progress included; otherwise no progress. Fault rule
- * events concern no call: only unfiltered streams get them.
+ * Following a trace: only its events, progress included; otherwise no progress. Fault rule and
+ * tools events concern no call: only unfiltered streams get them.
  */
 export function passes(event: EventBody, { tool, session, trace }: Filter): boolean {
-  if (event.kind === 'fault_rule') return !tool && !session && !trace;
+  if (event.kind === 'fault_rule' || event.kind === 'tools') return !tool && !session && !trace;
   const data = event.data;
   if (trace ? data.trace_id !== trace : data.type === 'progress') return false;
   return (!tool || data.tool === tool) && (!session || data.session_id === session);
@@ -449,14 +465,23 @@ const SUPERSEDABLE = new Set<TraceEvent['type']>(['update', 'stage', 'attempt', 
  * `stage`, `attempt` or `progress` followed by another trace event of its call. Clients only
  * refetch on those, and the later event arrives in the same write, so a fast call is `begin` +
  * `finish` on the wire. A `begin` is always kept (the paused list counts new calls by it), and so
- * are every `finish`, approval and fault rule event.
+ * are every `finish`, approval and fault rule event. `tools` events are coalesced: the last of
+ * each server in the batch stands for the others.
  */
 export function withoutSuperseded(events: StreamEvent[]): StreamEvent[] {
-  if (!events.some((event) => event.kind === 'trace' && SUPERSEDABLE.has(event.data.type))) return events;
+  if (!events.some((event) => (event.kind === 'trace' && SUPERSEDABLE.has(event.data.type)) || event.kind === 'tools'))
+    return events;
   const later = new Set<string>();
+  // Servers whose tools changed later in the batch: one `tools` event per server is enough.
+  const laterTools = new Set<string | null>();
   const kept: StreamEvent[] = [];
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
+    if (event.kind === 'tools') {
+      if (!laterTools.has(event.data.server)) kept.push(event);
+      laterTools.add(event.data.server);
+      continue;
+    }
     if (event.kind !== 'trace') {
       kept.push(event);
       continue;

@@ -75,6 +75,12 @@ export const ERROR_CODES = {
     kind: 'internal',
     hint: 'Toolscope could not record the call; try again shortly.',
   },
+  /** The tool belongs to an MCP server that is not connected now (down, reconnecting). */
+  UPSTREAM_UNAVAILABLE: {
+    retryable: true,
+    kind: 'temporary',
+    hint: 'The server is reconnecting on its own: try the call again in a little while.',
+  },
   /** Recording mode: the recorded session has no call with this tool and these arguments, and nothing ran. */
   RECORDING_MISS: {
     retryable: false,

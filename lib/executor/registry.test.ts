@@ -26,6 +26,31 @@ describe('createRegistry', () => {
     expect(registry.get('echo')).toBeUndefined();
   });
 
+  it("tells its listeners of every change, and replaces one owner's tools at once", () => {
+    const registry = createRegistry([echo]);
+    const changes: unknown[] = [];
+    const stop = registry.onChange((change) => changes.push(change));
+    const tool = (name: string) => ({ ...echo, name });
+    const a = tool('fs__a');
+    const b = tool('fs__b');
+    registry.register(a);
+    registry.replace((name) => name.startsWith('fs__'), [tool('fs__a'), b]);
+    registry.replace((name) => name.startsWith('fs__'), [b]);
+    expect(() => registry.replace((name) => name.startsWith('fs__'), [tool('echo')])).toThrow(/already registered/);
+    expect(registry.get('echo')).toBe(echo);
+    registry.unregister('fs__b');
+    stop();
+    registry.register(tool('late'));
+    expect(changes).toEqual([
+      { type: 'registered', names: ['fs__a'] },
+      { type: 'registered', names: ['fs__b'] },
+      { type: 'updated', names: ['fs__a'] },
+      { type: 'unregistered', names: ['fs__a'] },
+      { type: 'unregistered', names: ['fs__b'] },
+    ]);
+    expect(registry.list().map((t) => t.name)).toEqual(['echo', 'late']);
+  });
+
   it('rejects a second tool with a taken name', () => {
     const registry = createRegistry([echo]);
     expect(() => registry.register({ ...echo })).toThrow(/already registered/);

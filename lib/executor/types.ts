@@ -188,7 +188,19 @@ export interface ToolDefinition<I = unknown, O = unknown> {
    * naming each one, and the JSON Schema says `additionalProperties: false`; `ignore` drops them.
    */
   unknownArguments?: 'reject' | 'ignore';
+  /**
+   * Whether the tool can run now (a tool of an MCP server that is down cannot): the validate
+   * stage fails a call to an unavailable tool with UPSTREAM_UNAVAILABLE, naming `reason`.
+   * Absent: always available.
+   */
+  availability?: () => ToolAvailability;
   execute(input: I, ctx: ToolContext): Promise<O> | O;
+}
+
+/** Whether a tool can run now, and why not (a sentence naming the server and what happened to it). */
+export interface ToolAvailability {
+  available: boolean;
+  reason: string | null;
 }
 
 /** A tool as the executor holds it: defaults filled in. */

@@ -12,8 +12,9 @@ export type ValidateOutcome =
   | { ok: false; error: ToolErrorData };
 
 /**
- * Stage 2: the tool exists (UNKNOWN_TOOL naming the available ones otherwise) and the arguments
- * match its schema (INVALID_ARGUMENTS per field). Either way the record gets the arguments
+ * Stage 2: the tool exists (UNKNOWN_TOOL naming the available ones otherwise), can run now
+ * (UPSTREAM_UNAVAILABLE while its MCP server is down) and the arguments match its schema
+ * (INVALID_ARGUMENTS per field). Either way the record gets the arguments
  * redacted, and the call its secrets, so that later stages scrub them from everything.
  */
 export function runValidateStage(
@@ -38,6 +39,15 @@ export function runValidateStage(
   const redacted = deps.redactor.redact(call.args, tool.sensitivePaths);
   record.arguments = redacted.value;
   live.secrets = redacted.secrets;
+  const availability = tool.availability?.();
+  if (availability && !availability.available) {
+    record.sideEffect = tool.sideEffect;
+    const error = errorData('UPSTREAM_UNAVAILABLE', availability.reason ?? `${tool.name} is not available now.`, {
+      stage: 'validate',
+    });
+    stages.add('validate', start, 'failed', error.message);
+    return { ok: false, error };
+  }
   const validated = validateInput(tool.name, tool.inputSchema, call.args);
   if (!validated.ok) {
     record.sideEffect = tool.sideEffect;

@@ -7,7 +7,7 @@ const toolscopes = testToolscopes('toolscope-publishing-');
 /** `kind:type` (and the stage or attempt) of what the bus heard about one call. */
 function story(events: StreamEvent[], traceId: string): string[] {
   return events.flatMap((event) => {
-    if (event.kind === 'fault_rule' || event.data.trace_id !== traceId) return [];
+    if (event.kind === 'fault_rule' || event.kind === 'tools' || event.data.trace_id !== traceId) return [];
     const data = event.data;
     const step =
       'stage' in data && data.stage ? ` ${data.stage}` : 'attempt' in data && data.attempt ? ` ${data.attempt}` : '';
