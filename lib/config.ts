@@ -27,6 +27,52 @@ const permissionRule = z
     return { rule: entry.rule.trim(), session: entry.session };
   });
 
+const MCP_SERVER_NAME = /^[a-zA-Z0-9_-]{1,32}$/;
+
+/**
+ * One upstream MCP server: a program spoken to over stdio (`command`, `args`, `env`, `cwd`) or a
+ * Streamable HTTP endpoint (`url`, `headers`), plus its calls' limits and per-tool overrides.
+ */
+const mcpServer = z
+  .object({
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    cwd: z.string().min(1).optional(),
+    url: z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL' }).optional(),
+    headers: z.record(z.string().min(1), z.string()).optional(),
+    timeout_ms: z.number().int().min(100).max(3_600_000).optional(),
+    retries: z.number().int().min(1).max(10).optional(),
+    tools: z
+      .record(
+        z.string().min(1),
+        z
+          .object({ side_effect: z.enum(['none', 'read', 'write']), idempotent: z.boolean() })
+          .partial()
+          .strict(),
+      )
+      .optional(),
+  })
+  .strict()
+  .superRefine((server, ctx) => {
+    if ((server.command === undefined) === (server.url === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'give either "command" (a stdio server) or "url" (Streamable HTTP)' });
+      return;
+    }
+    const wrong = server.url
+      ? (['args', 'env', 'cwd'] as const).filter((key) => server[key] !== undefined)
+      : (['headers'] as const).filter((key) => server[key] !== undefined);
+    for (const key of wrong) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: server.url
+          ? `"${key}" is for stdio servers (with "command")`
+          : '"headers" is for HTTP servers (with "url")',
+      });
+    }
+  });
+
 /** The shape of `toolscope.config.json`. Every field is optional. */
 export const configFileSchema = z
   .object({
@@ -111,6 +157,24 @@ export const configFileSchema = z
       .strict()
       .default({})
       .describe('How long calls are kept: the newest maxCalls calls not older than maxAgeDays'),
+    mcp: z
+      .object({
+        servers: z
+          .record(
+            z
+              .string()
+              .regex(MCP_SERVER_NAME, 'a server name is 1-32 letters, digits, "_" or "-"')
+              .refine(
+                (name) => !name.includes('__'),
+                'a server name must not contain "__" (it separates server and tool)',
+              ),
+            mcpServer,
+          )
+          .default({}),
+      })
+      .strict()
+      .default({ servers: {} })
+      .describe('Upstream MCP servers whose tools are registered as <server>__<tool>'),
   })
   .strict();
 
@@ -137,6 +201,35 @@ export interface RetentionConfig {
 
 /** Keep the last 30 days, however many calls that is. */
 export const DEFAULT_RETENTION: RetentionConfig = { maxAgeDays: 30, maxCalls: null };
+
+/** What the config says of one tool of an MCP server, over what the server's annotations say. */
+export interface McpToolSettings {
+  sideEffect?: 'none' | 'read' | 'write';
+  idempotent?: boolean;
+}
+
+interface McpServerBase {
+  name: string;
+  /** Per attempt. */
+  timeoutMs: number;
+  /** Attempts in all for a tool marked idempotent (the others get one). */
+  retries: number;
+  tools: Record<string, McpToolSettings>;
+}
+
+/**
+ * An upstream MCP server as configured. HTTP header values have their `${NAME}` references
+ * filled in from the environment here: they may be secrets, so a server's settings are never
+ * written to traces, logs or API answers.
+ */
+export type McpServerConfig = McpServerBase &
+  (
+    | { transport: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd: string | null }
+    | { transport: 'http'; url: string; headers: Record<string, string> }
+  );
+
+export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
+export const DEFAULT_MCP_RETRIES = 3;
 
 /** A permission rule from the config file, maybe limited to one session. */
 export interface RuleSetting {
@@ -179,6 +272,8 @@ export interface Config {
   redactKeys: string[];
   limits: Limits;
   retention: RetentionConfig;
+  /** Upstream MCP servers, in the config file's order. */
+  mcpServers: McpServerConfig[];
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -257,7 +352,58 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redactKeys: file.redact.keys,
     limits: { ...DEFAULT_LIMITS, ...file.limits },
     retention: { ...DEFAULT_RETENTION, ...file.retention },
+    mcpServers: mcpServersOf(file.mcp.servers, base, env, configPath),
   };
+}
+
+/** `${NAME}` in a header value: filled in from the environment. */
+const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+function mcpServersOf(
+  servers: ConfigFile['mcp']['servers'],
+  base: string,
+  env: Record<string, string | undefined>,
+  configPath: string | null,
+): McpServerConfig[] {
+  const missing: string[] = [];
+  const result = Object.entries(servers).map(([name, server]): McpServerConfig => {
+    const common: McpServerBase = {
+      name,
+      timeoutMs: server.timeout_ms ?? DEFAULT_MCP_TIMEOUT_MS,
+      retries: server.retries ?? DEFAULT_MCP_RETRIES,
+      tools: Object.fromEntries(
+        Object.entries(server.tools ?? {}).map(([tool, settings]) => [
+          tool,
+          {
+            ...(settings.side_effect ? { sideEffect: settings.side_effect } : {}),
+            ...(settings.idempotent !== undefined ? { idempotent: settings.idempotent } : {}),
+          },
+        ]),
+      ),
+    };
+    if (server.url) {
+      const headers: Record<string, string> = {};
+      for (const [header, value] of Object.entries(server.headers ?? {})) {
+        headers[header] = value.replace(ENV_REFERENCE, (_, variable: string) => {
+          const found = env[variable];
+          if (found === undefined)
+            missing.push(`  - mcp.servers.${name}.headers.${header}: \${${variable}} is not set in the environment`);
+          return found ?? '';
+        });
+      }
+      return { ...common, transport: 'http', url: server.url, headers };
+    }
+    return {
+      ...common,
+      transport: 'stdio',
+      command: server.command as string,
+      args: server.args ?? [],
+      env: server.env ?? {},
+      cwd: server.cwd ? path.resolve(base, server.cwd) : null,
+    };
+  });
+  if (missing.length > 0) throw new ConfigError(`Invalid configuration in ${configPath}:\n${missing.join('\n')}`);
+  return result;
 }
 
 /** Whether `host` is a loopback address: only this machine can reach a server bound to it. */

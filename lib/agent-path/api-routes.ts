@@ -31,6 +31,8 @@ export const API_ROUTES = [
   { pattern: '/api/v1/faults/reset', methods: ['POST'] },
   { pattern: '/api/v1/faults/disable-all', methods: ['POST'] },
   { pattern: '/api/v1/faults/:id', methods: ['GET', 'PATCH', 'DELETE'] },
+  { pattern: '/api/v1/mcp/servers', methods: ['GET'] },
+  { pattern: '/api/v1/mcp/servers/:name/reconnect', methods: ['POST'] },
 ] as const satisfies readonly ApiRouteSpec[];
 
 interface ApiRouteSpec {

@@ -19,6 +19,7 @@ import { createRedactor } from '../executor/redact';
 import { createRegistry } from '../executor/registry';
 import type { AnyTool, CancelReason, Policy, SideEffect, TraceRecord, TraceSink } from '../executor/types';
 import { createFaultStore, type FaultStore } from '../faults/fault-store';
+import { createUpstreamServers, type UpstreamServers } from '../mcp/upstream/upstream-servers';
 import { createOtelExport } from '../otel/otel-export';
 import { type OtelSettings, otelSettingsFromEnv } from '../otel/otel-settings';
 import { childOfCallSpan } from '../otel/trace-context';
@@ -47,6 +48,8 @@ export interface Toolscope {
   approvals: ApprovalQueue;
   /** The fault rules (the Faults page, `/api/v1/faults`): the executor asks them before every attempt. */
   faults: FaultStore;
+  /** The upstream MCP servers of the config: their connections and status (`/api/v1/mcp/servers`). */
+  upstream: UpstreamServers;
   /** How many calls were marked interrupted at start. */
   interruptedAtStart: number;
   /** How many calls a previous process left awaiting approval were taken up again at start. */
@@ -234,7 +237,17 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     propagation: otel ? childOfCallSpan : undefined,
   });
   const registry = createRegistry(builtins.concat(options.tools ?? []));
+  // Their tools join the registry as they connect (after the start); until then, and while one is
+  // down, the event bus tells live views of each change (`event: tools`).
+  let toolsChanged: (server: string | null) => void = () => {};
+  const upstream = createUpstreamServers({
+    configs: config.mcpServers,
+    registry,
+    changed: (server) => toolsChanged(server),
+  });
   // Rules are checked against the tools before anything else opens: a bad rule stops the start.
+  // A rule may name a tool of an MCP server that has not connected yet.
+  const lookup = (name: string) => registry.get(name) ?? upstream.placeholder(name);
   let policy: PolicyStore;
   try {
     policy = createPolicyStore({
@@ -242,7 +255,7 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
       policies: config.policies,
       configFile: config.configPath,
       dataFile: path.join(config.dataDir, 'policy.json'),
-      lookup: registry.get,
+      lookup,
     });
   } catch (error) {
     void calculatorPool.close();
@@ -269,6 +282,17 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
       lookbackMs: config.approvals.timeoutMs + 15 * 60_000,
       beforeRead: () => store.flush(),
     }),
+  });
+  const serverNames = new Set(config.mcpServers.map((server) => server.name));
+  toolsChanged = (server) => events.publishTools(server);
+  registry.onChange((change) => {
+    const servers = new Set(
+      change.names.map((name) => {
+        const server = name.split('__', 1)[0] as string;
+        return name.includes('__') && serverNames.has(server) ? server : null;
+      }),
+    );
+    for (const server of servers) events.publishTools(server);
   });
   // On the store's connection: a few rows read into memory; hits and draws written in batches.
   const faults = createFaultStore({ db, onChange: (type, ruleId) => events.publishFaultRule(type, ruleId) });
@@ -322,7 +346,7 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     redactor: createRedactor(config.redactKeys),
     limits: { maxModelOutputChars: config.limits.maxModelOutputChars, maxTraceBytes: config.limits.maxTraceBytes },
   });
-  return {
+  const toolscope: Toolscope = {
     config,
     store,
     series,
@@ -334,6 +358,7 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     toolPolicy: (tool, sideEffect) => policy.toolPolicy(tool, sideEffect).policy,
     approvals,
     faults,
+    upstream,
     interruptedAtStart,
     resumedAtStart: resumePendingApprovals(store, executor),
     async stop(reason) {
@@ -341,12 +366,15 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
       events.closeAll();
       // Calls waiting for a person stay pending on disk: the next start takes them up again.
       await executor.cancelAll(reason, { keepAwaitingApproval: true });
+      // Once their calls are cancelled (upstream too), the MCP servers' processes end.
+      await upstream.close();
       // What exporters still hold goes out now, within the shutdown's deadline.
       await sinks.close(1_500);
     },
     close() {
       if (lifecycle.closed) return;
       lifecycle.closed = true;
+      void upstream.close();
       void sinks.close();
       retention.stop();
       void calculatorPool.close();
@@ -360,4 +388,7 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
       lock.release();
     },
   };
+  // Connecting does not hold up the start: the app serves while the servers come up.
+  upstream.start();
+  return toolscope;
 }

@@ -1,0 +1,162 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+export interface StdioServerSpec {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string | null;
+}
+
+/** How a server process ended: its exit code, or the signal that killed it. */
+export interface ProcessExit {
+  code: number | null;
+  signal: string | null;
+}
+
+/**
+ * The MCP stdio transport (newline-delimited JSON-RPC on the child's stdin and stdout), like the
+ * SDK's `StdioClientTransport` with what an upstream server's supervisor needs besides:
+ * 1. the child runs in a process group of its own, and closing kills the group (a server started
+ *    through `npx` or a shell leaves no grandchild behind);
+ * 2. each line the child writes to stderr goes to `onStderrLine`;
+ * 3. how the child ended (exit code or signal) is kept for the message saying why it is down.
+ */
+export class StdioProcessTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** The protocol version negotiated at initialization (the Client sets it). */
+  protocolVersion: string | null = null;
+  /** Set once the child has exited. */
+  exit: ProcessExit | null = null;
+  private child: ChildProcess | null = null;
+  private readonly buffer = new ReadBuffer();
+  private stderrRest = '';
+  private delivering: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly spec: StdioServerSpec,
+    private readonly onStderrLine: (line: string) => void,
+  ) {}
+
+  setProtocolVersion(version: string): void {
+    this.protocolVersion = version;
+  }
+
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  start(): Promise<void> {
+    if (this.child) throw new Error('This transport was already started');
+    return new Promise((resolve, reject) => {
+      const child: ChildProcess = spawn(this.spec.command, this.spec.args, {
+        env: { ...getDefaultEnvironment(), ...this.spec.env } as NodeJS.ProcessEnv,
+        cwd: this.spec.cwd ?? undefined,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
+        shell: false,
+      });
+      this.child = child;
+      child.once('error', (error) => {
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.once('spawn', () => resolve());
+      child.once('exit', (code, signal) => {
+        this.exit = { code, signal };
+      });
+      child.once('close', () => {
+        this.flushStderr();
+        this.child = null;
+        this.onclose?.();
+      });
+      child.stdin?.on('error', (error) => this.onerror?.(error));
+      child.stdout?.on('data', (chunk: Buffer) => {
+        this.buffer.append(chunk);
+        for (;;) {
+          let message: JSONRPCMessage | null;
+          try {
+            message = this.buffer.readMessage();
+          } catch (error) {
+            this.onerror?.(error as Error);
+            continue;
+          }
+          if (message === null) break;
+          this.deliver(message);
+        }
+      });
+      child.stderr?.setEncoding('utf8');
+      child.stderr?.on('data', (text: string) => {
+        const lines = (this.stderrRest + text).split('\n');
+        this.stderrRest = lines.pop() ?? '';
+        for (const line of lines) this.onStderrLine(line.replace(/\r$/, ''));
+      });
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || stdin.destroyed) return Promise.reject(new Error('Not connected: the server process is not running'));
+    return new Promise((resolve) => {
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once('drain', resolve);
+    });
+  }
+
+  /** Ends stdin, then SIGTERM, then SIGKILL to the process group, a second apart, until the child is gone. */
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    const within = (ms: number) =>
+      Promise.race([closed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
+    try {
+      child.stdin?.end();
+    } catch {
+      // already gone
+    }
+    if (await within(1_000)) return;
+    killGroup(child, 'SIGTERM');
+    if (await within(1_000)) return;
+    killGroup(child, 'SIGKILL');
+    await within(1_000);
+  }
+
+  /**
+   * Hands over one message a microtask after the previous one. The SDK runs a notification's
+   * handler a microtask later, but settles a response at once: a progress notification and the
+   * response that follows it in one chunk would otherwise lose the progress (its request is gone).
+   */
+  private deliver(message: JSONRPCMessage): void {
+    this.delivering = this.delivering.then(() => {
+      try {
+        this.onmessage?.(message);
+      } catch (error) {
+        this.onerror?.(error as Error);
+      }
+    });
+  }
+
+  private flushStderr(): void {
+    if (this.stderrRest) this.onStderrLine(this.stderrRest);
+    this.stderrRest = '';
+  }
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+}

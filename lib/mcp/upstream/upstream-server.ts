@@ -1,0 +1,378 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Tool as McpTool, Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServerConfig } from '../../config';
+import { ToolError } from '../../executor/errors';
+import type { AnyTool, OutputReporter, ToolAvailability, ToolContext } from '../../executor/types';
+import { outputOfCallResult } from './call-result';
+import { StdioProcessTransport } from './stdio-transport';
+import { createUpstreamTool, type UpstreamToolHost } from './upstream-tool';
+
+/**
+ * Where a server's connection stands: `connecting` (a first attempt or a reconnect in progress),
+ * `connected`, `failed` (an attempt to connect failed), `disconnected` (a connection was lost:
+ * the process exited, the endpoint went away), `closed` (Toolscope stopped it).
+ */
+export type ServerState = 'connecting' | 'connected' | 'failed' | 'disconnected' | 'closed';
+
+/** One server as the API and the tools page show it. */
+export interface UpstreamServerStatus {
+  name: string;
+  transport: 'stdio' | 'http';
+  state: ServerState;
+  protocolVersion: string | null;
+  serverInfo: { name: string; version: string } | null;
+  /** Its tools as registered (`<server>__<tool>`), kept while it is down. */
+  tools: string[];
+  /** Why it is not connected (a clause: `it exited with code 1`), or why tools were skipped; null when all is well. */
+  error: string | null;
+  /** A stdio server's last stderr lines (at most STDERR_TAIL_LINES). */
+  stderrTail: string[];
+  /** Epoch ms of the current connection; null while not connected. */
+  connectedAt: number | null;
+  /** Epoch ms of the next attempt to connect; null when none is scheduled. */
+  nextRetryAt: number | null;
+}
+
+export const STDERR_TAIL_LINES = 50;
+const FIRST_RETRY_MS = 1_000;
+const MAX_RETRY_MS = 30_000;
+const CONNECT_TIMEOUT_MS = 20_000;
+/**
+ * A stdio server's stderr and stdout are two pipes: lines it wrote before answering may be read
+ * just after the answer. A call waits this long after its answer for them.
+ */
+const STDERR_GRACE_MS = 15;
+
+export interface UpstreamServerDeps {
+  config: McpServerConfig;
+  /** Makes `tools` this server's tools in the registry (throws on a name another tool holds). */
+  setTools(tools: AnyTool[]): void;
+  /** The state, the error or the tools changed: live views refetch. */
+  changed(): void;
+  random?: () => number;
+}
+
+/**
+ * One upstream MCP server: its connection through the SDK's `Client`, its tools, its calls.
+ * 1. `connect` starts the process (stdio) or opens the session (HTTP), initializes, lists the
+ *    tools (every page) and registers them as `<server>__<tool>`.
+ * 2. A failed attempt or a lost connection keeps the tools registered but unavailable, and
+ *    schedules the next attempt: 1 s, doubling to 30 s, with jitter; `reconnect` tries at once.
+ * 3. `notifications/tools/list_changed` lists the tools again.
+ * 4. A call goes through `client.callTool` with the attempt's signal (an aborted attempt sends
+ *    `notifications/cancelled` upstream), its progress as `progress n/total: message` lines on
+ *    stdout, and the stderr lines the server writes meanwhile on its stderr.
+ * Every connection has a generation: callbacks of a connection since replaced are ignored.
+ */
+export class UpstreamServer implements UpstreamToolHost {
+  readonly name: string;
+  readonly timeoutMs: number;
+  readonly retries: number;
+  readonly tools: McpServerConfig['tools'];
+  private state: ServerState = 'connecting';
+  private client: Client | null = null;
+  private protocolVersion: string | null = null;
+  private serverInfo: { name: string; version: string } | null = null;
+  private toolNames: string[] = [];
+  private error: string | null = null;
+  private readonly stderrTail: string[] = [];
+  private connectedAt: number | null = null;
+  private nextRetryAt: number | null = null;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private failures = 0;
+  private generation = 0;
+  /** Where the calls running now report output: a stderr line goes to each. */
+  private readonly calls = new Set<OutputReporter>();
+  private readonly random: () => number;
+
+  constructor(private readonly deps: UpstreamServerDeps) {
+    const { config } = deps;
+    this.name = config.name;
+    this.timeoutMs = config.timeoutMs;
+    this.retries = config.retries;
+    this.tools = config.tools;
+    this.random = deps.random ?? Math.random;
+  }
+
+  status(): UpstreamServerStatus {
+    return {
+      name: this.name,
+      transport: this.deps.config.transport,
+      state: this.state,
+      protocolVersion: this.protocolVersion,
+      serverInfo: this.serverInfo,
+      tools: [...this.toolNames],
+      error: this.error,
+      stderrTail: [...this.stderrTail],
+      connectedAt: this.state === 'connected' ? this.connectedAt : null,
+      nextRetryAt: this.nextRetryAt,
+    };
+  }
+
+  availability(): ToolAvailability {
+    if (this.state === 'connected') return { available: true, reason: null };
+    return { available: false, reason: this.unavailableReason() };
+  }
+
+  /** Connects now, dropping the current connection and any scheduled attempt; resolves once the attempt is over. */
+  reconnect(): Promise<void> {
+    if (this.state === 'closed') return Promise.resolve();
+    this.failures = 0;
+    return this.connect();
+  }
+
+  /** Stops the server for good: its process ends, no attempt follows. */
+  async close(): Promise<void> {
+    this.generation++;
+    this.state = 'closed';
+    this.clearRetry();
+    const client = this.client;
+    this.client = null;
+    await client?.close().catch(() => {});
+  }
+
+  connect(): Promise<void> {
+    const generation = ++this.generation;
+    this.clearRetry();
+    const previous = this.client;
+    this.client = null;
+    this.state = 'connecting';
+    this.deps.changed();
+    const attempt = (async () => {
+      await previous?.close().catch(() => {});
+      if (generation === this.generation) await this.open(generation);
+    })();
+    return attempt;
+  }
+
+  private async open(generation: number): Promise<void> {
+    const { config } = this.deps;
+    const stdio =
+      config.transport === 'stdio' ? new StdioProcessTransport(config, (line) => this.heardStderr(line)) : null;
+    const transport =
+      stdio ??
+      new StreamableHTTPClientTransport(new URL((config as { url: string }).url), {
+        requestInit: { headers: (config as { headers: Record<string, string> }).headers },
+      });
+    const client = new Client(
+      { name: 'toolscope', version: '0.1.0' },
+      {
+        capabilities: {},
+        listChanged: {
+          tools: { autoRefresh: false, debounceMs: 100, onChanged: () => void this.refreshTools(generation) },
+        },
+      },
+    );
+    client.onclose = () => this.lost(generation, stdio);
+    // Transport errors (a malformed line, a dropped SSE stream) are not fatal by themselves; a closed connection is.
+    client.onerror = () => {};
+    try {
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      if (generation !== this.generation) {
+        await client.close().catch(() => {});
+        return;
+      }
+      this.client = client;
+      this.protocolVersion =
+        stdio?.protocolVersion ?? (transport as StreamableHTTPClientTransport).protocolVersion ?? null;
+      const info = client.getServerVersion();
+      this.serverInfo = info ? { name: info.name, version: info.version } : null;
+      const skipped = this.install(await listAllTools(client));
+      if (generation !== this.generation) return;
+      this.state = 'connected';
+      this.connectedAt = Date.now();
+      this.error = skipped;
+      this.failures = 0;
+      this.deps.changed();
+    } catch (error) {
+      if (generation !== this.generation) return;
+      await client.close().catch(() => {});
+      this.client = null;
+      this.state = 'failed';
+      this.error = this.failureOf(error, stdio);
+      this.scheduleRetry();
+      this.deps.changed();
+    }
+  }
+
+  /** The connection closed: the process exited or the session ended. */
+  private lost(generation: number, stdio: StdioProcessTransport | null): void {
+    // During `connect` the failure is the attempt's to report.
+    if (generation !== this.generation || this.state !== 'connected') return;
+    this.client = null;
+    this.state = 'disconnected';
+    this.error = stdio ? exitClause(stdio) : 'the connection closed';
+    this.scheduleRetry();
+    this.deps.changed();
+  }
+
+  private scheduleRetry(): void {
+    this.clearRetry();
+    this.failures++;
+    const base = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (this.failures - 1));
+    const delay = Math.round(base * (0.8 + 0.2 * this.random()));
+    this.nextRetryAt = Date.now() + delay;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.nextRetryAt = null;
+      void this.connect();
+    }, delay);
+    this.retryTimer.unref?.();
+  }
+
+  private clearRetry(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.nextRetryAt = null;
+  }
+
+  /** Registers the server's tools; returns a note on the ones skipped, or null. */
+  private install(listed: McpTool[]): string | null {
+    const tools: AnyTool[] = [];
+    const skipped: string[] = [];
+    for (const tool of listed) {
+      try {
+        tools.push(createUpstreamTool(this, tool));
+      } catch (error) {
+        skipped.push(`${tool.name} (${error instanceof Error ? error.message : String(error)})`);
+      }
+    }
+    this.deps.setTools(tools);
+    this.toolNames = tools.map((tool) => tool.name);
+    if (skipped.length === 0) return null;
+    const note = `tools not registered: ${skipped.join('; ')}`;
+    console.warn(`[toolscope] MCP server "${this.name}": ${note}`);
+    return note;
+  }
+
+  private async refreshTools(generation: number): Promise<void> {
+    const client = this.client;
+    if (!client || generation !== this.generation) return;
+    try {
+      const listed = await listAllTools(client);
+      if (generation !== this.generation) return;
+      this.error = this.install(listed);
+      this.deps.changed();
+    } catch (error) {
+      console.warn(`[toolscope] MCP server "${this.name}": could not list its tools again:`, error);
+    }
+  }
+
+  private heardStderr(line: string): void {
+    this.stderrTail.push(line);
+    if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
+    for (const output of this.calls) output.write('stderr', `${line}\n`);
+  }
+
+  /** Runs `tool` on the server for one attempt. */
+  async call(tool: string, input: unknown, ctx: ToolContext): Promise<unknown> {
+    const client = this.client;
+    if (!client || this.state !== 'connected') {
+      throw ToolError.temporary('UPSTREAM_UNAVAILABLE', this.unavailableReason());
+    }
+    const output = ctx.output;
+    this.calls.add(output);
+    try {
+      const result = await client.callTool(
+        { name: tool, arguments: (input ?? {}) as Record<string, unknown> },
+        undefined,
+        {
+          signal: ctx.signal,
+          // The attempt's own deadline stops the call first; this only keeps the SDK's 60 s default away.
+          timeout: this.timeoutMs + 5_000,
+          onprogress: (progress) => output.write('stdout', progressLine(progress)),
+        },
+      );
+      if (this.deps.config.transport === 'stdio') await new Promise((resolve) => setTimeout(resolve, STDERR_GRACE_MS));
+      return outputOfCallResult(result as Parameters<typeof outputOfCallResult>[0], tool);
+    } catch (error) {
+      if (error instanceof Error && (error as { code?: unknown }).code === 'UPSTREAM_TOOL_ERROR') throw error;
+      throw this.callError(error);
+    } finally {
+      this.calls.delete(output);
+    }
+  }
+
+  private callError(error: unknown): ToolError {
+    const code = (error as { code?: unknown }).code;
+    const message = error instanceof Error ? error.message : String(error);
+    // -32000: the SDK's "connection closed"; a network failure of an HTTP server looks the same to a call.
+    if (
+      code === -32000 ||
+      this.state !== 'connected' ||
+      (this.deps.config.transport === 'http' && typeof code !== 'number')
+    ) {
+      return ToolError.temporary(
+        'UPSTREAM_UNAVAILABLE',
+        `The MCP server "${this.name}" was lost during the call: ${this.state === 'connected' ? message : this.unavailableReason()}`,
+      );
+    }
+    const kind = code === -32602 ? 'parameter' : 'business';
+    return new ToolError({
+      code: 'UPSTREAM_ERROR',
+      kind,
+      message: `The MCP server "${this.name}" refused the call: ${message}`,
+      details: { mcp_code: typeof code === 'number' ? code : null },
+    });
+  }
+
+  private unavailableReason(): string {
+    const why =
+      this.state === 'closed'
+        ? 'Toolscope is stopping'
+        : this.state === 'connecting' && !this.error
+          ? 'it is still connecting'
+          : (this.error ?? 'it is reconnecting');
+    return `The MCP server "${this.name}" is not connected: ${why}. Try again once it is back.`;
+  }
+
+  private failureOf(error: unknown, stdio: StdioProcessTransport | null): string {
+    const message = error instanceof Error ? error.message : String(error);
+    const errno = (error as { code?: unknown }).code;
+    if (stdio && typeof errno === 'string' && errno.startsWith('E')) {
+      return `it could not be started (${this.deps.config.transport === 'stdio' ? (this.deps.config as { command: string }).command : ''}: ${errno === 'ENOENT' ? 'no such program' : message})`;
+    }
+    if (stdio?.exit) return exitClause(stdio);
+    if ((error as { code?: unknown }).code === -32001)
+      return `it did not answer the initialization within ${CONNECT_TIMEOUT_MS / 1000} s`;
+    return `the connection failed: ${causeOf(error) ?? message}`;
+  }
+}
+
+/** How a stdio server ended, as a clause: `it exited with code 1`, `it was killed by SIGKILL`. */
+function exitClause(stdio: StdioProcessTransport): string {
+  const exit = stdio.exit;
+  if (!exit) return 'it closed its connection';
+  if (exit.signal) return `it was killed by ${exit.signal}`;
+  return `it exited with code ${exit.code}`;
+}
+
+/** A network error's innermost message (`fetch failed` says little; its cause says ECONNREFUSED). */
+function causeOf(error: unknown): string | null {
+  let current = error as { cause?: unknown; message?: unknown } | undefined;
+  let found: string | null = null;
+  for (let depth = 0; current && depth < 4; depth++) {
+    if (typeof current.message === 'string' && current.message) found = current.message;
+    current = current.cause as typeof current;
+  }
+  return found;
+}
+
+/** `progress 3/10: message` (total and message when the server gives them), one line. */
+export function progressLine(progress: Progress): string {
+  const total = progress.total !== undefined ? `/${progress.total}` : '';
+  const message = progress.message ? `: ${progress.message}` : '';
+  return `progress ${progress.progress}${total}${message}\n`;
+}
+
+async function listAllTools(client: Client): Promise<McpTool[]> {
+  const tools: McpTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : undefined);
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
+}

@@ -1,0 +1,93 @@
+import type { McpServerConfig } from '../../config';
+import { defineTool } from '../../executor/define-tool';
+import { jsonSchemaInput } from '../../executor/json-schema-input';
+import type { Registry } from '../../executor/registry';
+import type { AnyTool } from '../../executor/types';
+import { upstreamPathSubject } from './path-subject';
+import { UpstreamServer, type UpstreamServerStatus } from './upstream-server';
+import { ownedBy } from './upstream-tool';
+
+/** The upstream MCP servers of the config, their connections and their tools in the registry. */
+export interface UpstreamServers {
+  /** Starts connecting every server; returns at once (the app serves while they connect). */
+  start(): void;
+  /** Every server, in the config's order. */
+  list(): UpstreamServerStatus[];
+  get(name: string): UpstreamServerStatus | null;
+  /** Reconnects one server now and resolves with its status once the attempt is over; null for an unknown name. */
+  reconnect(name: string): Promise<UpstreamServerStatus | null>;
+  /**
+   * A stand-in for a tool of a configured server that is not registered (yet): permission rules
+   * naming `fs__write_file(notes/**)` compile before the server has connected.
+   */
+  placeholder(name: string): AnyTool | undefined;
+  /** Stops every server (their processes end); no reconnect follows. */
+  close(): Promise<void>;
+}
+
+const anyObject = jsonSchemaInput({ type: 'object' });
+
+/**
+ * Builds the servers of `configs` over `registry`.
+ * @param changed told the server whose state or tools changed (the event bus's `event: tools`).
+ */
+export function createUpstreamServers(options: {
+  configs: readonly McpServerConfig[];
+  registry: Registry;
+  changed: (server: string) => void;
+}): UpstreamServers {
+  const { registry, changed } = options;
+  const servers = new Map<string, UpstreamServer>();
+  for (const config of options.configs) {
+    const owns = ownedBy(config.name);
+    servers.set(
+      config.name,
+      new UpstreamServer({
+        config,
+        setTools: (tools) => registry.replace(owns, tools),
+        changed: () => changed(config.name),
+      }),
+    );
+  }
+  const placeholders = new Map<string, AnyTool>();
+  return {
+    start() {
+      for (const server of servers.values()) void server.connect();
+    },
+    list: () => [...servers.values()].map((server) => server.status()),
+    get: (name) => servers.get(name)?.status() ?? null,
+    async reconnect(name) {
+      const server = servers.get(name);
+      if (!server) return null;
+      await server.reconnect();
+      return server.status();
+    },
+    placeholder(name) {
+      const at = name.indexOf('__');
+      const server = at > 0 ? servers.get(name.slice(0, at)) : undefined;
+      if (!server) return undefined;
+      let tool = placeholders.get(name);
+      if (!tool) {
+        tool = defineTool({
+          name,
+          description: `A tool of the MCP server "${server.name}", not listed by it yet`,
+          inputSchema: anyObject,
+          sideEffect: 'write',
+          permissionSubject: upstreamPathSubject,
+          availability: () => ({
+            available: false,
+            reason: `The MCP server "${server.name}" has not listed a tool "${name.slice(at + 2)}".`,
+          }),
+          execute: () => {
+            throw new Error(`${name} is not registered`);
+          },
+        });
+        placeholders.set(name, tool);
+      }
+      return tool;
+    },
+    async close() {
+      await Promise.all([...servers.values()].map((server) => server.close()));
+    },
+  };
+}

@@ -1,0 +1,335 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { listMcpServers, reconnectMcpServer } from '../../api/mcp-servers';
+import type { StreamEvent } from '../../events';
+import { inputJsonSchema } from '../../executor/json-schema';
+import type { Toolscope } from '../../server/create-toolscope';
+import { testToolscopes } from '../../server/testing/test-toolscopes';
+import type { ServerState } from './upstream-server';
+
+/**
+ * Upstream MCP servers for real: the official server-everything and server-filesystem, and a
+ * small fixture server (`testing/fixture-server.mjs`) that writes to stderr, crashes on demand
+ * and waits until cancelled, each a child process spoken to through the SDK's Client.
+ */
+const toolscopes = testToolscopes('toolscope-upstream-');
+const modules = path.resolve('node_modules/@modelcontextprotocol');
+const EVERYTHING = path.join(modules, 'server-everything/dist/index.js');
+const FILESYSTEM = path.join(modules, 'server-filesystem/dist/index.js');
+const FIXTURE = path.resolve('lib/mcp/upstream/testing/fixture-server.mjs');
+
+// biome-ignore lint/suspicious/noExplicitAny: the tests read JSON answers whose shape they assert on
+type Json = any;
+
+async function until<T>(what: string, read: () => T | null | undefined | false, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = read();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const stateOf = (ts: Toolscope, name: string) => ts.upstream.get(name)?.state;
+const connected = (ts: Toolscope, name: string, ms?: number) =>
+  until(`${name} connected`, () => stateOf(ts, name) === 'connected' && ts.upstream.get(name), ms);
+const reached = (ts: Toolscope, name: string, state: ServerState, ms?: number) =>
+  until(`${name} ${state}`, () => stateOf(ts, name) === state && ts.upstream.get(name), ms);
+
+const call = (ts: Toolscope, name: string, args: object, sessionId?: string) =>
+  ts.executor.execute({ name, arguments: args }, { actor: 'test', sessionId: sessionId ?? null });
+
+describe('a stdio server (server-everything)', () => {
+  it('lists its tools as everything__<tool> with their JSON Schema and side effects, and says so on the API', async () => {
+    const ts = toolscopes.start(
+      toolscopes.dataDir({ mcp: { servers: { everything: { command: 'node', args: [EVERYTHING] } } } }),
+    );
+    const status = await connected(ts, 'everything');
+    expect(status).toMatchObject({
+      transport: 'stdio',
+      protocolVersion: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      serverInfo: { name: expect.any(String), version: expect.any(String) },
+      error: null,
+      nextRetryAt: null,
+    });
+    expect(status.tools).toEqual(expect.arrayContaining(['everything__echo', 'everything__get-sum']));
+    const echo = ts.executor.registry.get('everything__echo');
+    expect(echo).toMatchObject({ sideEffect: 'read', description: 'Echoes back the input string' });
+    expect(inputJsonSchema(echo!)).toMatchObject({ type: 'object', properties: { message: { type: 'string' } } });
+    expect(ts.executor.registry.get('everything__toggle-simulated-logging')?.sideEffect).toBe('write');
+    // The startup line it writes to stderr is kept.
+    expect(status.stderrTail.join('\n')).toMatch(/Starting default \(STDIO\) server/);
+
+    const listed: Json = await listMcpServers(ts).json();
+    expect(listed.servers).toEqual([
+      {
+        name: 'everything',
+        transport: 'stdio',
+        state: 'connected',
+        protocol_version: status.protocolVersion,
+        server_info: status.serverInfo,
+        tools: status.tools,
+        error: null,
+        stderr_tail: status.stderrTail,
+        connected_at: expect.stringMatching(/Z$/),
+        next_retry_at: null,
+      },
+    ]);
+    expect(JSON.stringify(listed)).not.toContain(EVERYTHING);
+    const missing = await reconnectMcpServer('nope', ts);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
+  });
+
+  it('runs a plain call, a failing one, one refused by its schema, and a long one whose progress shows live', async () => {
+    const ts = toolscopes.start(
+      toolscopes.dataDir({
+        mcp: { servers: { everything: { command: 'node', args: [EVERYTHING] } } },
+        // A rule naming a tool of a server not yet connected compiles.
+        permissions: { allow: ['everything__gzip-file-as-resource'] },
+      }),
+    );
+    await connected(ts, 'everything');
+    const echo = await call(ts, 'everything__echo', { message: 'hello' });
+    expect(echo).toMatchObject({ status: 'succeeded', output: 'Echo: hello' });
+
+    const sum = await call(ts, 'everything__get-sum', { a: 2, b: '3' });
+    expect(sum).toMatchObject({ status: 'failed', error: { code: 'INVALID_ARGUMENTS', stage: 'validate' } });
+
+    const failing = await call(ts, 'everything__gzip-file-as-resource', { data: 'ftp://example.com/x' });
+    expect(failing).toMatchObject({
+      status: 'failed',
+      error: { code: 'UPSTREAM_TOOL_ERROR', kind: 'business', retryable: false },
+    });
+    expect(failing.error?.message).toMatch(/Unsupported URL protocol/);
+
+    const running = call(ts, 'everything__trigger-long-running-operation', { duration: 1.2, steps: 4 });
+    const traceId = await until('the long call in flight', () => ts.executor.inFlightIds()[0]);
+    const live = await until('progress on the running trace', () => {
+      const record = ts.executor.inFlight(traceId);
+      return record?.stdout?.includes('progress 2/4') ? record : null;
+    });
+    expect(live.status).toBe('running');
+    const done = await running;
+    expect(done).toMatchObject({ status: 'succeeded' });
+    expect(String(done.output)).toMatch(/Long running operation completed/);
+    const stored = ts.store.get(done.traceId);
+    expect(stored?.stdout).toBe('progress 1/4\nprogress 2/4\nprogress 3/4\nprogress 4/4\n');
+  });
+});
+
+describe('a Streamable HTTP server (server-everything)', () => {
+  it('connects with headers from the environment, which no answer shows, and runs a call', async () => {
+    const port = 3397 + 40 + (process.pid % 50);
+    const { spawn } = await import('node:child_process');
+    const child = spawn('node', [EVERYTHING, 'streamableHttp'], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stderr.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('listening')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`server-everything exited with ${code}`)));
+      });
+      const dir = toolscopes.dataDir({
+        mcp: {
+          servers: {
+            web: { url: `http://127.0.0.1:${port}/mcp`, headers: { authorization: 'Bearer ${UPSTREAM_TEST_TOKEN}' } },
+          },
+        },
+      });
+      const { loadConfig } = await import('../../config');
+      const config = loadConfig({ TOOLSCOPE_DATA_DIR: dir, UPSTREAM_TEST_TOKEN: 'sekrit-token-value' }, dir);
+      const { createToolscope } = await import('../../server/create-toolscope');
+      const ts = createToolscope(config);
+      try {
+        const status = await connected(ts, 'web');
+        expect(status).toMatchObject({ transport: 'http', protocolVersion: expect.any(String) });
+        const echo = await call(ts, 'web__echo', { message: 'over http' });
+        expect(echo).toMatchObject({ status: 'succeeded', output: 'Echo: over http' });
+        const listed = JSON.stringify(await listMcpServers(ts).json());
+        expect(listed).not.toContain('sekrit');
+        expect(JSON.stringify(ts.store.get(echo.traceId))).not.toContain('sekrit');
+      } finally {
+        await ts.stop({ by: 'test' });
+        ts.close();
+      }
+    } finally {
+      child.kill();
+    }
+  });
+});
+
+describe('a filesystem server (server-filesystem)', () => {
+  it('reads inside its folder, refuses outside it, and the permission rules apply to its tools', async () => {
+    const dir = toolscopes.dataDir();
+    const allowed = path.join(dir, 'allowed');
+    fs.mkdirSync(path.join(allowed, 'notes'), { recursive: true });
+    fs.writeFileSync(path.join(allowed, 'hello.txt'), 'hello from the allowed folder\n');
+    fs.writeFileSync(path.join(dir, 'outside.txt'), 'not for you\n');
+    fs.writeFileSync(
+      path.join(dir, 'toolscope.config.json'),
+      JSON.stringify({
+        mcp: { servers: { fs: { command: 'node', args: [FILESYSTEM, allowed] } } },
+        permissions: {
+          allow: [`fs__write_file(${allowed}/notes/**)`],
+          deny: ['fs__write_file(**/*.secret)'],
+        },
+      }),
+    );
+    const ts = toolscopes.start(dir);
+    await connected(ts, 'fs');
+    const fsWrite = ts.executor.registry.get('fs__write_file');
+    expect(fsWrite?.sideEffect).toBe('write');
+    expect(fsWrite?.retry.maxAttempts).toBe(3); // idempotentHint
+    expect(ts.executor.registry.get('fs__edit_file')?.retry.maxAttempts).toBe(1);
+
+    const inside = await call(ts, 'fs__read_text_file', { path: path.join(allowed, 'hello.txt') });
+    expect(inside).toMatchObject({ status: 'succeeded', output: { content: 'hello from the allowed folder\n' } });
+
+    const outside = await call(ts, 'fs__read_text_file', { path: path.join(dir, 'outside.txt') });
+    expect(outside).toMatchObject({ status: 'failed', error: { code: 'UPSTREAM_TOOL_ERROR', kind: 'business' } });
+    expect(outside.error?.message).toMatch(/Access denied - path outside allowed directories/);
+
+    const note = path.join(allowed, 'notes', 'todo.md');
+    const written = await call(ts, 'fs__write_file', { path: note, content: 'buy milk' });
+    expect(written).toMatchObject({ status: 'succeeded' });
+    expect(fs.readFileSync(note, 'utf8')).toBe('buy milk');
+    expect(ts.store.get(written.traceId)?.stages.find((s) => s.name === 'permission')?.detail).toMatch(
+      /allow fs__write_file\(/,
+    );
+
+    const denied = await call(ts, 'fs__write_file', { path: path.join(allowed, 'notes', 'key.secret'), content: 'x' });
+    expect(denied).toMatchObject({ status: 'denied', error: { code: 'PERMISSION_DENIED' } });
+    expect(fs.existsSync(path.join(allowed, 'notes', 'key.secret'))).toBe(false);
+  });
+});
+
+describe('a server that fails, crashes and comes back (fixture)', () => {
+  it('keeps a failed start’s stderr, marks its tools unavailable, and reconnects on request', async () => {
+    const dir = toolscopes.dataDir();
+    const failFile = path.join(dir, 'fail');
+    fs.writeFileSync(failFile, '');
+    fs.writeFileSync(
+      path.join(dir, 'toolscope.config.json'),
+      JSON.stringify({
+        mcp: { servers: { flaky: { command: 'node', args: [FIXTURE], env: { FIXTURE_FAIL_FILE: failFile } } } },
+      }),
+    );
+    const ts = toolscopes.start(dir);
+    const failed = await reached(ts, 'flaky', 'failed');
+    expect(failed.error).toBe('it exited with code 1');
+    expect(failed.stderrTail).toEqual([`fixture: refusing to start, ${failFile} exists`]);
+    expect(failed.nextRetryAt).toBeGreaterThan(Date.now() - 1000);
+    // Never connected: no tools yet, and none can be called.
+    expect(await call(ts, 'flaky__whisper', { text: 'x' })).toMatchObject({ error: { code: 'UNKNOWN_TOOL' } });
+
+    fs.rmSync(failFile);
+    const response = await reconnectMcpServer('flaky', ts);
+    expect(response.status).toBe(200);
+    const body: Json = await response.json();
+    expect(body).toMatchObject({
+      name: 'flaky',
+      state: 'connected',
+      server_info: { name: 'fixture', version: '1.2.3' },
+    });
+    expect(body.tools).toEqual(['flaky__whisper', 'flaky__crash', 'flaky__wait', 'flaky__add_tool']);
+  });
+
+  it('after a crash: unavailable with the reason, stderr kept, back on its own with its tools; the call’s stderr is the server’s', async () => {
+    const ts = toolscopes.start(
+      toolscopes.dataDir({
+        mcp: { servers: { flaky: { command: 'node', args: [FIXTURE] } } },
+        permissions: { allow: ['flaky__crash'] },
+      }),
+    );
+    const heard: StreamEvent[] = [];
+    ts.events.subscribe((event) => heard.push(event));
+    await connected(ts, 'flaky');
+    const whisper = await call(ts, 'flaky__whisper', { text: 'psst' });
+    expect(whisper).toMatchObject({ status: 'succeeded', output: 'heard psst' });
+    expect(ts.store.get(whisper.traceId)?.stderr).toBe('whisper: psst\nwhisper again: psst\n');
+
+    const crash = await call(ts, 'flaky__crash', {});
+    expect(crash).toMatchObject({ status: 'failed', error: { code: 'UPSTREAM_UNAVAILABLE', retryable: true } });
+    expect(ts.store.get(crash.traceId)?.stderr).toBe('fixture: crashing now\n');
+    const down = await until('flaky down', () => {
+      const status = ts.upstream.get('flaky');
+      return status && status.state !== 'connected' && status.error ? status : null;
+    });
+    expect(down.error).toBe('it exited with code 3');
+    expect(down.stderrTail.at(-1)).toBe('fixture: crashing now');
+    // Its tools stay, unavailable: a call says why and that it may work later.
+    expect(ts.executor.registry.get('flaky__whisper')?.availability?.()).toEqual({
+      available: false,
+      reason: 'The MCP server "flaky" is not connected: it exited with code 3. Try again once it is back.',
+    });
+    // (The first reconnect comes 0.8-1 s after the crash.)
+    const meanwhile = await call(ts, 'flaky__whisper', { text: 'anyone?' });
+    expect(meanwhile).toMatchObject({
+      status: 'failed',
+      error: { code: 'UPSTREAM_UNAVAILABLE', kind: 'temporary', retryable: true, stage: 'validate' },
+    });
+    expect(meanwhile.error?.message).toMatch(/^The MCP server "flaky" is not connected: it exited with code 3\./);
+
+    const back = await connected(ts, 'flaky', 15_000);
+    expect(back.error).toBeNull();
+    expect(await call(ts, 'flaky__whisper', { text: 'again' })).toMatchObject({
+      status: 'succeeded',
+      output: 'heard again',
+    });
+    const toolEvents = heard.filter((event) => event.kind === 'tools').map((event) => event.data);
+    expect(toolEvents).toContainEqual(expect.objectContaining({ type: 'changed', server: 'flaky' }));
+  });
+
+  it('lists its tools again when it says they changed', async () => {
+    const ts = toolscopes.start(
+      toolscopes.dataDir({
+        mcp: { servers: { flaky: { command: 'node', args: [FIXTURE] } } },
+        permissions: { allow: ['flaky__add_tool'] },
+      }),
+    );
+    await connected(ts, 'flaky');
+    const changes: unknown[] = [];
+    ts.executor.registry.onChange((change) => changes.push(change));
+    expect(await call(ts, 'flaky__add_tool', {})).toMatchObject({ status: 'succeeded' });
+    await until('flaky__extra registered', () => ts.executor.registry.get('flaky__extra'));
+    expect(changes).toContainEqual({ type: 'registered', names: ['flaky__extra'] });
+    expect(ts.upstream.get('flaky')?.tools).toContain('flaky__extra');
+  });
+
+  it('a cancelled call and a timed-out attempt are cancelled upstream too', async () => {
+    const ts = toolscopes.start(
+      toolscopes.dataDir({
+        mcp: {
+          servers: {
+            flaky: { command: 'node', args: [FIXTURE] },
+            hasty: { command: 'node', args: [FIXTURE], timeout_ms: 400 },
+          },
+        },
+      }),
+    );
+    await connected(ts, 'flaky');
+    await connected(ts, 'hasty');
+    const running = call(ts, 'flaky__wait', { ms: 20_000 });
+    const traceId = await until('the wait in flight', () => ts.executor.inFlightIds()[0]);
+    await until('its progress', () => ts.executor.inFlight(traceId)?.stdout?.includes('progress'));
+    ts.executor.cancel(traceId, { by: 'test', reason: 'enough' });
+    expect(await running).toMatchObject({ status: 'cancelled', error: { code: 'CANCELLED' } });
+    await until('the server heard the cancellation', () =>
+      ts.upstream.get('flaky')?.stderrTail.some((line) => /fixture: request \d+ cancelled/.test(line)),
+    );
+
+    // Not idempotent: one attempt, which times out and is cancelled upstream.
+    const timedOut = await call(ts, 'hasty__wait', { ms: 20_000 });
+    expect(timedOut).toMatchObject({ status: 'failed', error: { code: 'TIMEOUT' }, metadata: { attempts: 1 } });
+    await until('hasty heard the cancellation', () =>
+      ts.upstream.get('hasty')?.stderrTail.some((line) => /fixture: request \d+ cancelled/.test(line)),
+    );
+    expect(ts.upstream.get('hasty')?.state).toBe('connected');
+  });
+});
