@@ -186,3 +186,91 @@ describe('loadConfig', () => {
     expect(() => loadConfig({}, cwd)).toThrow(/approvals.timeoutMs[\s\S]*approvals.user[\s\S]*wait/);
   });
 });
+
+describe('mcp.servers', () => {
+  const write = (cwd: string, config: object) =>
+    fs.writeFileSync(path.join(cwd, 'toolscope.config.json'), JSON.stringify(config));
+
+  it('reads stdio and HTTP servers with their limits and tool overrides; ${NAME} in headers from the environment', () => {
+    const cwd = tempDir();
+    write(cwd, {
+      mcp: {
+        servers: {
+          fs: {
+            command: 'npx',
+            args: ['-y', 'x'],
+            env: { A: '1' },
+            cwd: 'srv',
+            tools: { write_file: { side_effect: 'read' } },
+          },
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${NAME} syntax
+          web: {
+            url: 'https://mcp.example.com/mcp',
+            headers: { authorization: 'Bearer ${MCP_TOKEN}' },
+            timeout_ms: 5000,
+            retries: 2,
+          },
+        },
+      },
+    });
+    const config = loadConfig({ MCP_TOKEN: 'tok-123' }, cwd);
+    expect(config.mcpServers).toEqual([
+      {
+        name: 'fs',
+        transport: 'stdio',
+        command: 'npx',
+        args: ['-y', 'x'],
+        env: { A: '1' },
+        cwd: path.join(cwd, 'srv'),
+        timeoutMs: 60_000,
+        retries: 3,
+        tools: { write_file: { sideEffect: 'read' } },
+      },
+      {
+        name: 'web',
+        transport: 'http',
+        url: 'https://mcp.example.com/mcp',
+        headers: { authorization: 'Bearer tok-123' },
+        timeoutMs: 5000,
+        retries: 2,
+        tools: {},
+      },
+    ]);
+    expect(loadConfig({}, tempDir()).mcpServers).toEqual([]);
+  });
+
+  it('refuses bad servers, one line each: names, both or neither of command and url, misplaced fields, unset variables', () => {
+    const cwd = tempDir();
+    write(cwd, {
+      mcp: {
+        servers: {
+          a__b: { command: 'x' },
+          'bad name': { command: 'x' },
+          both: { command: 'x', url: 'http://127.0.0.1/mcp' },
+          neither: {},
+          stdio: { command: 'x', headers: { a: 'b' } },
+          web: { url: 'ftp://x' },
+        },
+      },
+    });
+    expect(() => loadConfig({}, cwd)).toThrow(ConfigError);
+    let message = '';
+    try {
+      loadConfig({}, cwd);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('must not contain "__"');
+    expect(message).toContain('1-32 letters');
+    expect(message).toContain('mcp.servers.both: give either "command"');
+    expect(message).toContain('mcp.servers.neither: give either "command"');
+    expect(message).toContain('mcp.servers.stdio.headers: "headers" is for HTTP servers');
+    expect(message).toContain('mcp.servers.web.url');
+
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${NAME} syntax
+    write(cwd, { mcp: { servers: { web: { url: 'http://127.0.0.1/mcp', headers: { 'x-key': '${NOPE}' } } } } });
+    expect(() => loadConfig({}, cwd)).toThrow(
+      /mcp\.servers\.web\.headers\.x-key: \$\{NOPE\} is not set in the environment/,
+    );
+  });
+});

@@ -160,16 +160,17 @@ export const configFileSchema = z
     mcp: z
       .object({
         servers: z
-          .record(
-            z
-              .string()
-              .regex(MCP_SERVER_NAME, 'a server name is 1-32 letters, digits, "_" or "-"')
-              .refine(
-                (name) => !name.includes('__'),
-                'a server name must not contain "__" (it separates server and tool)',
-              ),
-            mcpServer,
-          )
+          .record(z.string(), mcpServer)
+          .superRefine((servers, ctx) => {
+            for (const name of Object.keys(servers)) {
+              const message = !MCP_SERVER_NAME.test(name)
+                ? 'a server name is 1-32 letters, digits, "_" or "-"'
+                : name.includes('__')
+                  ? 'a server name must not contain "__" (it separates server and tool)'
+                  : null;
+              if (message) ctx.addIssue({ code: 'custom', path: [name], message });
+            }
+          })
           .default({}),
       })
       .strict()

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { getTrace, postToolCalls } from '../../api/handlers';
 import { listMcpServers, reconnectMcpServer } from '../../api/mcp-servers';
+import { replayTrace } from '../../api/replay';
 import type { StreamEvent } from '../../events';
 import { inputJsonSchema } from '../../executor/json-schema';
 import type { Toolscope } from '../../server/create-toolscope';
@@ -120,6 +122,65 @@ describe('a stdio server (server-everything)', () => {
   });
 });
 
+describe('faults, replay and recording mode on an upstream tool', () => {
+  it('work on everything__echo as on a built-in tool', async () => {
+    const ts = toolscopes.start(
+      toolscopes.dataDir({ mcp: { servers: { everything: { command: 'node', args: [EVERYTHING] } } } }),
+    );
+    await connected(ts, 'everything');
+    // Faults act per attempt: the first fails, the retry (echo is idempotent) reaches the server.
+    ts.faults.create({ name: 'first fails', tool: 'everything__*', kind: 'fail_first', params: { n: 1 } });
+    const faulted = await call(ts, 'everything__echo', { message: 'through a fault' });
+    expect(faulted).toMatchObject({
+      status: 'succeeded',
+      output: 'Echo: through a fault',
+      metadata: { faulted: true },
+    });
+    expect(ts.store.get(faulted.traceId)?.attempts.map((a) => a.outcome)).toEqual(['error', 'ok']);
+    ts.faults.reset();
+
+    const post = (body: object) =>
+      postToolCalls(
+        new Request('http://127.0.0.1/api/v1/tool-calls', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+        ts,
+      ).then((response) => response.json() as Promise<Json>);
+    const tool = (id: string, message: string) => ({
+      id,
+      type: 'function',
+      function: { name: 'everything__echo', arguments: JSON.stringify({ message }) },
+    });
+    const recorded = await post({ session_id: 'recorded', tool_calls: [tool('c1', 'one')] });
+    const original = recorded.results[0];
+    expect(original).toMatchObject({ status: 'succeeded', output: 'Echo: one' });
+
+    const replay = (body: object) =>
+      replayTrace(
+        new Request(`http://127.0.0.1/api/v1/traces/${original.trace_id}/replay`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+        original.trace_id,
+        ts,
+      ).then((response) => response.json() as Promise<Json>);
+    const again = await replay({});
+    expect(again).toMatchObject({ status: 'succeeded', output: 'Echo: one' });
+    const edited = await replay({ arguments: { message: 'two' } });
+    expect(edited).toMatchObject({ status: 'succeeded', output: 'Echo: two' });
+    expect(await (await getTrace(edited.trace_id, ts)).json()).toMatchObject({ replay_of: original.trace_id });
+
+    // Recording mode: served from the recording, nothing reaches the server.
+    const served = await post({ session_id: 'played', replay_from: 'recorded', tool_calls: [tool('p1', 'one')] });
+    expect(served.results[0]).toMatchObject({ status: 'succeeded', output: 'Echo: one' });
+    const trace: Json = await (await getTrace(served.results[0].trace_id, ts)).json();
+    expect(trace).toMatchObject({ served_from: original.trace_id, attempts: [] });
+  });
+});
+
 describe('a Streamable HTTP server (server-everything)', () => {
   it('connects with headers from the environment, which no answer shows, and runs a call', async () => {
     const port = 3397 + 40 + (process.pid % 50);
@@ -138,7 +199,11 @@ describe('a Streamable HTTP server (server-everything)', () => {
       const dir = toolscopes.dataDir({
         mcp: {
           servers: {
-            web: { url: `http://127.0.0.1:${port}/mcp`, headers: { authorization: 'Bearer ${UPSTREAM_TEST_TOKEN}' } },
+            web: {
+              url: `http://127.0.0.1:${port}/mcp`,
+              // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${NAME} syntax
+              headers: { authorization: 'Bearer ${UPSTREAM_TEST_TOKEN}' },
+            },
           },
         },
       });
