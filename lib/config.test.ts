@@ -191,7 +191,7 @@ describe('mcp.servers', () => {
   const write = (cwd: string, config: object) =>
     fs.writeFileSync(path.join(cwd, 'toolscope.config.json'), JSON.stringify(config));
 
-  it('reads stdio and HTTP servers with their limits and tool overrides; ${NAME} in headers from the environment', () => {
+  it('reads stdio and HTTP servers with their limits and tool overrides; $NAME references in headers from the environment', () => {
     const cwd = tempDir();
     write(cwd, {
       mcp: {
@@ -203,9 +203,9 @@ describe('mcp.servers', () => {
             cwd: 'srv',
             tools: { write_file: { side_effect: 'read' } },
           },
-          // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${NAME} syntax
           web: {
             url: 'https://mcp.example.com/mcp',
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${NAME} syntax
             headers: { authorization: 'Bearer ${MCP_TOKEN}' },
             timeout_ms: 5000,
             retries: 2,
