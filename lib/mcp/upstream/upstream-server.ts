@@ -288,32 +288,41 @@ export class UpstreamServer implements UpstreamToolHost {
       return outputOfCallResult(result as Parameters<typeof outputOfCallResult>[0], tool);
     } catch (error) {
       if (error instanceof Error && (error as { code?: unknown }).code === 'UPSTREAM_TOOL_ERROR') throw error;
-      throw this.callError(error);
+      throw this.callError(error, client);
     } finally {
       this.calls.delete(output);
     }
   }
 
-  private callError(error: unknown): ToolError {
+  /**
+   * What a call that threw becomes. A JSON-RPC error from the server (negative code) is the
+   * server refusing the call; anything else on an HTTP server (fetch failed, the session gone)
+   * means the connection is lost: the server is marked so and reconnects, and the call may be retried.
+   */
+  private callError(error: unknown, client: Client): ToolError {
     const code = (error as { code?: unknown }).code;
+    const rpc = typeof code === 'number' && code < 0;
     const message = error instanceof Error ? error.message : String(error);
-    // -32000: the SDK's "connection closed"; a network failure of an HTTP server looks the same to a call.
-    if (
-      code === -32000 ||
-      this.state !== 'connected' ||
-      (this.deps.config.transport === 'http' && typeof code !== 'number')
-    ) {
+    if (this.deps.config.transport === 'http' && !rpc && this.client === client && this.state === 'connected') {
+      this.client = null;
+      this.state = 'disconnected';
+      this.error = `the connection failed: ${causeOf(error) ?? message}`;
+      void client.close().catch(() => {});
+      this.scheduleRetry();
+      this.deps.changed();
+    }
+    // -32000: the SDK's "connection closed" (a stdio server that exited).
+    if (code === -32000 || !rpc || this.state !== 'connected') {
       return ToolError.temporary(
         'UPSTREAM_UNAVAILABLE',
-        `The MCP server "${this.name}" was lost during the call: ${this.state === 'connected' ? message : this.unavailableReason()}`,
+        `The MCP server "${this.name}" was lost during the call: ${this.state === 'connected' ? message : (this.error ?? message)}.`,
       );
     }
-    const kind = code === -32602 ? 'parameter' : 'business';
     return new ToolError({
       code: 'UPSTREAM_ERROR',
-      kind,
+      kind: code === -32602 ? 'parameter' : 'business',
       message: `The MCP server "${this.name}" refused the call: ${message}`,
-      details: { mcp_code: typeof code === 'number' ? code : null },
+      details: { mcp_code: code },
     });
   }
 

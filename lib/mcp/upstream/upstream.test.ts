@@ -182,51 +182,64 @@ describe('faults, replay and recording mode on an upstream tool', () => {
 });
 
 describe('a Streamable HTTP server (server-everything)', () => {
-  it('connects with headers from the environment, which no answer shows, and runs a call', async () => {
+  it('connects with headers from the environment, which no answer shows; goes down with its endpoint and comes back', async () => {
     const port = 3397 + 40 + (process.pid % 50);
     const { spawn } = await import('node:child_process');
-    const child = spawn('node', [EVERYTHING, 'streamableHttp'], {
-      env: { ...process.env, PORT: String(port) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    try {
+    const startServer = async () => {
+      const child = spawn('node', [EVERYTHING, 'streamableHttp'], {
+        env: { ...process.env, PORT: String(port) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       await new Promise<void>((resolve, reject) => {
         child.stderr.on('data', (chunk: Buffer) => {
           if (chunk.toString().includes('listening')) resolve();
         });
         child.once('exit', (code) => reject(new Error(`server-everything exited with ${code}`)));
       });
-      const dir = toolscopes.dataDir({
-        mcp: {
-          servers: {
-            web: {
-              url: `http://127.0.0.1:${port}/mcp`,
-              // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${NAME} syntax
-              headers: { authorization: 'Bearer ${UPSTREAM_TEST_TOKEN}' },
-            },
+      return child;
+    };
+    let child = await startServer();
+    const { loadConfig } = await import('../../config');
+    const { createToolscope } = await import('../../server/create-toolscope');
+    const dir = toolscopes.dataDir({
+      mcp: {
+        servers: {
+          web: {
+            url: `http://127.0.0.1:${port}/mcp`,
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${NAME} syntax
+            headers: { authorization: 'Bearer ${UPSTREAM_TEST_TOKEN}' },
           },
         },
-      });
-      const { loadConfig } = await import('../../config');
-      const config = loadConfig({ TOOLSCOPE_DATA_DIR: dir, UPSTREAM_TEST_TOKEN: 'sekrit-token-value' }, dir);
-      const { createToolscope } = await import('../../server/create-toolscope');
-      const ts = createToolscope(config);
-      try {
-        const status = await connected(ts, 'web');
-        expect(status).toMatchObject({ transport: 'http', protocolVersion: expect.any(String) });
-        const echo = await call(ts, 'web__echo', { message: 'over http' });
-        expect(echo).toMatchObject({ status: 'succeeded', output: 'Echo: over http' });
-        const listed = JSON.stringify(await listMcpServers(ts).json());
-        expect(listed).not.toContain('sekrit');
-        expect(JSON.stringify(ts.store.get(echo.traceId))).not.toContain('sekrit');
-      } finally {
-        await ts.stop({ by: 'test' });
-        ts.close();
-      }
+      },
+    });
+    const ts = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: dir, UPSTREAM_TEST_TOKEN: 'sekrit-token-value' }, dir));
+    try {
+      const status = await connected(ts, 'web');
+      expect(status).toMatchObject({ transport: 'http', protocolVersion: expect.any(String) });
+      const echo = await call(ts, 'web__echo', { message: 'over http' });
+      expect(echo).toMatchObject({ status: 'succeeded', output: 'Echo: over http' });
+      const listed = JSON.stringify(await listMcpServers(ts).json());
+      expect(listed).not.toContain('sekrit');
+      expect(JSON.stringify(ts.store.get(echo.traceId))).not.toContain('sekrit');
+
+      // The endpoint goes away: the call fails retryably, the server is marked down, then comes back.
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill();
+      await exited;
+      const lost = await call(ts, 'web__echo', { message: 'anyone?' });
+      expect(lost).toMatchObject({ status: 'failed', error: { code: 'UPSTREAM_UNAVAILABLE', retryable: true } });
+      const down = ts.upstream.get('web');
+      expect(down?.state).not.toBe('connected');
+      expect(down?.error).toMatch(/^the connection failed: .*ECONNREFUSED|^the connection failed/);
+      child = await startServer();
+      await connected(ts, 'web', 20_000);
+      expect(await call(ts, 'web__echo', { message: 'back' })).toMatchObject({ status: 'succeeded' });
     } finally {
+      await ts.stop({ by: 'test' });
+      ts.close();
       child.kill();
     }
-  });
+  }, 40_000);
 });
 
 describe('a filesystem server (server-filesystem)', () => {
