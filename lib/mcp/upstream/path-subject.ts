@@ -18,8 +18,8 @@ export const upstreamPathSubject: PermissionSubject<unknown> = {
     return typeof value === 'string' && value !== '' ? normalize(value) : '';
   },
   compile(specifier) {
+    if (specifier.trim() === '') throw new Error('the glob is empty');
     const glob = normalize(specifier.trim());
-    if (glob === '') throw new Error('the glob is empty');
     const isMatch = picomatch(glob, { dot: true });
     return (subject) => subject !== '' && isMatch(subject);
   },
