@@ -147,7 +147,13 @@ export function createExecutor(options: ExecutorOptions): Executor {
       stages.add('parse', t0, 'ok', typeof call.arguments === 'string' ? 'JSON string' : 'object');
 
       // 2. validate
-      const valid = runValidateStage(validateDeps, { args: parsed.value, live, stages });
+      // A call recording mode may serve needs no running tool: an MCP server may be down.
+      const valid = runValidateStage(validateDeps, {
+        args: parsed.value,
+        live,
+        stages,
+        availabilityChecked: !ctx.recording,
+      });
       if (!valid.ok) return finish(live, stages, t0, valid.error);
       const { tool, sideEffect } = valid;
 

@@ -19,7 +19,13 @@ export type ValidateOutcome =
  */
 export function runValidateStage(
   deps: { registry: Registry; redactor: Redactor },
-  call: { args: unknown; live: LiveCall; stages: StageRecorder },
+  call: {
+    args: unknown;
+    live: LiveCall;
+    stages: StageRecorder;
+    /** False in recording mode: a served call runs nothing; a miss that runs finds the tool down at execute. */
+    availabilityChecked?: boolean;
+  },
 ): ValidateOutcome {
   const { live, stages } = call;
   const record = live.record;
@@ -39,7 +45,7 @@ export function runValidateStage(
   const redacted = deps.redactor.redact(call.args, tool.sensitivePaths);
   record.arguments = redacted.value;
   live.secrets = redacted.secrets;
-  const availability = tool.availability?.();
+  const availability = call.availabilityChecked === false ? undefined : tool.availability?.();
   if (availability && !availability.available) {
     record.sideEffect = tool.sideEffect;
     const error = errorData('UPSTREAM_UNAVAILABLE', availability.reason ?? `${tool.name} is not available now.`, {

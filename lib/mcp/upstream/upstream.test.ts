@@ -178,6 +178,18 @@ describe('faults, replay and recording mode on an upstream tool', () => {
     expect(served.results[0]).toMatchObject({ status: 'succeeded', output: 'Echo: one' });
     const trace: Json = await (await getTrace(served.results[0].trace_id, ts)).json();
     expect(trace).toMatchObject({ served_from: original.trace_id, attempts: [] });
+
+    // With the server gone, a recorded call is still served; one that is not recorded fails.
+    await ts.upstream.close();
+    expect(ts.upstream.get('everything')?.state).toBe('closed');
+    const offline = await post({
+      session_id: 'offline',
+      replay_from: 'recorded',
+      on_miss: 'run',
+      tool_calls: [tool('o1', 'one'), tool('o2', 'not recorded')],
+    });
+    expect(offline.results[0]).toMatchObject({ status: 'succeeded', output: 'Echo: one' });
+    expect(offline.results[1]).toMatchObject({ status: 'failed', error: { code: 'UPSTREAM_UNAVAILABLE' } });
   });
 });
 
