@@ -339,8 +339,10 @@ export class UpstreamServer implements UpstreamToolHost {
   private failureOf(error: unknown, stdio: StdioProcessTransport | null): string {
     const message = error instanceof Error ? error.message : String(error);
     const errno = (error as { code?: unknown }).code;
+    // A spawn error (ENOENT, EACCES): the program could not be run at all.
     if (stdio && typeof errno === 'string' && errno.startsWith('E')) {
-      return `it could not be started (${this.deps.config.transport === 'stdio' ? (this.deps.config as { command: string }).command : ''}: ${errno === 'ENOENT' ? 'no such program' : message})`;
+      const command = (this.deps.config as { command: string }).command;
+      return `it could not be started (${command}: ${errno === 'ENOENT' ? 'no such program' : message})`;
     }
     if (stdio?.exit) return exitClause(stdio);
     if ((error as { code?: unknown }).code === -32001)
