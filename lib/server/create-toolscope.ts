@@ -366,10 +366,9 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
       events.closeAll();
       // Calls waiting for a person stay pending on disk: the next start takes them up again.
       await executor.cancelAll(reason, { keepAwaitingApproval: true });
-      // Once their calls are cancelled (upstream too), the MCP servers' processes end.
-      await upstream.close();
-      // What exporters still hold goes out now, within the shutdown's deadline.
-      await sinks.close(1_500);
+      // Once their calls are cancelled (upstream too), the MCP servers' processes end, while
+      // what exporters still hold goes out, within the shutdown's deadline.
+      await Promise.all([upstream.close(), sinks.close(1_500)]);
     },
     close() {
       if (lifecycle.closed) return;

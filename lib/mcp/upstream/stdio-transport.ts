@@ -4,6 +4,19 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
+/** Server processes still running: if Toolscope exits before closing them, their groups are ended too. */
+const running = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function track(child: ChildProcess): void {
+  running.add(child);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const child of running) killGroup(child, 'SIGTERM');
+  });
+}
+
 export interface StdioServerSpec {
   command: string;
   args: string[];
@@ -62,6 +75,7 @@ export class StdioProcessTransport implements Transport {
         shell: false,
       });
       this.child = child;
+      track(child);
       child.once('error', (error) => {
         reject(error);
         this.onerror?.(error);
@@ -71,6 +85,7 @@ export class StdioProcessTransport implements Transport {
         this.exit = { code, signal };
       });
       child.once('close', () => {
+        running.delete(child);
         this.flushStderr();
         this.child = null;
         this.onclose?.();

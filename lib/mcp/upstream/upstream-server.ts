@@ -184,6 +184,8 @@ export class UpstreamServer implements UpstreamToolHost {
       this.connectedAt = Date.now();
       this.error = skipped;
       this.failures = 0;
+      const version = this.serverInfo ? ` (${this.serverInfo.name} ${this.serverInfo.version})` : '';
+      console.log(`[toolscope] MCP server "${this.name}" connected${version}: ${this.toolNames.length} tools`);
       this.deps.changed();
     } catch (error) {
       if (generation !== this.generation) return;
@@ -213,6 +215,12 @@ export class UpstreamServer implements UpstreamToolHost {
     const base = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (this.failures - 1));
     const delay = Math.round(base * (0.8 + 0.2 * this.random()));
     this.nextRetryAt = Date.now() + delay;
+    // Said once per outage (the first failure), not at every attempt of a server that stays down.
+    if (this.failures === 1) {
+      console.warn(
+        `[toolscope] MCP server "${this.name}" is not connected: ${this.error}; trying again with backoff (up to every ${MAX_RETRY_MS / 1000} s)`,
+      );
+    }
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       this.nextRetryAt = null;
