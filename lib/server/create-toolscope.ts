@@ -133,8 +133,14 @@ function publishingSink(
  * Takes up the calls a previous process left awaiting approval: each waits again (same trace,
  * same expiry) through the executor, so the approvals queue lists it and deciding it runs it
  * from its sealed arguments; one that expired meanwhile ends APPROVAL_TIMEOUT at once.
+ * A call of an MCP server's tool waits for the server's first attempt to connect (its tools are
+ * not registered before): `ready` says what to wait for, null for a tool there is now.
  */
-function resumePendingApprovals(store: TraceStore, executor: Executor): number {
+function resumePendingApprovals(
+  store: TraceStore,
+  executor: Executor,
+  ready: (tool: string) => Promise<void> | null = () => null,
+): number {
   let resumed = 0;
   let cursor: string | undefined;
   do {
@@ -153,23 +159,27 @@ function resumePendingApprovals(store: TraceStore, executor: Executor): number {
         reason: null,
         ruleCreated: null,
       };
-      executor
-        .execute(
-          { id: record.toolCallId, name: record.tool, arguments: sealed.rawArguments },
-          {
-            traceId: record.id,
-            sessionId: record.sessionId,
-            actor: record.actor,
-            metadata: record.metadata,
-            // Lineage and batch survive the restart (a replay awaiting approval stays one).
-            replayOf: record.replayOf ?? undefined,
-            batchId: record.batchId ?? undefined,
-            // So does a replay's one-off fault.
-            fault: replayFaultOf(record),
-            resume: { createdAt: record.createdAt, approval },
-          },
-        )
-        .catch((error: unknown) => console.error(`[toolscope] could not take up pending call ${record.id}:`, error));
+      const resume = () =>
+        executor
+          .execute(
+            { id: record.toolCallId, name: record.tool, arguments: sealed.rawArguments },
+            {
+              traceId: record.id,
+              sessionId: record.sessionId,
+              actor: record.actor,
+              metadata: record.metadata,
+              // Lineage and batch survive the restart (a replay awaiting approval stays one).
+              replayOf: record.replayOf ?? undefined,
+              batchId: record.batchId ?? undefined,
+              // So does a replay's one-off fault.
+              fault: replayFaultOf(record),
+              resume: { createdAt: record.createdAt, approval },
+            },
+          )
+          .catch((error: unknown) => console.error(`[toolscope] could not take up pending call ${record.id}:`, error));
+      const waitFor = ready(record.tool);
+      if (waitFor) void waitFor.then(resume);
+      else resume();
       resumed++;
     }
     cursor = page.nextCursor ?? undefined;
@@ -346,7 +356,9 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     redactor: createRedactor(config.redactKeys),
     limits: { maxModelOutputChars: config.limits.maxModelOutputChars, maxTraceBytes: config.limits.maxTraceBytes },
   });
-  const toolscope: Toolscope = {
+  // Connecting does not hold up the start: the app serves while the servers come up.
+  upstream.start();
+  return {
     config,
     store,
     series,
@@ -360,7 +372,9 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     faults,
     upstream,
     interruptedAtStart,
-    resumedAtStart: resumePendingApprovals(store, executor),
+    resumedAtStart: resumePendingApprovals(store, executor, (tool) =>
+      registry.get(tool) ? null : upstream.firstAttempt(tool),
+    ),
     async stop(reason) {
       lifecycle.stopping = true;
       events.closeAll();
@@ -387,7 +401,4 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
       lock.release();
     },
   };
-  // Connecting does not hold up the start: the app serves while the servers come up.
-  upstream.start();
-  return toolscope;
 }

@@ -21,6 +21,11 @@ export interface UpstreamServers {
    * naming `fs__write_file(notes/**)` compile before the server has connected.
    */
   placeholder(name: string): AnyTool | undefined;
+  /**
+   * For a tool of a configured server (`fs__write_file`): resolves once the server's first attempt
+   * to connect is over (connected or not). Null for any other name.
+   */
+  firstAttempt(tool: string): Promise<void> | null;
   /** Stops every server (their processes end); no reconnect follows. */
   close(): Promise<void>;
 }
@@ -50,9 +55,18 @@ export function createUpstreamServers(options: {
     );
   }
   const placeholders = new Map<string, AnyTool>();
+  const first = new Map<string, Promise<void>>();
+  const serverOf = (tool: string) => {
+    const at = tool.indexOf('__');
+    return at > 0 ? servers.get(tool.slice(0, at)) : undefined;
+  };
   return {
     start() {
-      for (const server of servers.values()) void server.connect();
+      for (const server of servers.values()) first.set(server.name, server.connect());
+    },
+    firstAttempt(tool) {
+      const server = serverOf(tool);
+      return server ? (first.get(server.name) ?? Promise.resolve()) : null;
     },
     list: () => [...servers.values()].map((server) => server.status()),
     get: (name) => servers.get(name)?.status() ?? null,
@@ -63,9 +77,9 @@ export function createUpstreamServers(options: {
       return server.status();
     },
     placeholder(name) {
-      const at = name.indexOf('__');
-      const server = at > 0 ? servers.get(name.slice(0, at)) : undefined;
+      const server = serverOf(name);
       if (!server) return undefined;
+      const at = name.indexOf('__');
       let tool = placeholders.get(name);
       if (!tool) {
         tool = defineTool({

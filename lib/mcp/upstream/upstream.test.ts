@@ -376,6 +376,26 @@ describe('a server that fails, crashes and comes back (fixture)', () => {
     expect(toolEvents).toContainEqual(expect.objectContaining({ type: 'changed', server: 'flaky' }));
   });
 
+  it('a call waiting for approval is taken up after a restart once its server is back, and runs when approved', async () => {
+    const dir = toolscopes.dataDir({ mcp: { servers: { flaky: { command: 'node', args: [FIXTURE] } } } });
+    const first = toolscopes.start(dir);
+    await connected(first, 'flaky');
+    // No annotations: a write, which waits for a person.
+    let traceId = '';
+    void first.executor.execute(
+      { name: 'flaky__add_tool', arguments: {} },
+      { actor: 'test', onAwaitingApproval: (id) => (traceId = id) },
+    );
+    await until('the call waiting', () => traceId && first.approvals.size === 1);
+    const second = await toolscopes.restart(first, dir);
+    expect(second.resumedAtStart).toBe(1);
+    await until('the call taken up again', () => second.approvals.get(traceId));
+    expect(second.upstream.get('flaky')?.state).toBe('connected');
+    expect(second.approvals.decide(traceId, { decision: 'approve' }, 'test')).toMatchObject({ ok: true });
+    await until('the approved call', () => second.store.get(traceId)?.status === 'succeeded');
+    expect(second.store.get(traceId)?.output).toBe('added');
+  });
+
   it('lists its tools again when it says they changed', async () => {
     const ts = toolscopes.start(
       toolscopes.dataDir({
