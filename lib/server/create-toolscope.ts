@@ -247,6 +247,11 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     propagation: otel ? childOfCallSpan : undefined,
   });
   const registry = createRegistry(builtins.concat(options.tools ?? []));
+  const redactor = createRedactor(config.redactKeys);
+  // Header values of HTTP servers may be secrets: scrubbed, with secret shapes, from what servers say.
+  const headerValues = config.mcpServers.flatMap((server) =>
+    server.transport === 'http' ? Object.values(server.headers).filter((value) => value.length >= 4) : [],
+  );
   // Their tools join the registry as they connect (after the start); until then, and while one is
   // down, the event bus tells live views of each change (`event: tools`).
   let toolsChanged: (server: string | null) => void = () => {};
@@ -254,6 +259,7 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     configs: config.mcpServers,
     registry,
     changed: (server) => toolsChanged(server),
+    scrub: (text) => redactor.scrubText(text, headerValues),
   });
   // Rules are checked against the tools before anything else opens: a bad rule stops the start.
   // A rule may name a tool of an MCP server that has not connected yet.
@@ -353,7 +359,7 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     approvalTimeoutMs: config.approvals.timeoutMs,
     faults: withExtraFaults(faults, options.faults),
     configFile: config.configPath,
-    redactor: createRedactor(config.redactKeys),
+    redactor,
     limits: { maxModelOutputChars: config.limits.maxModelOutputChars, maxTraceBytes: config.limits.maxTraceBytes },
   });
   // Connecting does not hold up the start: the app serves while the servers come up.

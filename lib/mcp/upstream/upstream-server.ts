@@ -50,6 +50,11 @@ export interface UpstreamServerDeps {
   setTools(tools: AnyTool[]): void;
   /** The state, the error or the tools changed: live views refetch. */
   changed(): void;
+  /**
+   * Scrubs secrets from what the server says (stderr lines, errors) before it is kept or shown:
+   * secret-shaped values, and the configured header values.
+   */
+  scrub?: (text: string) => string;
   random?: () => number;
 }
 
@@ -85,6 +90,7 @@ export class UpstreamServer implements UpstreamToolHost {
   /** Where the calls running now report output: a stderr line goes to each. */
   private readonly calls = new Set<OutputReporter>();
   private readonly random: () => number;
+  private readonly scrub: (text: string) => string;
 
   constructor(private readonly deps: UpstreamServerDeps) {
     const { config } = deps;
@@ -93,6 +99,7 @@ export class UpstreamServer implements UpstreamToolHost {
     this.retries = config.retries;
     this.tools = config.tools;
     this.random = deps.random ?? Math.random;
+    this.scrub = deps.scrub ?? ((text) => text);
   }
 
   status(): UpstreamServerStatus {
@@ -192,7 +199,7 @@ export class UpstreamServer implements UpstreamToolHost {
       await client.close().catch(() => {});
       this.client = null;
       this.state = 'failed';
-      this.error = this.failureOf(error, stdio);
+      this.error = this.scrub(this.failureOf(error, stdio));
       this.scheduleRetry();
       this.deps.changed();
     }
@@ -267,7 +274,8 @@ export class UpstreamServer implements UpstreamToolHost {
     }
   }
 
-  private heardStderr(line: string): void {
+  private heardStderr(raw: string): void {
+    const line = this.scrub(raw);
     this.stderrTail.push(line);
     if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
     for (const output of this.calls) output.write('stderr', `${line}\n`);
@@ -314,7 +322,7 @@ export class UpstreamServer implements UpstreamToolHost {
     if (this.deps.config.transport === 'http' && !rpc && this.client === client && this.state === 'connected') {
       this.client = null;
       this.state = 'disconnected';
-      this.error = `the connection failed: ${causeOf(error) ?? message}`;
+      this.error = this.scrub(`the connection failed: ${causeOf(error) ?? message}`);
       void client.close().catch(() => {});
       this.scheduleRetry();
       this.deps.changed();

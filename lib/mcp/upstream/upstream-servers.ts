@@ -40,6 +40,8 @@ export function createUpstreamServers(options: {
   configs: readonly McpServerConfig[];
   registry: Registry;
   changed: (server: string) => void;
+  /** Scrubs secrets from what servers say (stderr lines, errors) before it is kept or shown. */
+  scrub?: (text: string) => string;
 }): UpstreamServers {
   const { registry, changed } = options;
   const servers = new Map<string, UpstreamServer>();
@@ -51,6 +53,7 @@ export function createUpstreamServers(options: {
         config,
         setTools: (tools) => registry.replace(owns, tools),
         changed: () => changed(config.name),
+        scrub: options.scrub,
       }),
     );
   }

@@ -343,6 +343,11 @@ describe('a server that fails, crashes and comes back (fixture)', () => {
     const whisper = await call(ts, 'flaky__whisper', { text: 'psst' });
     expect(whisper).toMatchObject({ status: 'succeeded', output: 'heard psst' });
     expect(ts.store.get(whisper.traceId)?.stderr).toBe('whisper: psst\nwhisper again: psst\n');
+    // A secret the server prints is scrubbed from the call's stderr and from the kept tail.
+    const leaky = await call(ts, 'flaky__whisper', { text: 'sk-live-abcdefghijklmnop1234' });
+    expect(ts.store.get(leaky.traceId)?.stderr).not.toContain('sk-live-abcdefghijklmnop1234');
+    expect(ts.upstream.get('flaky')?.stderrTail.join('\n')).not.toContain('sk-live-abcdefghijklmnop1234');
+    expect(ts.upstream.get('flaky')?.stderrTail.at(-1)).toMatch(/^whisper again: /);
 
     const crash = await call(ts, 'flaky__crash', {});
     expect(crash).toMatchObject({ status: 'failed', error: { code: 'UPSTREAM_UNAVAILABLE', retryable: true } });
