@@ -195,7 +195,13 @@ describe('faults, replay and recording mode on an upstream tool', () => {
 
 describe('a Streamable HTTP server (server-everything)', () => {
   it('connects with headers from the environment, which no answer shows; goes down with its endpoint and comes back', async () => {
-    const port = 3397 + 40 + (process.pid % 50);
+    const net = await import('node:net');
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => resolve(free));
+      });
+    });
     const { spawn } = await import('node:child_process');
     const startServer = async () => {
       const child = spawn('node', [EVERYTHING, 'streamableHttp'], {
