@@ -1,9 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { CallToolResultSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  type Progress,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../executor/define-tool';
+import { createRegistry } from '../../executor/registry';
 import type { Toolscope } from '../../server/create-toolscope';
 import { testToolscopes } from '../../server/testing/test-toolscopes';
 import { type McpTestServer, startMcpTestServer } from './testing/mcp-test-server';
@@ -295,4 +300,54 @@ describe('Toolscope as an MCP server', () => {
     const stream = await fetch(`${server.base}/mcp`, { headers: { accept: 'text/event-stream' } });
     expect(stream.status).toBe(400);
   });
+
+  it('ends sessions idle for idleSessionMs, and the longest idle one past maxSessions', async () => {
+    const { server } = await start({ idleSessionMs: 300, maxSessions: 2 });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const initialize = async () => {
+      const answer = await fetch(`${server.base}/mcp`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+        }),
+      });
+      await answer.text();
+      return answer.headers.get('mcp-session-id')!;
+    };
+    const first = await initialize();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const second = await initialize();
+    const third = await initialize();
+    expect(server.endpoint.sessionIds()).toEqual([second, third]);
+    expect(first).not.toBe(third);
+    await until(() => server.endpoint.sessionIds().length === 0, 3_000);
+  });
+
+  // Needs `registry.onChange` (upstream MCP servers add it); skipped on a registry without it.
+  it.skipIf(!('onChange' in createRegistry()))(
+    'tells every session notifications/tools/list_changed when the registry changes',
+    async () => {
+      const { ts, server } = await start();
+      const { client } = await server.connect();
+      let changed = 0;
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        changed++;
+      });
+      const before = (await client.listTools()).tools.length;
+      // The client opens its GET stream (where the notification comes) after initializing.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      ts.executor.registry.register(defineTool({ ...waitForCancel, name: 'added_later' }));
+      await until(() => changed > 0);
+      const { tools } = await client.listTools();
+      expect(tools).toHaveLength(before + 1);
+      expect(tools.find((tool) => tool.name === 'added_later')).toBeDefined();
+      ts.executor.registry.unregister('added_later');
+      await until(() => changed > 1);
+      expect((await client.listTools()).tools).toHaveLength(before);
+    },
+  );
 });
