@@ -112,7 +112,12 @@ describe.skipIf(!built)('the built server as an MCP server', () => {
     }
     expect(trace?.json).toMatchObject({
       status: 'cancelled',
-      error: { code: 'CANCELLED', message: 'Cancelled by mcp: the MCP client cancelled the request: changed my mind.' },
+      result: {
+        error: {
+          code: 'CANCELLED',
+          message: 'Cancelled by mcp: the MCP client cancelled the request: changed my mind.',
+        },
+      },
     });
   });
 });
