@@ -82,6 +82,7 @@ export function createMcpEndpoint(
       onsessioninitialized: (id) => {
         session.id = id;
         sessions.set(id, session);
+        startSweep();
       },
       // A DELETE: the session's calls are cancelled as the session's end.
       onsessionclosed: () => {
@@ -113,16 +114,23 @@ export function createMcpEndpoint(
     return true;
   };
 
-  const sweep = setInterval(
-    () => {
-      const cutoff = now() - idleSessionMs;
-      for (const session of [...sessions.values()]) {
-        if (session.open === 0 && session.lastSeen < cutoff) void end(session);
-      }
-    },
-    Math.min(idleSessionMs, 60_000),
-  );
-  sweep.unref();
+  // Runs only while there are sessions: an agent path that never serves MCP keeps no timer.
+  let sweep: ReturnType<typeof setInterval> | null = null;
+  const sweepIdle = () => {
+    const cutoff = now() - idleSessionMs;
+    for (const session of [...sessions.values()]) {
+      if (session.open === 0 && session.lastSeen < cutoff) void end(session);
+    }
+    if (sessions.size === 0 && sweep) {
+      clearInterval(sweep);
+      sweep = null;
+    }
+  };
+  const startSweep = () => {
+    if (sweep) return;
+    sweep = setInterval(sweepIdle, Math.min(idleSessionMs, 60_000));
+    sweep.unref();
+  };
 
   const registry = ts.executor.registry as ObservableRegistry;
   const unsubscribe = registry.onChange?.(() => {
@@ -192,7 +200,8 @@ export function createMcpEndpoint(
     },
     sessionIds: () => [...sessions.keys()],
     async close() {
-      clearInterval(sweep);
+      if (sweep) clearInterval(sweep);
+      sweep = null;
       unsubscribe?.();
       await Promise.all([...sessions.values()].map(end));
     },
