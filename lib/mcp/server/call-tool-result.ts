@@ -23,7 +23,7 @@ function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A call that could not reach the executor (Toolscope stopping): the model reads why, as with any failure. */
+/** A call the executor could not answer (a bug of ours): the model reads why, as with any failure. */
 export function unavailableResult(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }

@@ -60,9 +60,11 @@ export async function callTool(
     const result = await deps.executor.execute({ name: params.name, arguments: params.arguments ?? {} }, ctx);
     return toCallToolResult(result);
   } catch (error) {
-    // The executor answers everything a tool or a model can cause; what is left is Toolscope stopping.
+    // The executor answers everything a tool, a model or a stopping Toolscope can cause; a throw
+    // past it is a bug of ours, which the model still gets as a failed call, not a protocol error.
+    console.error('[toolscope] MCP tools/call failed:', error);
     const message = error instanceof Error ? error.message : String(error);
-    return unavailableResult(`Toolscope could not run the call: ${message}. Try again once it is back.`);
+    return unavailableResult(`Toolscope failed to run the call: ${message}.`);
   } finally {
     keepAlive.stop();
     extra.signal.removeEventListener('abort', onAbort);

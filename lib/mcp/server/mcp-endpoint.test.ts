@@ -266,6 +266,22 @@ describe('Toolscope as an MCP server', () => {
     expect(await gone.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32001 } });
   });
 
+  it('a call in flight when Toolscope stops is answered CANCELLED by shutdown; later calls are refused as results', async () => {
+    const { ts, server } = await start();
+    const { client, transport } = await server.connect();
+    const pending = client.callTool({ name: 'wait_for_cancel', arguments: {} });
+    const sessionId = transport.sessionId!;
+    const traceId = await until(() => ts.store.list({ sessionId }).items[0]?.id);
+    await until(() => ts.executor.inFlight(traceId)?.stdout?.includes('waiting'));
+    await ts.stop({ by: 'shutdown', reason: 'Toolscope is shutting down' });
+    const result = await pending;
+    expect(result.isError).toBe(true);
+    expect((result.content as { text: string }[])[0]!.text).toMatch(/^Error CANCELLED: Cancelled by shutdown/);
+    const late = await client.callTool({ name: 'calculator', arguments: { expression: '1+1' } });
+    expect(late.isError).toBe(true);
+    expect((late.content as { text: string }[])[0]!.text).toMatch(/^Error TRACE_UNAVAILABLE: .*not run/);
+  });
+
   it('each client is its own session; its calls are in its own Toolscope session', async () => {
     const { ts, server } = await start();
     const a = await server.connect();
