@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRequestError } from '../api/http';
 import { guardRequest } from '../api/request-guard';
+import { createMcpEndpoint, type McpEndpoint } from '../mcp/server/mcp-endpoint';
 import type { Toolscope } from '../server/create-toolscope';
 import { allowsMethod, type LeanRouteName, matchApiRoute } from './api-routes';
 import { serveEvents } from './events-route';
@@ -15,6 +16,8 @@ export interface AgentHandlerOptions {
   /** Everything that is not an agent route: Next.js's request handler in `server/main.ts`. */
   next: RequestListener;
   heartbeatMs?: number;
+  /** Toolscope as an MCP server at `/mcp` (`lib/mcp/server`); made with the defaults when not given. */
+  mcp?: McpEndpoint;
 }
 
 type LeanRoute = (req: IncomingMessage, res: ServerResponse, query: string) => void | Promise<void>;
@@ -38,11 +41,13 @@ function headerReader(req: IncomingMessage) {
  *    origin and, when `TOOLSCOPE_TOKEN` is set, the token (a page without it is sent to /login).
  * 2. Paths under `/api/` are looked up in `API_ROUTES`: unknown → 404, bad percent-encoding → 400,
  *    a method the route lacks → 405 with `Allow`, OPTIONS → 204 with `Allow`, all JSON.
- * 3. `POST /api/v1/tool-calls` and `GET /api/v1/events` are served here; the rest goes to `next`.
+ * 3. `POST /api/v1/tool-calls` and `GET /api/v1/events` are served here, and `/mcp` (Toolscope as
+ *    an MCP server, Streamable HTTP); the rest goes to `next`.
  * Anything a handler throws is one JSON error: a `RequestError` by its code, else a logged 500.
  */
 export function createAgentHandler(options: AgentHandlerOptions): RequestListener {
   const { ts, next } = options;
+  const mcp = options.mcp ?? createMcpEndpoint(ts);
   const lean: Record<LeanRouteName, LeanRoute> = {
     'tool-calls': (req, res) => serveToolCalls(req, res, ts),
     events: (req, res, query) => serveEvents(req, res, ts, query, { heartbeatMs: options.heartbeatMs }),
@@ -72,6 +77,7 @@ export function createAgentHandler(options: AgentHandlerOptions): RequestListene
     }
     const q = url.indexOf('?');
     const pathname = q < 0 ? url : url.slice(0, q);
+    if (pathname === '/mcp') return mcp.handle(req, res);
     if (pathname !== '/api' && !pathname.startsWith('/api/')) return next(req, res);
     const match = matchApiRoute(pathname);
     if (match.kind === 'bad-encoding') {

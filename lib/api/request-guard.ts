@@ -93,7 +93,8 @@ function pathOf(url: string | undefined): { pathname: string; search: string } {
 function checkToken(request: GuardedRequest, token: string): GuardVerdict {
   const { pathname, search } = pathOf(request.url);
   if (isPublic(request.method, pathname, request.headers) || carriesToken(request.headers, token)) return OK;
-  const page = pathname !== '/api' && !pathname.startsWith('/api/');
+  // The MCP endpoint is for programs, like the API: a 401 they can act on, not the login page.
+  const page = pathname !== '/api' && !pathname.startsWith('/api/') && pathname !== '/mcp';
   if (page && (request.method === 'GET' || request.method === 'HEAD')) {
     return {
       ok: false,

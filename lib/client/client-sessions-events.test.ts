@@ -8,15 +8,16 @@ import { isToolscopeError } from './toolscope-error';
 vi.mock('server-only', () => ({}));
 
 /**
- * The client's parts that need the other helpers' work of issue 10 (contracts-10.md): the
- * sessions API (S), `assistant_message` (B), event ids, `?session=`, approval events and resume
- * with `Last-Event-ID` (C). They fail until those are merged; everything else is in client.test.ts.
+ * The client against a real Toolscope: the sessions API, `assistant_message` on a trace, and the
+ * event stream's ids, `?session=` filter, approval events and resume with `Last-Event-ID` (from
+ * the ring, across dropped connections, and from the database after a restart). The rest of the
+ * client is in client.test.ts.
  */
 let served: ServedToolscope;
 let client: ToolscopeClient;
 
 beforeAll(async () => {
-  served = await serveToolscope({ approvals: { user: 'after-merge' } });
+  served = await serveToolscope({ approvals: { user: 'client-test' } });
   client = createToolscopeClient({ baseUrl: served.baseUrl });
 });
 
@@ -50,7 +51,7 @@ async function follow(filter: Parameters<ToolscopeClient['subscribe']>[0]) {
 
 describe('sessions and assistant messages', () => {
   it('lists the session, with its calls in order, batches, failures and a repeated-call finding', async () => {
-    const session = `after-merge-session-${Date.now()}`;
+    const session = `client-session-${Date.now()}`;
     const first = await client.runToolCalls({
       session_id: session,
       assistant_message: { text: 'Three at once, one broken.', model: 'test-model' },
@@ -88,15 +89,15 @@ describe('sessions and assistant messages', () => {
 
   it('pages sessions with next_cursor and refuses a bad cursor', async () => {
     for (const n of [1, 2, 3]) {
-      await client.runToolCalls({ session_id: `after-merge-page-${n}`, tool_calls: [calc(`p${n}`, '1+1')] });
+      await client.runToolCalls({ session_id: `client-page-${n}`, tool_calls: [calc(`p${n}`, '1+1')] });
     }
-    const first = await client.listSessions({ q: 'after-merge-page-', limit: 2 });
+    const first = await client.listSessions({ q: 'client-page-', limit: 2 });
     expect(first.sessions).toHaveLength(2);
-    const second = await client.listSessions({ q: 'after-merge-page-', limit: 2, cursor: first.next_cursor! });
+    const second = await client.listSessions({ q: 'client-page-', limit: 2, cursor: first.next_cursor! });
     expect([...first.sessions, ...second.sessions].map((s) => s.id).sort()).toEqual([
-      'after-merge-page-1',
-      'after-merge-page-2',
-      'after-merge-page-3',
+      'client-page-1',
+      'client-page-2',
+      'client-page-3',
     ]);
     const bad = await client.listSessions({ cursor: 'abc' }).catch((e: unknown) => e);
     expect(isToolscopeError(bad) && [bad.code, bad.status]).toEqual(['INVALID_CURSOR', 400]);
@@ -105,7 +106,7 @@ describe('sessions and assistant messages', () => {
 
 describe('the event stream: ids, session filter, approvals, resume', () => {
   it('filters by session; every event has an increasing decimal id and names its trace and session', async () => {
-    const session = `after-merge-events-${Date.now()}`;
+    const session = `client-events-${Date.now()}`;
     const stream = await follow({ session });
     await client.runToolCalls({ session_id: 'another-session', tool_calls: [calc('o1', '1+1')] });
     const { results } = await client.runToolCalls({ session_id: session, tool_calls: [calc('e1', '2*3')] });
@@ -121,7 +122,7 @@ describe('the event stream: ids, session filter, approvals, resume', () => {
   });
 
   it('tells of an approval requested and decided', async () => {
-    const session = `after-merge-approval-${Date.now()}`;
+    const session = `client-approval-${Date.now()}`;
     const stream = await follow({ session });
     const { results } = await client.runToolCalls({
       session_id: session,
@@ -143,7 +144,7 @@ describe('the event stream: ids, session filter, approvals, resume', () => {
   });
 
   it('resumes from lastEventId with what was missed while unsubscribed, without duplicates', async () => {
-    const session = `after-merge-resume-${Date.now()}`;
+    const session = `client-resume-${Date.now()}`;
     const before = await follow({ session });
     await client.runToolCalls({ session_id: session, tool_calls: [calc('r1', '1+1')] });
     await until(() => traceEvents(before.events).some((e) => e.type === 'finish'), 'the first finish');
@@ -163,7 +164,7 @@ describe('the event stream: ids, session filter, approvals, resume', () => {
   });
 
   it('loses nothing across dropped connections while calls run', async () => {
-    const session = `after-merge-drop-${Date.now()}`;
+    const session = `client-drop-${Date.now()}`;
     const stream = await follow({ session });
     const sent: string[] = [];
     for (let round = 0; round < 5; round++) {
@@ -192,7 +193,7 @@ describe('the event stream: ids, session filter, approvals, resume', () => {
   });
 
   it('resumes from the database after a restart, when no buffer holds the id', async () => {
-    const session = `after-merge-restart-${Date.now()}`;
+    const session = `client-restart-${Date.now()}`;
     const before = await follow({ session });
     const seen = await client.runToolCalls({ session_id: session, tool_calls: [calc('x1', '1+1')] });
     await until(() => traceEvents(before.events).some((e) => e.type === 'finish'), 'the first finish');
