@@ -44,11 +44,15 @@ export function sideEffectOfMcpTool(tool: McpTool, settings: McpToolSettings | u
  * An MCP server's tool as a Toolscope tool: `<server>__<tool>`, its JSON Schema as is, the
  * server's timeout, retries only when idempotent (`idempotentHint` or the config), the shared
  * path subject for permission rules, and unavailable while the server is down.
- * Throws when the tool's schema is not one Ajv reads (the server's list skips it, saying why).
+ * Throws when the tool cannot be one (a schema Ajv cannot read, a name too long, a tool that runs
+ * only as an MCP task): the server's list skips it, saying why in the server's `error`.
  */
 export function createUpstreamTool(host: UpstreamToolHost, tool: McpTool): AnyTool {
   const name = upstreamToolName(host.name, tool.name);
   if (!name) throw new Error(`the name "${host.name}__${tool.name}" is longer than ${NAME_MAX} characters`);
+  // Such a tool only runs as an MCP task (tasks/*), which a plain tools/call cannot start.
+  if (tool.execution?.taskSupport === 'required')
+    throw new Error('it runs only as an MCP task, which Toolscope does not call');
   const settings = host.tools[tool.name];
   const idempotent = settings?.idempotent ?? tool.annotations?.idempotentHint === true;
   const original = tool.name;
