@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { outputOfCallResult } from './call-result';
 import { upstreamPathSubject } from './path-subject';
-import { progressLine } from './upstream-server';
+import { progressLine } from './server-talk';
 import { upstreamToolName } from './upstream-tool';
 
 describe('outputOfCallResult', () => {
