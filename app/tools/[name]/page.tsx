@@ -8,11 +8,10 @@ import { SchemaTabs } from '@/components/tools/schema-tabs';
 import { ToolActivity } from '@/components/tools/tool-activity';
 import { ToolRuns } from '@/components/tools/tool-runs';
 import { DEFAULT_RANGE, isKnownTool, parseRange, toolStatsJson } from '@/lib/api/stats';
-import { inputJsonSchema, toAnthropicTool, toOpenAITool } from '@/lib/executor/json-schema';
+import { toAnthropicTool, toOpenAITool } from '@/lib/executor/json-schema';
 import { getToolscope } from '@/lib/server/toolscope';
 import { formatDuration } from '@/lib/ui/format';
-import type { JsonSchema } from '@/lib/ui/json-schema';
-import { describePolicy, describeRetry, policyNote } from '@/lib/ui/tool-info';
+import { describePolicy, describeRetry, formSchemaOf, policyNote } from '@/lib/ui/tool-info';
 import { runTool } from './actions';
 
 export const dynamic = 'force-dynamic';
@@ -130,7 +129,7 @@ export default async function ToolPage({ params, searchParams }: Props) {
           </h2>
           <Playground
             tool={tool.name}
-            schema={inputJsonSchema(tool) as JsonSchema}
+            schema={formSchemaOf(tool)}
             policyNote={policyNote(tool.name, policy.text, policy.policy)}
             run={runTool}
           />
