@@ -208,6 +208,11 @@ export function McpServers({ servers, error }: { servers: McpServerJson[] | unde
             {connected} of {servers.length} connected
           </p>
         )}
+        {error && servers && (
+          <p role="status" className="text-xs text-amber-800 dark:text-amber-300">
+            Not refreshed: {error.message}. Shown as last read.
+          </p>
+        )}
       </div>
       {error && !servers ? (
         <p role="alert" className="text-xs text-red-700 dark:text-red-300">
