@@ -39,6 +39,7 @@ test('a tool of an upstream server runs from the playground, and its trace shows
   await tool.goto('flaky__note');
   // The browser checks the server's JSON Schema with the server's validator (Ajv): an empty text is refused inline.
   const text = tool.field('text');
+  await text.fill('x');
   await text.fill('');
   await expect(text).toHaveAttribute('aria-invalid', 'true');
   await expect(page.locator('[data-testid="form-field"][data-path="text"] [data-testid="form-issue"]')).toHaveText(
