@@ -2,7 +2,7 @@
 
 import { useEffect, useRef, useState } from 'react';
 import type { TraceEvent } from '@/lib/events';
-import { type ConnectionStatus, connectEventStream } from '@/lib/ui/event-stream-connection';
+import { type ConnectionStatus, connectEventStream, type ToolsChangedEvent } from '@/lib/ui/event-stream-connection';
 
 /** The stream's state and, while disconnected, when the next reconnect try is (epoch ms). */
 export type LiveConnection = ConnectionStatus;
@@ -18,6 +18,8 @@ export interface TraceEventsOptions {
   trace?: string;
   /** Called after the stream came back from a drop: refetch what may have been missed. */
   onReconnect?: () => void;
+  /** `event: tools` (unfiltered streams only): the registered tools changed. */
+  onTools?: (event: ToolsChangedEvent) => void;
 }
 
 /**
@@ -30,8 +32,8 @@ export interface TraceEventsOptions {
 export function useTraceEvents(onEvent: (event: TraceEvent) => void, options: TraceEventsOptions = {}): LiveConnection {
   const { enabled = true, tool, session, trace } = options;
   const [status, setStatus] = useState<LiveConnection>({ state: 'connecting', retryAt: null });
-  const handlers = useRef({ onEvent, onReconnect: options.onReconnect });
-  handlers.current = { onEvent, onReconnect: options.onReconnect };
+  const handlers = useRef({ onEvent, onReconnect: options.onReconnect, onTools: options.onTools });
+  handlers.current = { onEvent, onReconnect: options.onReconnect, onTools: options.onTools };
 
   useEffect(() => {
     if (!enabled) return;
@@ -47,6 +49,7 @@ export function useTraceEvents(onEvent: (event: TraceEvent) => void, options: Tr
       onEvent: (event) => handlers.current.onEvent(event),
       onStatus: setStatus,
       onReconnect: () => handlers.current.onReconnect?.(),
+      onTools: (event) => handlers.current.onTools?.(event),
     });
     // Back online: do not sit out a long backoff.
     const online = () => connection.retryNow();

@@ -4,7 +4,8 @@ import path from 'node:path';
 
 /**
  * Default shell programs plus `sh`, so e2e tests can run a program that prints and then waits;
- * approvals expire after 20 s (the expiry test waits for it) and are decided as `e2e-reviewer`.
+ * approvals expire after 20 s (the expiry test waits for it) and are decided as `e2e-reviewer`;
+ * upstream MCP servers as in mcpServers (added by writeE2EConfig).
  */
 const E2E_CONFIG = {
   policies: { run_shell: 'allow' },
@@ -12,10 +13,35 @@ const E2E_CONFIG = {
   shell: { allow: ['echo', 'ls', 'cat', 'pwd', 'date', 'wc', 'head', 'tail', 'grep', 'sh'] },
 };
 
+/** While this file exists, the e2e's `flaky` MCP server refuses to start (e2e/fixtures/flaky-mcp-server.mjs). */
+export function flakyDownFlag(dataDir: string): string {
+  return path.join(dataDir, 'flaky-mcp-down');
+}
+
+/**
+ * Two upstream MCP servers over stdio: `everything` (the reference server, a dev dependency) and
+ * `flaky`, a fixture whose `note` tool writes stderr and whose `crash` tool takes it down, kept
+ * down while its flag file exists (see flakyDownFlag).
+ */
+function mcpServers(dataDir: string) {
+  return {
+    servers: {
+      everything: {
+        command: process.execPath,
+        args: [path.resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+      },
+      flaky: {
+        command: process.execPath,
+        args: [path.resolve('e2e/fixtures/flaky-mcp-server.mjs'), flakyDownFlag(dataDir)],
+      },
+    },
+  };
+}
+
 /** Writes the e2e config file into the data folder and returns its path. */
 export function writeE2EConfig(dataDir: string): string {
   const file = path.join(dataDir, 'toolscope.config.json');
-  fs.writeFileSync(file, JSON.stringify(E2E_CONFIG, null, 2));
+  fs.writeFileSync(file, JSON.stringify({ ...E2E_CONFIG, mcp: mcpServers(dataDir) }, null, 2));
   return file;
 }
 

@@ -1,9 +1,9 @@
 import type { Metadata } from 'next';
 import { ApprovalsView } from '@/components/approvals/approvals-view';
 import { pendingApprovalJson } from '@/lib/api/approvals';
-import { inputJsonSchema } from '@/lib/executor/json-schema';
 import { getToolscope } from '@/lib/server/toolscope';
 import type { JsonSchema } from '@/lib/ui/json-schema';
+import { formSchemaOf } from '@/lib/ui/tool-info';
 
 export const dynamic = 'force-dynamic';
 
@@ -16,7 +16,7 @@ export const metadata: Metadata = { title: 'Approvals' };
 export default function ApprovalsPage() {
   const ts = getToolscope();
   const schemas: Record<string, JsonSchema> = {};
-  for (const tool of ts.executor.registry.list()) schemas[tool.name] = inputJsonSchema(tool) as JsonSchema;
+  for (const tool of ts.executor.registry.list()) schemas[tool.name] = formSchemaOf(tool);
   return (
     <ApprovalsView
       initial={{

@@ -1,13 +1,16 @@
 import type { Metadata } from 'next';
-import { type ToolInfo, ToolsOverview } from '@/components/tools/tools-overview';
+import { ToolsOverview } from '@/components/tools/tools-overview';
 import { allStatsJson, DEFAULT_RANGE, parseRange } from '@/lib/api/stats';
 import { getToolscope } from '@/lib/server/toolscope';
-import { describePolicy, describeRetry } from '@/lib/ui/tool-info';
+import { toolCatalog } from './catalog';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Tools' };
 
-/** Every registered tool with its settings, and calls, errors and latency over a range (live). */
+/**
+ * Every registered tool with its settings and availability, grouped by the MCP server it comes
+ * from, the MCP servers' states, and calls, errors and latency over a range (live).
+ */
 export default async function ToolsPage({
   searchParams,
 }: {
@@ -16,21 +19,8 @@ export default async function ToolsPage({
   const asked = (await searchParams).range;
   const range = parseRange(typeof asked === 'string' ? asked : undefined) ?? DEFAULT_RANGE;
   const ts = getToolscope();
-  const tools = ts.executor.registry
-    .list()
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .map((tool): ToolInfo => {
-      const policy = describePolicy(ts.toolPolicy, tool);
-      return {
-        name: tool.name,
-        description: tool.description,
-        sideEffect: tool.sideEffect,
-        policy: policy.policy,
-        policyText: policy.text,
-        timeoutMs: tool.timeoutMs,
-        retryText: describeRetry(tool.retry),
-      };
-    });
   const now = Date.now();
-  return <ToolsOverview key={range} tools={tools} initialStats={allStatsJson(ts, range, now)} renderedAt={now} />;
+  return (
+    <ToolsOverview key={range} tools={toolCatalog(ts)} initialStats={allStatsJson(ts, range, now)} renderedAt={now} />
+  );
 }

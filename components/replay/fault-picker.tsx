@@ -30,7 +30,7 @@ export function FaultPicker({
   const id = useId();
   const kind = FAULT_KINDS[fault.kind as FaultKind];
   const schema = kind ? faultParamsSchema(fault.kind as FaultKind) : null;
-  const local = schema ? validateAgainstSchema(schema, fault.params) : [];
+  const local = schema ? validateAgainstSchema(schema, fault.params, `the ${fault.kind} fault`) : [];
   const server = serverIssues.map((issue) => ({ ...issue, path: issue.path.replace(/^fault\.(params\.?)?/, '') }));
   const byPath = issuesByPath([...server, ...local]);
   return (

@@ -136,6 +136,7 @@ export function ReplayPanel({
         <>
           <ArgumentsEditor
             idPrefix="replay"
+            tool={tool}
             schema={schema}
             draft={args}
             onDraft={(next) => onDraft({ ...draft, args: next })}

@@ -29,6 +29,7 @@ const tabClass =
  */
 export function ArgumentsEditor({
   idPrefix,
+  tool,
   schema,
   draft,
   onDraft,
@@ -36,6 +37,8 @@ export function ArgumentsEditor({
 }: {
   /** Makes the ids of this editor unique on the page. */
   idPrefix: string;
+  /** The tool's name, for messages such as "Unknown field …; <tool> takes: …". */
+  tool?: string;
   schema: JsonSchema | null;
   draft: ArgumentsDraft;
   onDraft: (draft: ArgumentsDraft) => void;
@@ -43,8 +46,8 @@ export function ArgumentsEditor({
 }) {
   const mode = schema ? draft.mode : 'json';
   const localIssues = useMemo(
-    () => (schema && !draft.jsonError ? validateAgainstSchema(schema, draft.value) : []),
-    [schema, draft.value, draft.jsonError],
+    () => (schema && !draft.jsonError ? validateAgainstSchema(schema, draft.value, tool) : []),
+    [schema, draft.value, draft.jsonError, tool],
   );
   const shown = mergeFieldIssues(localIssues, serverIssues);
   const byPath = issuesByPath(shown);

@@ -44,7 +44,7 @@ export function Playground({
   const [result, setResult] = useState<PlaygroundRun | null>(null);
   const [pending, startTransition] = useTransition();
 
-  const localIssues = useMemo(() => validateAgainstSchema(schema, value), [schema, value]);
+  const localIssues = useMemo(() => validateAgainstSchema(schema, value, tool), [schema, value, tool]);
   const serverIssues =
     result?.ok && result.error?.code === 'INVALID_ARGUMENTS' ? fieldIssuesOf(result.error.details) : [];
   // While the text does not parse, the form's value is stale: its local issues would mislead.

@@ -10,7 +10,7 @@ import { ObjectFields } from './schema-form';
 const schema = inputJsonSchema(createHttpRequestTool()) as JsonSchema;
 
 function render(value: unknown, server: Parameters<typeof mergeFieldIssues>[1] = []) {
-  const issues = issuesByPath(mergeFieldIssues(validateAgainstSchema(schema, value), server));
+  const issues = issuesByPath(mergeFieldIssues(validateAgainstSchema(schema, value, 'http_request'), server));
   return renderToString(createElement(ObjectFields, { schema, value, path: [], issues, onChange: () => {} }));
 }
 
@@ -26,7 +26,7 @@ describe('ObjectFields', () => {
 
   it('shows an unknown field, which has no editor of its own', () => {
     const html = render({ url: 'http://localhost/', extra: true });
-    expect(shownIssues(html)).toEqual(['Unknown field "extra"; the fields are: url, method, headers, body']);
+    expect(shownIssues(html)).toEqual(['Unknown field "extra"; http_request takes: url, method, headers, body']);
   });
 
   it("shows a field's issue once, in the server's words when both sides report it", () => {

@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import type { TraceEvent } from '@/lib/events';
+import type { ToolsChangedEvent } from '@/lib/ui/event-stream-connection';
 import { useTraceEvents } from '../use-trace-events';
 
 /** Events closer together than this cause one refetch: a burst of calls is one read. */
@@ -23,6 +24,8 @@ export function useLiveStats<T>({
   tool,
   refetchOn = (event) => event.type === 'finish',
   parse = (body) => body as T,
+  onTools,
+  onReconnect,
 }: {
   url: string;
   queryKey: readonly unknown[];
@@ -33,6 +36,10 @@ export function useLiveStats<T>({
   refetchOn?: (event: TraceEvent) => boolean;
   /** Turns the response body into the data; by default it is the data. */
   parse?: (body: unknown) => T;
+  /** `event: tools` (the registered tools changed), heard on the same stream. */
+  onTools?: (event: ToolsChangedEvent) => void;
+  /** The stream came back after a drop: refetch what may have been missed (the stats are refetched). */
+  onReconnect?: () => void;
 }): T {
   const query = useQuery({
     // renderedAt: a new server render (range switch, playground run) starts from its own data.
@@ -58,7 +65,14 @@ export function useLiveStats<T>({
         void refetch();
       }, REFETCH_THROTTLE_MS);
     },
-    { tool },
+    {
+      tool,
+      onTools,
+      onReconnect: () => {
+        void refetch();
+        onReconnect?.();
+      },
+    },
   );
   useEffect(
     () => () => {

@@ -70,7 +70,7 @@ describe('tools described by JSON Schema', () => {
       { path: 'mode', message: 'Expected one of: "fast", "deep"', code: 'invalid_value' },
     ]);
     expect(issuesOf({ query: 'x', limit: 0, filters: { since: 'yesterday', tags: ['a', 2] } })).toEqual([
-      { path: 'limit', message: 'Must be >= 1', code: 'minimum' },
+      { path: 'limit', message: 'Must be at least 1', code: 'minimum' },
       { path: 'filters.since', message: 'Must match format "date"', code: 'format' },
       { path: 'filters.tags.1', message: 'Expected string, received integer', code: 'invalid_type' },
     ]);
@@ -81,9 +81,35 @@ describe('tools described by JSON Schema', () => {
     });
     const result = await executor.execute({ name: 'docs__search', arguments: { query: '' } });
     expect(result.error).toMatchObject({ code: 'INVALID_ARGUMENTS', stage: 'validate' });
-    expect(result.error?.message).toBe(
-      'Invalid arguments for docs__search: query: Must NOT have fewer than 1 characters.',
-    );
+    expect(result.error?.message).toBe('Invalid arguments for docs__search: query: Must not be empty.');
+  });
+
+  it('name a bad object key at its own path, and say bounds in words', () => {
+    const headers = jsonSchemaInput({
+      type: 'object',
+      properties: {
+        headers: { type: 'object', propertyNames: { minLength: 1, pattern: '^[a-z-]+$' } },
+        tags: { type: 'array', minItems: 2 },
+        name: { type: 'string', maxLength: 3 },
+      },
+    });
+    const checked = validateInput('t', headers, {
+      headers: { '': 'a', 'bad name': 'b', ok: 'c' },
+      tags: [1],
+      name: 'long',
+    });
+    expect(checked.ok || checked.error.details).toEqual({
+      issues: [
+        { path: 'headers.', message: 'A name cannot be empty', code: 'invalid_key' },
+        {
+          path: 'headers.bad name',
+          message: '"bad name" is not a valid name: must match pattern "^[a-z-]+$"',
+          code: 'invalid_key',
+        },
+        { path: 'tags', message: 'Must have at least 2 items', code: 'minItems' },
+        { path: 'name', message: 'Must have at most 3 characters', code: 'maxLength' },
+      ],
+    });
   });
 
   it('fold the branches of anyOf into one issue for the field', () => {

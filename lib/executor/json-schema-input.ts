@@ -121,13 +121,54 @@ function issuesOf(errors: ErrorObject[], toolName: string): FieldIssue[] {
     .map((error) => `${error.schemaPath}/`);
   for (const error of errors) {
     if (branches.some((prefix) => error.schemaPath.startsWith(prefix))) continue;
-    const issue = issueOf(error, toolName);
+    // "property name must be valid" wraps the errors of the key itself, which say why.
+    if (error.keyword === 'propertyNames') continue;
+    const issue = error.propertyName === undefined ? issueOf(error, toolName) : keyIssueOf(error);
     const key = `${issue.path}\u0000${issue.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
     issues.push(issue);
   }
   return issues;
+}
+
+/** An object key that breaks `propertyNames`, at the key's own path (`headers.` for an empty one). */
+function keyIssueOf(error: ErrorObject): FieldIssue {
+  const key = String(error.propertyName);
+  const path = [...dottedPath(error.instancePath), key].join('.');
+  if (key === '') return { path, message: 'A name cannot be empty', code: 'invalid_key' };
+  return {
+    path,
+    message: `"${key}" is not a valid name: ${limitMessage(error) ?? error.message}`,
+    code: 'invalid_key',
+  };
+}
+
+const plural = (count: number, one: string) => `${count} ${one}${count === 1 ? '' : 's'}`;
+
+/** Bounds in words (Ajv says "must NOT have fewer than 1 characters"); null for other keywords. */
+function limitMessage(error: ErrorObject): string | null {
+  const limit = Number((error.params as { limit?: unknown }).limit);
+  switch (error.keyword) {
+    case 'minLength':
+      return limit === 1 ? 'must not be empty' : `must have at least ${plural(limit, 'character')}`;
+    case 'maxLength':
+      return `must have at most ${plural(limit, 'character')}`;
+    case 'minItems':
+      return `must have at least ${plural(limit, 'item')}`;
+    case 'maxItems':
+      return `must have at most ${plural(limit, 'item')}`;
+    case 'minimum':
+      return `must be at least ${limit}`;
+    case 'maximum':
+      return `must be at most ${limit}`;
+    case 'exclusiveMinimum':
+      return `must be greater than ${limit}`;
+    case 'exclusiveMaximum':
+      return `must be less than ${limit}`;
+    default:
+      return null;
+  }
 }
 
 function issueOf(error: ErrorObject, toolName: string): FieldIssue {
@@ -162,6 +203,10 @@ function issueOf(error: ErrorObject, toolName: string): FieldIssue {
     case 'oneOf':
       return { path: at.join('.'), message: 'Matches none of the allowed shapes', code: 'invalid_union' };
     default:
-      return { path: at.join('.'), message: capitalised(error.message ?? 'Invalid value'), code: error.keyword };
+      return {
+        path: at.join('.'),
+        message: capitalised(limitMessage(error) ?? error.message ?? 'Invalid value'),
+        code: error.keyword,
+      };
   }
 }

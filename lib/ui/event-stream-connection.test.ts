@@ -66,6 +66,7 @@ function setup(random = () => 0.5) {
   const sources: FakeSource[] = [];
   const statuses: ConnectionStatus[] = [];
   const events: unknown[] = [];
+  const tools: unknown[] = [];
   let reconnects = 0;
   const connection = connectEventStream({
     url: '/api/v1/events?trace=t1',
@@ -75,6 +76,7 @@ function setup(random = () => 0.5) {
       return source;
     },
     onEvent: (event) => events.push(event),
+    onTools: (event) => tools.push(event),
     onStatus: (status) => statuses.push(status),
     onReconnect: () => {
       reconnects += 1;
@@ -84,7 +86,7 @@ function setup(random = () => 0.5) {
     random,
   });
   const last = () => sources[sources.length - 1]!;
-  return { timers, sources, statuses, events, connection, last, reconnects: () => reconnects };
+  return { timers, sources, statuses, events, tools, connection, last, reconnects: () => reconnects };
 }
 
 describe('reconnectDelay', () => {
@@ -108,6 +110,18 @@ describe('connectEventStream', () => {
     t.last().emit('trace', 'not json');
     expect(t.events).toEqual([{ type: 'progress', trace_id: 't1' }]);
     expect(t.sources[0]!.url).toBe('/api/v1/events?trace=t1');
+  });
+
+  it('hands over tools events apart from trace events, and counts them as heard', () => {
+    const t = setup();
+    t.last().open();
+    t.last().emit('tools', JSON.stringify({ type: 'changed', server: 'fs', at: 1 }), '7');
+    t.last().emit('tools', 'not json', '8');
+    expect(t.tools).toEqual([{ type: 'changed', server: 'fs', at: 1 }]);
+    expect(t.events).toEqual([]);
+    t.last().fail();
+    t.timers.advance(750);
+    expect(t.last().url).toBe('/api/v1/events?trace=t1&last_event_id=8');
   });
 
   it('reconnects after the last event id it heard (?last_event_id=), and refetches on event: reset', () => {

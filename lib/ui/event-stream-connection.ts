@@ -9,6 +9,13 @@ export interface ConnectionStatus {
   retryAt: number | null;
 }
 
+/** `data` of `event: tools`: whose tools changed (an MCP server's name; null: not a server's). */
+export interface ToolsChangedEvent {
+  type: 'changed';
+  server: string | null;
+  at: number;
+}
+
 /** The part of the browser's EventSource this module uses; tests hand in a fake. */
 export interface EventSourceLike {
   onopen: ((event: Event) => void) | null;
@@ -35,6 +42,11 @@ export interface EventStreamOptions {
    * event id, so the server replays what it can; this is the belt to those braces.)
    */
   onReconnect?(): void;
+  /**
+   * `event: tools`: the registered tools changed (an MCP server connected, went down, changed its
+   * list); only unfiltered streams get it.
+   */
+  onTools?(event: ToolsChangedEvent): void;
   heartbeatMs?: number;
   timers?: ConnectionTimers;
   /** [0, 1), for jitter. */
@@ -151,6 +163,14 @@ export function connectEventStream(options: EventStreamOptions) {
     current.addEventListener('ping', heard);
     current.addEventListener('approval', heard);
     current.addEventListener('fault_rule', heard);
+    current.addEventListener('tools', (message) => {
+      if (!heard(message) || !options.onTools) return;
+      try {
+        options.onTools(JSON.parse(message.data) as ToolsChangedEvent);
+      } catch {
+        // a malformed event is ignored, as for trace events
+      }
+    });
     current.addEventListener('reset', (message) => {
       if (heard(message)) options.onReconnect?.();
     });

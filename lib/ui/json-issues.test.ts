@@ -15,6 +15,12 @@ describe('mergeFieldIssues', () => {
     expect(mergeFieldIssues([local], [server])).toEqual([server]);
   });
 
+  it("lets the server's issue on a path replace a local one with another code (zod and Ajv word it differently)", () => {
+    const local = issue('expression', 'Must not be empty', 'minLength');
+    const server = issue('expression', 'Too small: expected string to have >=1 characters', 'too_small');
+    expect(mergeFieldIssues([local], [server])).toEqual([server]);
+  });
+
   it('keeps issues that only one side found, server first', () => {
     const local = issue('precision', 'At most 20', 'too_big');
     const server = issue('headers.', 'A header name cannot be empty', 'invalid_key');

@@ -20,10 +20,10 @@ export function fieldIssuesOf(details: unknown): FieldIssue[] {
 }
 
 /**
- * The issues to show: the server's (the executor's judgement) and the playground's own, each
- * once. A local issue is dropped when the server reports the same path with the same message, or
- * the same path and code in its own words (local "Required: must not be empty" and the server's
- * "Too small: expected string to have >=1 characters" say one thing; the server's wording wins).
+ * The issues to show: the server's (the executor's judgement) and the editor's own, each once.
+ * A local issue is dropped when the server reports anything on the same path: the server's
+ * judgement of that field wins (a zod tool's server words its issues unlike the local Ajv check,
+ * "Too small: expected string to have >=1 characters" against "Must not be empty").
  * @example mergeFieldIssues([{ path: 'a', message: 'Required', code: 'invalid_type' }], serverIssues)
  */
 export function mergeFieldIssues(local: readonly FieldIssue[], server: readonly FieldIssue[]): FieldIssue[] {
@@ -36,8 +36,8 @@ export function mergeFieldIssues(local: readonly FieldIssue[], server: readonly 
     out.push(issue);
   };
   for (const issue of server) add(issue);
-  const said = new Set(server.map((issue) => JSON.stringify([issue.path, issue.code])));
-  for (const issue of local) if (!said.has(JSON.stringify([issue.path, issue.code]))) add(issue);
+  const said = new Set(server.map((issue) => issue.path));
+  for (const issue of local) if (!said.has(issue.path)) add(issue);
   return out;
 }
 

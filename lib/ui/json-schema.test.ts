@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { jsonSchemaInput } from '../executor/json-schema-input';
+import { validateInput } from '../executor/validate-input';
 import { fieldShape, initialValue, type JsonSchema, validateAgainstSchema } from './json-schema';
 
 const schema: JsonSchema = {
@@ -41,19 +43,46 @@ describe('initialValue', () => {
   });
 });
 
-describe('validateAgainstSchema', () => {
+describe("validateAgainstSchema (the server's Ajv check)", () => {
   it('accepts a valid value', () => {
     expect(validateAgainstSchema(schema, { expression: '1+1', items: [{ k: 'x' }], method: 'GET' })).toEqual([]);
   });
-  it('reports issues with dotted paths', () => {
-    const issues = validateAgainstSchema(schema, {
-      expression: '',
-      precision: 2.5,
-      items: [{}],
-      extra: 1,
-      method: 'PUT',
-    });
-    expect(issues.map((i) => i.path).sort()).toEqual(['expression', 'extra', 'items.0.k', 'method', 'precision']);
+
+  it('reports issues with dotted paths and messages in words', () => {
+    const issues = validateAgainstSchema(
+      schema,
+      { expression: '', precision: 2.5, items: [{}], extra: 1, method: 'PUT' },
+      'calc',
+    );
+    expect(issues).toEqual([
+      {
+        path: 'extra',
+        message: expect.stringMatching(/^Unknown field "extra"; calc takes: expression, /),
+        code: 'unrecognized_keys',
+      },
+      { path: 'expression', message: 'Must not be empty', code: 'minLength' },
+      { path: 'precision', message: 'Expected integer, received number', code: 'invalid_type' },
+      { path: 'items.0.k', message: 'Required field "k" is missing', code: 'required' },
+      { path: 'method', message: 'Matches none of the allowed shapes', code: 'invalid_union' },
+    ]);
+    expect(validateAgainstSchema(schema, { expression: 'x', items: [], precision: 21 })).toEqual([
+      { path: 'precision', message: 'Must be at most 20', code: 'maximum' },
+    ]);
+  });
+
+  it('gives the same issues as the validate stage for a tool described by JSON Schema', () => {
+    const value = { expression: '', items: [{ k: 1 }], v: 'x' };
+    const server = validateInput('calc', jsonSchemaInput(schema as Record<string, unknown>), value);
+    expect(server.ok).toBe(false);
+    if (!server.ok) expect(validateAgainstSchema(schema, value, 'calc')).toEqual(server.error.details?.issues);
+  });
+
+  it('checks formats, and gives no hints for a schema Ajv cannot read (the server judges)', () => {
+    const dated: JsonSchema = { type: 'object', properties: { since: { type: 'string', format: 'date' } } };
+    expect(validateAgainstSchema(dated, { since: 'yesterday' })).toEqual([
+      { path: 'since', message: 'Must match format "date"', code: 'format' },
+    ]);
+    expect(validateAgainstSchema({ type: 'strin' }, 5)).toEqual([]);
   });
 });
 
@@ -75,7 +104,7 @@ describe('propertyNames', () => {
       { path: 'headers.', message: 'A name cannot be empty', code: 'invalid_key' },
       {
         path: 'headers.bad name',
-        message: expect.stringMatching(/^"bad name" is not a valid name: must match/),
+        message: expect.stringMatching(/^"bad name" is not a valid name: must match pattern/),
         code: 'invalid_key',
       },
     ]);
@@ -88,10 +117,10 @@ describe('propertyNames', () => {
     const schema = inputJsonSchema(createHttpRequestTool()) as JsonSchema;
     const issues = validateAgainstSchema(schema, { url: 'http://localhost/', headers: { '': 'x' } });
     expect(issues).toEqual([{ path: 'headers.', message: 'A name cannot be empty', code: 'invalid_key' }]);
-    expect(validateAgainstSchema(schema, { url: 'http://localhost/', extra: 1 })).toEqual([
+    expect(validateAgainstSchema(schema, { url: 'http://localhost/', extra: 1 }, 'http_request')).toEqual([
       {
         path: 'extra',
-        message: 'Unknown field "extra"; the fields are: url, method, headers, body',
+        message: 'Unknown field "extra"; http_request takes: url, method, headers, body',
         code: 'unrecognized_keys',
       },
     ]);

@@ -1,7 +1,10 @@
+import { checkJsonSchema, type JsonSchemaInput, jsonSchemaInput } from '../executor/json-schema-input';
 import type { FieldIssue } from './json-issues';
 
 /** The subset of JSON Schema (2020-12) that tool input schemas derived from zod use. */
 export interface JsonSchema {
+  /** The dialect (a JSON Schema tool's own; zod-derived schemas have none). */
+  $schema?: string;
   type?: string | string[];
   title?: string;
   description?: string;
@@ -107,140 +110,32 @@ export function initialValue(schema: JsonSchema): unknown {
   }
 }
 
-function typeMatches(type: string, value: unknown): boolean {
-  switch (type) {
-    case 'string':
-      return typeof value === 'string';
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value);
-    case 'integer':
-      return typeof value === 'number' && Number.isInteger(value);
-    case 'boolean':
-      return typeof value === 'boolean';
-    case 'null':
-      return value === null;
-    case 'array':
-      return Array.isArray(value);
-    case 'object':
-      return value !== null && typeof value === 'object' && !Array.isArray(value);
-    default:
-      return true;
+const compiled = new WeakMap<JsonSchema, JsonSchemaInput | null>();
+
+/** The schema compiled once (per schema object); null when Ajv cannot read it. */
+function compiledOf(schema: JsonSchema): JsonSchemaInput | null {
+  let input = compiled.get(schema);
+  if (input === undefined) {
+    try {
+      input = jsonSchemaInput(schema as Record<string, unknown>);
+    } catch {
+      input = null;
+    }
+    compiled.set(schema, input);
   }
+  return input;
 }
 
 /**
- * Checks a value against a schema for inline hints in the playground (the executor's zod
- * validation stays the judge). Issues use the executor's dotted paths.
+ * Checks a value against a schema for inline hints (playground, approval and replay editors)
+ * with the server's own validator (Ajv, `checkJsonSchema`): the same issues, paths and messages
+ * as the validate stage gives a tool described by JSON Schema. `subject` names the tool in
+ * "Unknown field …; <subject> takes: …". A schema Ajv cannot read gives no hints: the server judges.
+ * @example validateAgainstSchema(schema, { expression: '' }, 'calculator') // [{ path: 'expression', message: 'Must not be empty', … }]
  */
-export function validateAgainstSchema(schema: JsonSchema, value: unknown, path: string[] = []): FieldIssue[] {
-  const at = path.join('.');
-  const issue = (message: string, code: string): FieldIssue[] => [{ path: at, message, code }];
-  const variants = schema.anyOf ?? schema.oneOf;
-  if (variants) {
-    return variants.some((v) => validateAgainstSchema(v, value, path).length === 0)
-      ? []
-      : issue('Matches none of the allowed forms', 'invalid_union');
-  }
-  if (schema.const !== undefined && value !== schema.const)
-    return issue(`Must be ${JSON.stringify(schema.const)}`, 'invalid_value');
-  if (schema.enum && !schema.enum.some((option) => option === value)) {
-    return issue(`Must be one of ${schema.enum.map((o) => JSON.stringify(o)).join(', ')}`, 'invalid_value');
-  }
-  const types = typesOf(schema);
-  if (types.length > 0 && !types.some((t) => typeMatches(t, value))) {
-    const got = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
-    return issue(`Expected ${types.join(' or ')}, got ${got}`, 'invalid_type');
-  }
-  const issues: FieldIssue[] = [];
-  if (typeof value === 'string') {
-    if (schema.minLength !== undefined && value.length < schema.minLength) {
-      issues.push(
-        ...issue(
-          schema.minLength === 1 ? 'Required: must not be empty' : `At least ${schema.minLength} characters`,
-          'too_small',
-        ),
-      );
-    }
-    if (schema.maxLength !== undefined && value.length > schema.maxLength) {
-      issues.push(...issue(`At most ${schema.maxLength} characters`, 'too_big'));
-    }
-    if (schema.pattern) {
-      try {
-        if (!new RegExp(schema.pattern, 'u').test(value))
-          issues.push(...issue(`Must match ${schema.pattern}`, 'invalid_format'));
-      } catch {
-        // a pattern JavaScript cannot compile is left to the server
-      }
-    }
-  }
-  if (typeof value === 'number') {
-    if (schema.minimum !== undefined && value < schema.minimum)
-      issues.push(...issue(`At least ${schema.minimum}`, 'too_small'));
-    if (schema.maximum !== undefined && value > schema.maximum)
-      issues.push(...issue(`At most ${schema.maximum}`, 'too_big'));
-    if (schema.exclusiveMinimum !== undefined && value <= schema.exclusiveMinimum) {
-      issues.push(...issue(`Greater than ${schema.exclusiveMinimum}`, 'too_small'));
-    }
-    if (schema.exclusiveMaximum !== undefined && value >= schema.exclusiveMaximum) {
-      issues.push(...issue(`Less than ${schema.exclusiveMaximum}`, 'too_big'));
-    }
-  }
-  if (Array.isArray(value)) {
-    if (schema.minItems !== undefined && value.length < schema.minItems)
-      issues.push(...issue(`At least ${schema.minItems} items`, 'too_small'));
-    if (schema.maxItems !== undefined && value.length > schema.maxItems)
-      issues.push(...issue(`At most ${schema.maxItems} items`, 'too_big'));
-    if (schema.items)
-      for (const [i, item] of value.entries())
-        issues.push(...validateAgainstSchema(schema.items, item, [...path, String(i)]));
-  }
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const record = value as Record<string, unknown>;
-    for (const key of schema.required ?? []) {
-      if (record[key] === undefined)
-        issues.push({ path: [...path, key].join('.'), message: 'Required', code: 'invalid_type' });
-    }
-    if (schema.propertyNames) {
-      for (const key of Object.keys(record)) {
-        const problem = nameProblem(schema.propertyNames, key);
-        if (problem) issues.push({ path: [...path, key].join('.'), message: problem, code: 'invalid_key' });
-      }
-    }
-    for (const [key, child] of Object.entries(record)) {
-      if (child === undefined) continue;
-      const childSchema = schema.properties?.[key];
-      if (childSchema) issues.push(...validateAgainstSchema(childSchema, child, [...path, key]));
-      else if (schema.additionalProperties === false) {
-        const known = Object.keys(schema.properties ?? {});
-        const takes = known.length > 0 ? `; the fields are: ${known.join(', ')}` : '';
-        issues.push({
-          path: [...path, key].join('.'),
-          message: `Unknown field "${key}"${takes}`,
-          code: 'unrecognized_keys',
-        });
-      } else if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
-        issues.push(...validateAgainstSchema(schema.additionalProperties, child, [...path, key]));
-      }
-    }
-  }
-  return issues;
-}
-
-/** What is wrong with an object key under `propertyNames` (length and pattern), or null. */
-function nameProblem(schema: JsonSchema, key: string): string | null {
-  if (schema.minLength !== undefined && key.length < schema.minLength) {
-    return schema.minLength === 1 ? 'A name cannot be empty' : `Names need at least ${schema.minLength} characters`;
-  }
-  if (schema.maxLength !== undefined && key.length > schema.maxLength) {
-    return `Names have at most ${schema.maxLength} characters`;
-  }
-  if (schema.pattern) {
-    try {
-      if (!new RegExp(schema.pattern, 'u').test(key))
-        return `"${key}" is not a valid name: must match ${schema.pattern}`;
-    } catch {
-      // a pattern JavaScript cannot compile is left to the server
-    }
-  }
-  return null;
+export function validateAgainstSchema(schema: JsonSchema, value: unknown, subject = 'this tool'): FieldIssue[] {
+  const input = compiledOf(schema);
+  if (!input) return [];
+  const checked = checkJsonSchema(input, value, subject);
+  return checked.ok ? [] : checked.issues;
 }

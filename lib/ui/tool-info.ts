@@ -1,5 +1,8 @@
-import type { Policy, RetryPolicy, SideEffect } from '../executor/types';
+import { inputJsonSchema } from '../executor/json-schema';
+import { isJsonSchemaInput } from '../executor/json-schema-input';
+import type { AnyTool, Policy, RetryPolicy, SideEffect } from '../executor/types';
 import { formatDuration } from './format';
+import type { JsonSchema } from './json-schema';
 
 /** A retry policy in one line: `3 attempts, 200 ms ×2 up to 5 s, jitter 0.5`. */
 export function describeRetry(retry: RetryPolicy): string {
@@ -29,4 +32,14 @@ export function policyNote(toolName: string, policyText: string, policy: Policy)
   if (policy === 'deny')
     return `The policy denies calls to ${toolName}: a run is recorded and rejected with PERMISSION_DENIED.`;
   return `Policy for ${toolName}: ${policyText}. A run that needs approval waits in the approvals queue until someone approves, edits or denies it.`;
+}
+
+/**
+ * The schema the editors (playground, approval and replay edits) build their form from and check
+ * inline: what models get, keeping the `$schema` a JSON Schema tool came with, so that the browser's
+ * Ajv reads it in the same dialect (draft-07 or 2020-12) as the validate stage.
+ */
+export function formSchemaOf(tool: AnyTool): JsonSchema {
+  const input: unknown = tool.inputSchema;
+  return (isJsonSchemaInput(input) ? input.schema : inputJsonSchema(tool)) as JsonSchema;
 }

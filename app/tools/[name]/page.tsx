@@ -8,11 +8,11 @@ import { SchemaTabs } from '@/components/tools/schema-tabs';
 import { ToolActivity } from '@/components/tools/tool-activity';
 import { ToolRuns } from '@/components/tools/tool-runs';
 import { DEFAULT_RANGE, isKnownTool, parseRange, toolStatsJson } from '@/lib/api/stats';
-import { inputJsonSchema, toAnthropicTool, toOpenAITool } from '@/lib/executor/json-schema';
+import { toAnthropicTool, toOpenAITool } from '@/lib/executor/json-schema';
 import { getToolscope } from '@/lib/server/toolscope';
 import { formatDuration } from '@/lib/ui/format';
-import type { JsonSchema } from '@/lib/ui/json-schema';
-import { describePolicy, describeRetry, policyNote } from '@/lib/ui/tool-info';
+import { describePolicy, describeRetry, formSchemaOf, policyNote } from '@/lib/ui/tool-info';
+import { availabilityOf } from '../catalog';
 import { runTool } from './actions';
 
 export const dynamic = 'force-dynamic';
@@ -63,6 +63,7 @@ export default async function ToolPage({ params, searchParams }: Props) {
     );
   }
   const policy = describePolicy(toolPolicy, tool);
+  const availability = availabilityOf(tool);
   const dt = 'text-fg-muted';
 
   return (
@@ -73,6 +74,19 @@ export default async function ToolPage({ params, searchParams }: Props) {
         </Link>
         <h1 className="font-mono text-lg font-semibold">{tool.name}</h1>
         <p className="max-w-3xl text-fg-muted">{tool.description}</p>
+        {!availability.available && (
+          <p
+            className="max-w-3xl rounded border border-amber-300 bg-amber-50 p-2 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200"
+            data-testid="tool-unavailable"
+          >
+            Unavailable now{availability.reason ? `: ${availability.reason}` : '.'} A run fails with{' '}
+            <code className="font-mono">UPSTREAM_UNAVAILABLE</code> (retryable) until it is back; the{' '}
+            <Link href="/tools" className="text-accent hover:underline">
+              Tools page
+            </Link>{' '}
+            shows its server's state.
+          </p>
+        )}
         <dl className="mt-1 grid grid-cols-2 gap-x-6 gap-y-1 text-xs sm:grid-cols-4 lg:grid-cols-8">
           <div>
             <dt className={dt}>Side effect</dt>
@@ -130,7 +144,7 @@ export default async function ToolPage({ params, searchParams }: Props) {
           </h2>
           <Playground
             tool={tool.name}
-            schema={inputJsonSchema(tool) as JsonSchema}
+            schema={formSchemaOf(tool)}
             policyNote={policyNote(tool.name, policy.text, policy.policy)}
             run={runTool}
           />

@@ -1,9 +1,8 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { LiveTraceView } from '@/components/trace/live-trace-view';
-import { inputJsonSchema } from '@/lib/executor/json-schema';
 import { getToolscope } from '@/lib/server/toolscope';
-import type { JsonSchema } from '@/lib/ui/json-schema';
+import { formSchemaOf } from '@/lib/ui/tool-info';
 import { loadTrace, traceSnapshot } from '../../_lib/trace-snapshot';
 
 export const dynamic = 'force-dynamic';
@@ -30,7 +29,7 @@ export default async function TracePage({ params }: Props) {
       key={initial.id}
       initial={initial}
       toolKnown={tool !== undefined}
-      schema={tool ? (inputJsonSchema(tool) as JsonSchema) : null}
+      schema={tool ? formSchemaOf(tool) : null}
       neighbours={store.adjacent(initial.id)}
     />
   );

@@ -1,0 +1,10 @@
+'use server';
+
+import type { ToolInfo } from '@/components/tools/tools-overview';
+import { getToolscope } from '@/lib/server/toolscope';
+import { toolCatalog } from './catalog';
+
+/** The registered tools now, for the tools page's live catalog (refetched when `event: tools` arrives). */
+export async function loadToolCatalog(): Promise<ToolInfo[]> {
+  return toolCatalog(getToolscope());
+}
