@@ -1,6 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
+import { test } from '@playwright/test';
 
 /**
  * Default shell programs plus `sh`, so e2e tests can run a program that prints and then waits;
@@ -136,4 +139,38 @@ export async function startAppServer({
     throw error;
   }
   return { pid, child, stop };
+}
+
+/** A port free now (E2E_RESTART_PORT is live-cancel's, which may run beside the spec asking). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * A Toolscope of the calling `describe`'s own, on a free port and a fresh data folder: started
+ * before its tests, stopped (by pid) and its folder removed after them. Read `base` and `dataDir`
+ * inside the tests, once it has started.
+ */
+export function ownAppServer(prefix: string, options: { timeoutMs: number; env?: Record<string, string> }) {
+  const app = { base: '', dataDir: '' };
+  let server: AppServer | null = null;
+  test.beforeAll(async () => {
+    test.setTimeout(options.timeoutMs + 30_000);
+    app.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    const port = await freePort();
+    app.base = `http://127.0.0.1:${port}`;
+    server = await startAppServer({ port, dataDir: app.dataDir, timeoutMs: options.timeoutMs, env: options.env });
+  });
+  test.afterAll(async () => {
+    await server?.stop();
+    fs.rmSync(app.dataDir, { recursive: true, force: true });
+  });
+  return app;
 }

@@ -1,24 +1,10 @@
 import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
-import { type AppServer, startAppServer } from './app-server';
+import { ownAppServer } from './app-server';
 import { unique } from './pages/api';
 
 const SCREENS = process.env.SCREENS_DIR;
-
-/** A port free now: E2E_RESTART_PORT is live-cancel's, which may run beside this spec. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const calc = (id: string, expression: string) => ({
   id,
@@ -49,21 +35,7 @@ async function dropFile(page: Page, name: string, text: string) {
  * file shows why it was refused.
  */
 test.describe('export and import', () => {
-  let base = '';
-  let dataDir = '';
-  let server: AppServer | null = null;
-
-  test.beforeAll(async () => {
-    test.setTimeout(120_000);
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-e2e-import-'));
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    server = await startAppServer({ port, dataDir, timeoutMs: 90_000 });
-  });
-  test.afterAll(async () => {
-    await server?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  const app = ownAppServer('toolscope-e2e-import-', { timeoutMs: 90_000 });
 
   test('an exported session imports into a second data folder and renders there', async ({
     browser,
@@ -128,7 +100,7 @@ test.describe('export and import', () => {
     expect((await exported.json()).traces).toEqual(JSON.parse(sessionFile).traces);
 
     // The second Toolscope: the file picked on /import.
-    await page.goto(`${base}/import`);
+    await page.goto(`${app.base}/import`);
     await expect(page.getByTestId('import-drop-zone')).toHaveAttribute('data-ready', 'true');
     await page.getByTestId('import-file').setInputFiles({
       name: 'session.json',
@@ -146,7 +118,7 @@ test.describe('export and import', () => {
       .getByTestId('import-trace-link')
       .filter({ hasText: firstIds[0] ?? '' })
       .click();
-    await expect(page).toHaveURL(`${base}/traces/${firstIds[0]}`);
+    await expect(page).toHaveURL(`${app.base}/traces/${firstIds[0]}`);
     await expect(page.getByTestId('trace-status')).toHaveText(/succeeded/i);
     await expect(page.getByTestId('flag-imported')).toBeVisible();
     await expect(page.getByTestId('assistant-message')).toContainText('I will add the numbers');
@@ -154,14 +126,14 @@ test.describe('export and import', () => {
     await expect(page.getByTestId('replay-actions')).toHaveCount(0);
 
     // In the list, every call of the session, each with the badge.
-    await page.goto(`${base}/?session=${session}`);
+    await page.goto(`${app.base}/?session=${session}`);
     const rows = page.locator('[data-testid="trace-row"]');
     await expect(rows).toHaveCount(4);
     await expect(page.getByTestId('flag-imported')).toHaveCount(4);
     await expect(page.locator(`[data-testid="trace-row"][data-trace-id="${failedId}"]`)).toBeVisible();
 
     // The same file again: refused, naming the trace already there.
-    await page.goto(`${base}/import`);
+    await page.goto(`${app.base}/import`);
     await expect(page.getByTestId('import-drop-zone')).toHaveAttribute('data-ready', 'true');
     await dropFile(page, 'session.json', sessionFile);
     await expect(page.getByTestId('import-error')).toHaveAttribute('data-code', 'ALREADY_EXISTS');
@@ -173,10 +145,10 @@ test.describe('export and import', () => {
         const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
         await context.addInitScript((t) => localStorage.setItem('toolscope-theme', t), theme);
         const shot = await context.newPage();
-        await shot.goto(`${base}/traces/${firstIds[0]}`);
+        await shot.goto(`${app.base}/traces/${firstIds[0]}`);
         await expect(shot.getByTestId('assistant-message')).toBeVisible();
         await shot.screenshot({ path: path.join(SCREENS, `imported-trace-${theme}.png`), fullPage: true });
-        await shot.goto(`${base}/import`);
+        await shot.goto(`${app.base}/import`);
         await expect(shot.getByTestId('import-drop-zone')).toHaveAttribute('data-ready', 'true');
         await shot.getByTestId('import-file').setInputFiles({
           name: 'session.json',
@@ -194,7 +166,7 @@ test.describe('export and import', () => {
     page,
     request,
   }) => {
-    await page.goto(`${base}/import`);
+    await page.goto(`${app.base}/import`);
     await expect(page.getByTestId('import-drop-zone')).toHaveAttribute('data-ready', 'true');
     const session = unique('bad-session');
     const answer = await request.post('/api/v1/tool-calls', {
@@ -262,13 +234,13 @@ test.describe('export and import', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     const fits = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
     expect(await fits()).toBe(true);
-    await page.goto(`${base}/import`);
+    await page.goto(`${app.base}/import`);
     await expect(page.getByTestId('import-drop-zone')).toBeVisible();
     expect(await fits()).toBe(true);
     if (SCREENS) await page.screenshot({ path: path.join(SCREENS, 'import-phone-light.png'), fullPage: true });
 
     // Nothing of the refused files was kept.
-    const listed = await request.get(`${base}/api/v1/traces?session=${session}`);
+    const listed = await request.get(`${app.base}/api/v1/traces?session=${session}`);
     expect(((await listed.json()) as { items: unknown[] }).items).toEqual([]);
   });
 });

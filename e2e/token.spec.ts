@@ -1,9 +1,7 @@
 import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { type AppServer, startAppServer } from './app-server';
+import { ownAppServer } from './app-server';
 import { unique } from './pages/api';
 import { LoginPage } from './pages/login-page';
 import { TracesPage } from './pages/traces-page';
@@ -11,35 +9,9 @@ import { TracesPage } from './pages/traces-page';
 const SCREENS = process.env.SCREENS_DIR;
 const TOKEN = 'e2e-token-0123456789abcdef';
 
-/** A port free now: E2E_RESTART_PORT is live-cancel's, which may run beside this spec. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** A Toolscope of its own, started with TOOLSCOPE_TOKEN: people log in, scripts send a bearer token. */
 test.describe('a Toolscope with a token', () => {
-  let base = '';
-  let dataDir = '';
-  let server: AppServer | null = null;
-
-  test.beforeAll(async () => {
-    test.setTimeout(90_000);
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-e2e-token-'));
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    server = await startAppServer({ port, dataDir, timeoutMs: 60_000, env: { TOOLSCOPE_TOKEN: TOKEN } });
-  });
-  test.afterAll(async () => {
-    await server?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  const app = ownAppServer('toolscope-e2e-token-', { timeoutMs: 60_000, env: { TOOLSCOPE_TOKEN: TOKEN } });
 
   test('a page sends to the login form, which leads back to it; the API wants the token', async ({ page, request }) => {
     const session = unique('token-session');
@@ -49,17 +21,17 @@ test.describe('a Toolscope with a token', () => {
         { id: unique('call'), type: 'function', function: { name: 'calculator', arguments: '{"expression":"6*7"}' } },
       ],
     };
-    const refused = await request.post(`${base}/api/v1/tool-calls`, { data: call });
+    const refused = await request.post(`${app.base}/api/v1/tool-calls`, { data: call });
     expect(refused.status()).toBe(401);
     expect(await refused.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: expect.any(String) } });
-    const answer = await request.post(`${base}/api/v1/tool-calls`, {
+    const answer = await request.post(`${app.base}/api/v1/tool-calls`, {
       data: call,
       headers: { authorization: `Bearer ${TOKEN}` },
     });
     expect(answer.status()).toBe(200);
     const traceId = ((await answer.json()) as { results: { trace_id: string }[] }).results[0]?.trace_id ?? '';
 
-    await page.goto(`${base}/?session=${session}`);
+    await page.goto(`${app.base}/?session=${session}`);
     const login = new LoginPage(page);
     await login.expectShown();
     await login.logIn('not-the-token-at-all');
@@ -67,37 +39,37 @@ test.describe('a Toolscope with a token', () => {
     await expect(login.error).toContainText("not this Toolscope's token");
 
     await login.logIn(TOKEN);
-    await expect(page).toHaveURL(`${base}/?session=${session}`);
+    await expect(page).toHaveURL(`${app.base}/?session=${session}`);
     const traces = new TracesPage(page);
     await expect(traces.row(traceId)).toBeVisible();
     // The event stream takes the login cookie: the list is live.
     await traces.waitUntilLive();
-    const cookies = await page.context().cookies(base);
+    const cookies = await page.context().cookies(app.base);
     expect(cookies.find((c) => c.name === 'toolscope_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
 
     // Without the token (the request fixture carries no cookie), the API is still closed.
-    expect((await request.get(`${base}/api/v1/stats`)).status()).toBe(401);
-    expect((await request.get(`${base}/api/v1/traces/${traceId}`)).status()).toBe(401);
+    expect((await request.get(`${app.base}/api/v1/stats`)).status()).toBe(401);
+    expect((await request.get(`${app.base}/api/v1/traces/${traceId}`)).status()).toBe(401);
 
     // A link followed from another site arrives without the SameSite=Strict cookie: the login
     // page finds the login by a same-site request and goes on by itself.
     await page.route('http://elsewhere.test/', (route) =>
-      route.fulfill({ contentType: 'text/html', body: `<a href="${base}/tools">a Toolscope link</a>` }),
+      route.fulfill({ contentType: 'text/html', body: `<a href="${app.base}/tools">a Toolscope link</a>` }),
     );
     await page.goto('http://elsewhere.test/');
     const visited: string[] = [];
     page.on('framenavigated', (frame) => visited.push(frame.url()));
     await page.getByRole('link', { name: 'a Toolscope link' }).click();
-    await expect(page).toHaveURL(`${base}/tools`);
-    expect(visited).toContain(`${base}/login?next=%2Ftools`);
+    await expect(page).toHaveURL(`${app.base}/tools`);
+    expect(visited).toContain(`${app.base}/login?next=%2Ftools`);
     await expect(page.getByRole('button', { name: 'Log out' })).toBeVisible();
 
     // Logging out clears the cookie: pages send to the login form again.
     await page.getByRole('button', { name: 'Log out' }).click();
     await login.expectShown();
-    await page.goto(`${base}/tools`);
+    await page.goto(`${app.base}/tools`);
     await login.expectShown();
-    await expect(page).toHaveURL(`${base}/login?next=%2Ftools`);
+    await expect(page).toHaveURL(`${app.base}/login?next=%2Ftools`);
   });
 
   test('screenshots of the login page, light and dark', async ({ page }) => {
@@ -105,7 +77,7 @@ test.describe('a Toolscope with a token', () => {
     fs.mkdirSync(SCREENS!, { recursive: true });
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
-      await page.goto(`${base}/`);
+      await page.goto(`${app.base}/`);
       await new LoginPage(page).expectShown();
       await expect(page.locator('html')).toHaveClass(scheme === 'dark' ? /\bdark\b/ : /^(?!.*\bdark\b)/);
       await page.screenshot({ path: path.join(SCREENS!, `login-${scheme}.png`), fullPage: true });

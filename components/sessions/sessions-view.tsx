@@ -3,17 +3,18 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { Search } from 'lucide-react';
 import Link from 'next/link';
-import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { formatDuration } from '@/lib/ui/format';
-import { isTypingTarget } from '../shortcuts-dialog';
 import { Timestamp } from '../timestamp';
 import { LiveIndicator } from '../traces/live-indicator';
+import { useListKeys } from '../traces/use-list-keys';
 import { useTraceEvents } from '../use-trace-events';
 import { fetchSessionsPage, type SessionFilters, type SessionsPageJson, sessionsSearch } from './sessions-api';
 
 /** Events arriving closer together than this cause one refetch. */
 const REFETCH_THROTTLE_MS = 500;
+
+const sessionHref = (row: { id: string }) => `/sessions/${encodeURIComponent(row.id)}`;
 /** Typing pauses this long before the search runs. */
 const SEARCH_DEBOUNCE_MS = 200;
 export const SESSIONS_SEARCH_ID = 'sessions-search';
@@ -39,7 +40,6 @@ export function SessionsView({
   initialFilters: SessionFilters;
   renderedAt: number;
 }) {
-  const router = useRouter();
   const [text, setText] = useState(initialFilters.q);
   const [filters, setFilters] = useState<SessionFilters>(initialFilters);
   const [selected, setSelected] = useState(-1);
@@ -95,30 +95,7 @@ export function SessionsView({
     link?.closest('tr')?.scrollIntoView({ block: 'nearest' });
   }, []);
 
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (event.metaKey || event.ctrlKey || event.altKey || isTypingTarget(event.target)) return;
-      if (event.key === '/') {
-        event.preventDefault();
-        const input = document.getElementById(SESSIONS_SEARCH_ID) as HTMLInputElement | null;
-        input?.focus();
-        input?.select();
-      } else if (event.key === 'j' || event.key === 'k') {
-        if (rows.length === 0) return;
-        event.preventDefault();
-        const next =
-          event.key === 'j' ? Math.min(rows.length - 1, selected + 1) : Math.max(0, selected < 0 ? 0 : selected - 1);
-        setSelected(next);
-        focusRow(next);
-      } else if (event.key === 'Enter') {
-        if (event.target instanceof HTMLAnchorElement || event.target instanceof HTMLButtonElement) return;
-        const row = rows[selected];
-        if (row) router.push(`/sessions/${encodeURIComponent(row.id)}`);
-      }
-    };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, [rows, selected, router, focusRow]);
+  useListKeys({ rows, selected, setSelected, focusRow, searchId: SESSIONS_SEARCH_ID, hrefOf: sessionHref });
 
   const filtered = filters.q !== '' || filters.failed;
 

@@ -5,22 +5,29 @@ import { useEffect } from 'react';
 import { isTypingTarget } from '../shortcuts-dialog';
 import { FILTER_TEXT_ID } from './trace-filters-bar';
 
+const traceHref = (row: { id: string }) => `/traces/${row.id}`;
+
 /**
- * The list's keys: `/` focuses the search, `j` / `k` move the selection, Enter opens the selected
- * call, `p` pauses live updates (when `togglePause` is given). Keys typed into a field are left alone.
+ * A list's keys: `/` focuses the search (`searchId`, the traces filter's by default), `j` / `k`
+ * move the selection, Enter opens the selected row (`hrefOf`, its trace by default), `p` pauses
+ * live updates (when `togglePause` is given). Keys typed into a field are left alone.
  */
-export function useListKeys({
+export function useListKeys<Row extends { id: string }>({
   rows,
   selected,
   setSelected,
   focusRow,
   togglePause,
+  searchId = FILTER_TEXT_ID,
+  hrefOf = traceHref,
 }: {
-  rows: { id: string }[];
+  rows: Row[];
   selected: number;
   setSelected: (index: number) => void;
   focusRow: (index: number) => void;
   togglePause?: () => void;
+  searchId?: string;
+  hrefOf?: (row: Row) => string;
 }) {
   const router = useRouter();
   useEffect(() => {
@@ -28,7 +35,7 @@ export function useListKeys({
       if (event.metaKey || event.ctrlKey || event.altKey || isTypingTarget(event.target)) return;
       if (event.key === '/') {
         event.preventDefault();
-        const input = document.getElementById(FILTER_TEXT_ID) as HTMLInputElement | null;
+        const input = document.getElementById(searchId) as HTMLInputElement | null;
         input?.focus();
         input?.select();
       } else if (event.key === 'j' || event.key === 'k') {
@@ -41,12 +48,12 @@ export function useListKeys({
       } else if (event.key === 'Enter') {
         if (event.target instanceof HTMLAnchorElement || event.target instanceof HTMLButtonElement) return;
         const row = rows[selected];
-        if (row) router.push(`/traces/${row.id}`);
+        if (row) router.push(hrefOf(row));
       } else if (event.key === 'p' && togglePause) {
         togglePause();
       }
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, [rows, selected, setSelected, router, focusRow, togglePause]);
+  }, [rows, selected, setSelected, router, focusRow, togglePause, searchId, hrefOf]);
 }
