@@ -8,7 +8,6 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../executor/define-tool';
-import { createRegistry } from '../../executor/registry';
 import type { Toolscope } from '../../server/create-toolscope';
 import { testToolscopes } from '../../server/testing/test-toolscopes';
 import { type McpTestServer, startMcpTestServer } from './testing/mcp-test-server';
@@ -343,27 +342,23 @@ describe('Toolscope as an MCP server', () => {
     await until(() => server.endpoint.sessionIds().length === 0, 3_000);
   });
 
-  // Needs `registry.onChange` (upstream MCP servers add it); skipped on a registry without it.
-  it.skipIf(!('onChange' in createRegistry()))(
-    'tells every session notifications/tools/list_changed when the registry changes',
-    async () => {
-      const { ts, server } = await start();
-      const { client } = await server.connect();
-      let changed = 0;
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-        changed++;
-      });
-      const before = (await client.listTools()).tools.length;
-      // The client opens its GET stream (where the notification comes) after initializing.
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      ts.executor.registry.register(defineTool({ ...waitForCancel, name: 'added_later' }));
-      await until(() => changed > 0);
-      const { tools } = await client.listTools();
-      expect(tools).toHaveLength(before + 1);
-      expect(tools.find((tool) => tool.name === 'added_later')).toBeDefined();
-      ts.executor.registry.unregister('added_later');
-      await until(() => changed > 1);
-      expect((await client.listTools()).tools).toHaveLength(before);
-    },
-  );
+  it('tells every session notifications/tools/list_changed when the registry changes', async () => {
+    const { ts, server } = await start();
+    const { client } = await server.connect();
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed++;
+    });
+    const before = (await client.listTools()).tools.length;
+    // The client opens its GET stream (where the notification comes) after initializing.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    ts.executor.registry.register(defineTool({ ...waitForCancel, name: 'added_later' }));
+    await until(() => changed > 0);
+    const { tools } = await client.listTools();
+    expect(tools).toHaveLength(before + 1);
+    expect(tools.find((tool) => tool.name === 'added_later')).toBeDefined();
+    ts.executor.registry.unregister('added_later');
+    await until(() => changed > 1);
+    expect((await client.listTools()).tools).toHaveLength(before);
+  });
 });

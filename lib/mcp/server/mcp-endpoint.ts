@@ -9,7 +9,6 @@ import { guardJsonBody } from '../../api/request-guard';
 import type { Config } from '../../config';
 import type { Clock } from '../../executor/clock';
 import type { Executor } from '../../executor/executor';
-import type { Registry } from '../../executor/registry';
 import { createSessionServer } from './session-server';
 
 export interface McpEndpointOptions {
@@ -43,9 +42,6 @@ interface Session {
 
 const SESSION_HEADER = 'mcp-session-id';
 const ALLOW = 'GET, POST, DELETE, OPTIONS';
-
-/** A registry that tells of changes (`onChange`, added with upstream servers): optional until then. */
-type ObservableRegistry = Registry & { onChange?: (listener: () => void) => () => void };
 
 /**
  * Toolscope as an MCP server: Streamable HTTP at `/mcp`, stateful, one SDK transport and
@@ -132,8 +128,7 @@ export function createMcpEndpoint(
     sweep.unref();
   };
 
-  const registry = ts.executor.registry as ObservableRegistry;
-  const unsubscribe = registry.onChange?.(() => {
+  const unsubscribe = ts.executor.registry.onChange(() => {
     for (const session of sessions.values()) session.server.sendToolListChanged().catch(() => {});
   });
 
@@ -202,7 +197,7 @@ export function createMcpEndpoint(
     async close() {
       if (sweep) clearInterval(sweep);
       sweep = null;
-      unsubscribe?.();
+      unsubscribe();
       await Promise.all([...sessions.values()].map(end));
     },
   };
