@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { ToolsOverview } from '@/components/tools/tools-overview';
+import { mcpServerJson } from '@/lib/api/mcp-servers';
 import { allStatsJson, DEFAULT_RANGE, parseRange } from '@/lib/api/stats';
 import { getToolscope } from '@/lib/server/toolscope';
 import { toolCatalog } from './catalog';
@@ -21,6 +22,12 @@ export default async function ToolsPage({
   const ts = getToolscope();
   const now = Date.now();
   return (
-    <ToolsOverview key={range} tools={toolCatalog(ts)} initialStats={allStatsJson(ts, range, now)} renderedAt={now} />
+    <ToolsOverview
+      key={range}
+      tools={toolCatalog(ts)}
+      initialStats={allStatsJson(ts, range, now)}
+      initialServers={ts.upstream.list().map(mcpServerJson)}
+      renderedAt={now}
+    />
   );
 }

@@ -69,10 +69,13 @@ const errorRate = (row: ToolRowJson) =>
 export function ToolsOverview({
   tools: initialTools,
   initialStats,
+  initialServers,
   renderedAt,
 }: {
   tools: ToolInfo[];
   initialStats: AllStatsJson;
+  /** The upstream MCP servers as the page was rendered: shown at once, then kept live. */
+  initialServers: McpServerJson[];
   renderedAt: number;
 }) {
   const range = initialStats.range;
@@ -87,6 +90,8 @@ export function ToolsOverview({
   const servers = useQuery({
     queryKey: MCP_SERVERS_KEY,
     queryFn: fetchMcpServers,
+    initialData: initialServers,
+    initialDataUpdatedAt: renderedAt,
     refetchInterval: (query) => (query.state.data?.some((server) => isDown(server.state)) ? DOWN_POLL_MS : UP_POLL_MS),
   });
   const toolsChanged = () => {
