@@ -150,8 +150,14 @@ function ServerCard({ server }: { server: McpServerJson }) {
       </dl>
       {server.error && (
         <p
-          className="whitespace-pre-wrap break-words rounded border border-red-200 bg-red-50 px-1.5 py-1 text-xs text-red-800 dark:border-red-900 dark:bg-red-950/40 dark:text-red-200"
+          // Connected, the error only says what was left out (tools it could not register): a notice, not a failure.
+          className={`whitespace-pre-wrap break-words rounded border px-1.5 py-1 text-xs ${
+            server.state === 'connected'
+              ? 'border-amber-200 bg-amber-50 text-amber-900 dark:border-amber-900 dark:bg-amber-950/40 dark:text-amber-200'
+              : 'border-red-200 bg-red-50 text-red-800 dark:border-red-900 dark:bg-red-950/40 dark:text-red-200'
+          }`}
           data-testid="mcp-error"
+          data-severity={server.state === 'connected' ? 'notice' : 'error'}
         >
           {server.error}
         </p>
