@@ -152,7 +152,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
         args: parsed.value,
         live,
         stages,
-        availabilityChecked: !ctx.recording,
+        checkAvailability: !ctx.recording,
       });
       if (!valid.ok) return finish(live, stages, t0, valid.error);
       const { tool, sideEffect } = valid;

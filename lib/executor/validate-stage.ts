@@ -24,7 +24,7 @@ export function runValidateStage(
     live: LiveCall;
     stages: StageRecorder;
     /** False in recording mode: a served call runs nothing; a miss that runs finds the tool down at execute. */
-    availabilityChecked?: boolean;
+    checkAvailability?: boolean;
   },
 ): ValidateOutcome {
   const { live, stages } = call;
@@ -45,7 +45,7 @@ export function runValidateStage(
   const redacted = deps.redactor.redact(call.args, tool.sensitivePaths);
   record.arguments = redacted.value;
   live.secrets = redacted.secrets;
-  const availability = call.availabilityChecked === false ? undefined : tool.availability?.();
+  const availability = call.checkAvailability === false ? undefined : tool.availability?.();
   if (availability && !availability.available) {
     record.sideEffect = tool.sideEffect;
     const error = errorData('UPSTREAM_UNAVAILABLE', availability.reason ?? `${tool.name} is not available now.`, {
