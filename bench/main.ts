@@ -21,6 +21,7 @@ import { forkScript, nextMessage } from './child';
 import { measureExecutorOverhead } from './executor-overhead';
 import type { LoadOptions, LoadReport } from './load-generator';
 import { meterCpu, processTreeRssBytes } from './process-usage';
+import { measureBatchSchedule, measureLangchainInvoke, measureTimeouts } from './reference-rows';
 import { type BenchResult, checkTargets, formatTable, resultFileName, summarizeLoad } from './results';
 import type { SubscriberCounts } from './sse-subscribers';
 
@@ -151,6 +152,11 @@ async function main() {
   const loadBefore = os.loadavg();
   progress(`executor overhead: ${settings.executorRuns} × ${settings.executorCalls} calls per store`);
   const executor = await measureExecutorOverhead(settings.executorCalls, settings.executorRuns);
+  progress(`LangChain tool.invoke: ${settings.executorRuns} × ${settings.executorCalls} calls`);
+  const langchain = await measureLangchainInvoke(settings.executorCalls, settings.executorRuns);
+  progress('a batch of mixed durations, pool against fixed chunks; timeouts');
+  const batch = await measureBatchSchedule(5);
+  const timeouts = await measureTimeouts(5);
   progress('building the app if needed (node scripts/build.mjs)');
   const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: ['ignore', 2, 2] });
   if (build.status !== 0) throw new Error('the build failed');
@@ -171,6 +177,9 @@ async function main() {
     },
     settings,
     executor,
+    langchain,
+    batch,
+    timeouts,
     http: { bare, ...app, persisted },
   };
   const result: BenchResult = { ...partial, targets: checkTargets(partial) };

@@ -40,6 +40,9 @@ function result(app: { rps: number; p99Ms: number }, persisted = { answered: 100
       inMemory: { p50Us: 7.7, p99Us: 70, meanUs: 9, concurrentPerSecond: 90_000, inFlight: 50, calls: 1000, runs: 3 },
       sqlite: { p50Us: 10, p99Us: 90, meanUs: 40, concurrentPerSecond: 17_000, inFlight: 50, calls: 1000, runs: 3 },
     },
+    langchain: { p50Us: 24, p99Us: 60, meanUs: 28 },
+    batch: { calls: 20, concurrency: 4, idealMs: 160, poolMs: 162, chunkedIdealMs: 305, chunkedMs: 307 },
+    timeouts: { toolAnsweredMs: 100.6, shellAnsweredMs: 101, shellGoneAfterMs: 3, shellError: null },
     http: {
       bare: http(32_000, 3),
       app: http(app.rps, app.p99Ms),
@@ -82,7 +85,21 @@ describe('checkTargets', () => {
     const targets = checkTargets(result({ rps: 5_000, p99Ms: 19.9 }));
     expect(targets.filter((target) => !target.met).map((target) => target.name)).toEqual([
       'executor p50, in-memory store (#12)',
+      'executor persisted, 100,000 calls (#12)',
     ]);
+  });
+
+  it('measures the batch against its ideal schedule and the timeouts against theirs', () => {
+    const value = result({ rps: 5_000, p99Ms: 10 });
+    value.batch.poolMs = 166;
+    value.timeouts.shellError = 'success: undefined';
+    const byName = Object.fromEntries(checkTargets(value).map((target) => [target.name, target]));
+    expect(byName['batch, max_concurrency 4 (#12)']).toMatchObject({ met: false, value: '166.0 ms' });
+    expect(byName['timed-out run_shell processes gone (#12)']).toMatchObject({
+      met: false,
+      value: 'success: undefined',
+    });
+    expect(byName['executor p50 in memory vs LangChain (#12)']).toMatchObject({ met: true, value: '7.7 µs' });
   });
 
   it('misses persistence when fewer calls are stored than were answered', () => {
@@ -101,7 +118,16 @@ describe('the result', () => {
     const table = formatTable(result({ rps: 440, p99Ms: 200 }));
     expect(table).toContain('2 cores');
     expect(table).toContain('node v20.20.2');
-    for (const label of ['executor, in-memory', 'executor, SQLite', 'bare node:http', 'app: POST', 'SSE subscribers']) {
+    for (const label of [
+      'executor, in-memory',
+      'executor, SQLite',
+      'bare node:http',
+      'app: POST',
+      'SSE subscribers',
+      'LangChain tool.invoke',
+      'batch of 20 mixed sleeps',
+      'timeout 100 ms',
+    ]) {
       expect(table).toContain(label);
     }
     expect(table).toContain('GET /bench-not-found (404)');

@@ -1,6 +1,7 @@
 import type { OverheadFigures } from './executor-overhead';
 import type { LoadReport, RunFigures } from './load-generator';
 import { median } from './percentile';
+import type { BatchFigures, InvokeFigures, TimeoutFigures } from './reference-rows';
 
 /** One HTTP measurement: the median of its runs' figures, errors summed over the runs. */
 export interface HttpFigures {
@@ -40,6 +41,10 @@ export interface BenchResult {
     body: string;
   };
   executor: { inMemory: OverheadFigures; sqlite: OverheadFigures };
+  /** LangChain's `tool.invoke` on the same no-op tool and schema: the reference row (no persistence). */
+  langchain: InvokeFigures;
+  batch: BatchFigures;
+  timeouts: TimeoutFigures;
   http: {
     bare: HttpFigures;
     app: HttpFigures;
@@ -98,6 +103,36 @@ export function checkTargets(result: Omit<BenchResult, 'targets'>): TargetCheck[
       target: '≤ 5 µs',
       value: us(result.executor.inMemory.p50Us),
       met: result.executor.inMemory.p50Us <= 5,
+    },
+    {
+      name: 'executor p50 in memory vs LangChain (#12)',
+      target: `< LangChain's ${us(result.langchain.p50Us)}`,
+      value: us(result.executor.inMemory.p50Us),
+      met: result.executor.inMemory.p50Us < result.langchain.p50Us,
+    },
+    {
+      name: 'executor persisted, 100,000 calls (#12)',
+      target: '≥ 40,000 calls/s',
+      value: `${count(result.executor.sqlite.concurrentPerSecond)} calls/s`,
+      met: result.executor.sqlite.concurrentPerSecond >= 40_000,
+    },
+    {
+      name: `batch, max_concurrency ${result.batch.concurrency} (#12)`,
+      target: `≤ ideal ${ms(result.batch.idealMs)} + 5 ms`,
+      value: ms(result.batch.poolMs),
+      met: result.batch.poolMs <= result.batch.idealMs + 5,
+    },
+    {
+      name: '100 ms timeout answered (#12)',
+      target: '≤ 110 ms',
+      value: `${ms(result.timeouts.toolAnsweredMs)}, run_shell ${ms(result.timeouts.shellAnsweredMs)}`,
+      met: result.timeouts.toolAnsweredMs <= 110 && result.timeouts.shellAnsweredMs <= 110,
+    },
+    {
+      name: 'timed-out run_shell processes gone (#12)',
+      target: '≤ 100 ms after',
+      value: result.timeouts.shellError ?? ms(result.timeouts.shellGoneAfterMs),
+      met: result.timeouts.shellError === null && result.timeouts.shellGoneAfterMs <= 100,
     },
     { name: 'app calls/s (#7)', target: '≥ 5,000', value: count(app.rps), met: app.rps >= 5000 },
     { name: 'app p99 (#7)', target: '< 20 ms', value: ms(app.p99Ms), met: app.p99Ms < 20 },
@@ -171,6 +206,15 @@ export function formatTable(result: BenchResult): string {
       `mean ${us(executor.inMemory.meanUs)}; median of ${executor.inMemory.runs} × ${executor.inMemory.calls.toLocaleString('en-US')} sequential calls`,
     ),
     row(
+      'LangChain tool.invoke, same tool (reference)',
+      '',
+      us(result.langchain.p50Us),
+      us(result.langchain.p99Us),
+      '',
+      '',
+      `mean ${us(result.langchain.meanUs)}; @langchain/core, a tool call in, a ToolMessage out, nothing stored`,
+    ),
+    row(
       'executor, SQLite store (WAL)',
       '',
       us(executor.sqlite.p50Us),
@@ -187,6 +231,24 @@ export function formatTable(result: BenchResult): string {
       '',
       '',
       'counted until the last record is committed',
+    ),
+    row(
+      `batch of ${result.batch.calls} mixed sleeps, max_concurrency ${result.batch.concurrency}`,
+      '',
+      ms(result.batch.poolMs),
+      '',
+      '',
+      '',
+      `ideal schedule ${ms(result.batch.idealMs)}; fixed chunks of ${result.batch.concurrency}: ${ms(result.batch.chunkedMs)} (their ideal ${ms(result.batch.chunkedIdealMs)})`,
+    ),
+    row(
+      'timeout 100 ms: tool ignoring its signal',
+      '',
+      ms(result.timeouts.toolAnsweredMs),
+      '',
+      '',
+      '',
+      `run_shell sleep: answered ${ms(result.timeouts.shellAnsweredMs)}, its processes gone ${ms(result.timeouts.shellGoneAfterMs)} after`,
     ),
     httpRow('bare node:http: POST, JSON.parse, small JSON', http.bare, 'the ceiling'),
     httpRow(
