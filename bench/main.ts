@@ -79,7 +79,7 @@ async function settledCounts(subscribers: ReturnType<typeof forkScript>, expecte
   let last = '';
   for (let i = 0; i < 40; i++) {
     subscribers.send({ type: 'report' });
-    const { counts } = await nextMessage<{ counts: SubscriberCounts }>(subscribers, 'counts', 10_000);
+    const { counts } = await nextMessage<{ counts: SubscriberCounts }>(subscribers, 'counts', 300_000);
     const key = counts.finishes.join(',');
     if (Math.min(...counts.finishes) >= expected || key === last) return counts;
     last = key;

@@ -3,13 +3,19 @@
  * `finish` events it receives. Run as a child process: it says `ready` over IPC once every
  * stream has answered 200 and sent its first bytes (or failed), answers `report` with each subscriber's
  * count, and exits when the parent disconnects.
+ * Like a browser, each asks for gzip. A gzipped stream's bytes are kept as they arrive and decoded
+ * when a report is asked for: 200 decoders on the same two cores would take a core from the
+ * server being measured (a browser decodes on its own machine).
  */
 import http from 'node:http';
+import zlib from 'node:zlib';
 import { isMain } from './child';
 
 export interface SubscriberOptions {
   url: string;
   count: number;
+  /** Ask for gzip (default true, as browsers do). */
+  gzip?: boolean;
 }
 
 export interface SubscriberCounts {
@@ -52,8 +58,26 @@ export function createOccurrenceCounter(needle: string) {
   };
 }
 
-function subscribe({ url, count }: SubscriberOptions) {
+/** A gzipped stream's bytes, kept until `decode` feeds them to its decoder (which counts what comes out). */
+function createDeferredGunzip(onData: (chunk: Buffer) => void, onError: (why: string) => void) {
+  const kept: Buffer[] = [];
+  const gunzip = zlib.createGunzip();
+  gunzip.on('data', onData);
+  gunzip.on('error', (error) => onError(`gzip: ${error.message}`));
+  return {
+    keep: (chunk: Buffer) => kept.push(chunk),
+    /** Decodes what was kept so far; resolves once its output has been counted. */
+    decode: () =>
+      new Promise<void>((resolve) => {
+        for (const chunk of kept.splice(0)) gunzip.write(chunk);
+        gunzip.flush(() => resolve());
+      }),
+  };
+}
+
+function subscribe({ url, count, gzip = true }: SubscriberOptions) {
   const counters = Array.from({ length: count }, () => createOccurrenceCounter(FINISH));
+  const decoders: ReturnType<typeof createDeferredGunzip>[] = [];
   const counts: SubscriberCounts = { finishes: [], failed: 0 };
   const fail = (why: string) => {
     counts.failed++;
@@ -74,14 +98,21 @@ function subscribe({ url, count }: SubscriberOptions) {
       done = true;
       if (++settled === count) process.send?.({ type: 'ready' });
     };
-    const request = http.get(url, { agent: false, headers: { accept: 'text/event-stream' } }, (response) => {
+    const headers = { accept: 'text/event-stream', ...(gzip ? { 'accept-encoding': 'gzip' } : {}) };
+    const request = http.get(url, { agent: false, headers }, (response) => {
       if (response.statusCode !== 200) {
         failOnce(`status ${response.statusCode}`);
         response.resume();
         return settle();
       }
+      const decoder =
+        response.headers['content-encoding'] === 'gzip'
+          ? createDeferredGunzip((chunk) => counter.push(chunk), failOnce)
+          : null;
+      if (decoder) decoders.push(decoder);
       response.on('data', (chunk: Buffer) => {
-        counter.push(chunk);
+        if (decoder) decoder.keep(chunk);
+        else counter.push(chunk);
         settle();
       });
       response.on('end', () => failOnce('stream ended'));
@@ -93,8 +124,9 @@ function subscribe({ url, count }: SubscriberOptions) {
     });
     return request;
   });
-  process.on('message', (message: { type?: string }) => {
+  process.on('message', async (message: { type?: string }) => {
     if (message.type !== 'report') return;
+    for (const decoder of decoders) await decoder.decode();
     process.send?.({ type: 'counts', counts: { ...counts, finishes: counters.map((counter) => counter.count) } });
   });
   process.on('disconnect', () => {

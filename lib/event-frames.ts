@@ -1,4 +1,5 @@
 import { REPLAY_LIMIT, type StreamEvent } from './events';
+import { type GzipSegment, gzipSegment } from './sse-gzip';
 
 // The bus hands every stream with the same filter the same array: encode each array once.
 const encoded = new WeakMap<readonly StreamEvent[], Buffer>();
@@ -18,6 +19,18 @@ export function eventFrames(events: readonly StreamEvent[]): Buffer {
     encoded.set(events, frames);
   }
   return frames;
+}
+
+const deflated = new WeakMap<readonly StreamEvent[], GzipSegment>();
+
+/** The same frames as a gzip segment, deflated once however many gzip streams write it. */
+export function eventFramesGzip(events: readonly StreamEvent[]): GzipSegment {
+  let segment = deflated.get(events);
+  if (!segment) {
+    segment = gzipSegment(eventFrames(events));
+    deflated.set(events, segment);
+  }
+  return segment;
 }
 
 /** The heartbeat frame: `event: ping` with the time and the interval, so a client can tell a quiet stream from a dead one. */

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { TraceRecord } from '../executor/types';
 import type { Toolscope } from '../server/create-toolscope';
@@ -48,9 +49,15 @@ async function serve(ts: Toolscope) {
 function openStream(port: number, query = '', headers: Record<string, string> = {}) {
   let buffer = '';
   const frames: Frame[] = [];
+  let encoding: string | undefined;
+  let ended = false;
   const req = http.get({ host: '127.0.0.1', port, path: `/api/v1/events${query}`, headers, agent: false }, (res) => {
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => {
+    encoding = res.headers['content-encoding'];
+    const body = encoding === 'gzip' ? res.pipe(zlib.createGunzip()) : res;
+    body.setEncoding('utf8');
+    body.on('error', () => {});
+    body.on('end', () => (ended = true));
+    body.on('data', (chunk: string) => {
       buffer += chunk;
       let end = buffer.indexOf('\n\n');
       while (end >= 0) {
@@ -88,6 +95,9 @@ function openStream(port: number, query = '', headers: Record<string, string> = 
       }
     },
     drop: () => req.destroy(),
+    encoding: () => encoding,
+    /** Whether the body ended cleanly (for gzip: a valid trailer). */
+    ended: () => ended,
   };
 }
 
@@ -132,6 +142,31 @@ describe('resuming GET /api/v1/events after a dropped connection', () => {
     // Ring and live ids are even.
     for (const frame of back.events()) expect(frame.id! % 2).toBe(0);
     back.drop();
+    await server.close();
+  });
+
+  it('gzips the stream for a client that accepts it: the same frames, each batch at once, a valid end', async () => {
+    const ts = toolscopes.start(toolscopes.dataDir(CONFIG));
+    const server = await serve(ts);
+    const gzipped = openStream(server.port, '', { 'accept-encoding': 'gzip, deflate, br' });
+    const plain = openStream(server.port);
+    await gzipped.ready();
+    await plain.ready();
+    expect(gzipped.encoding()).toBe('gzip');
+    expect(plain.encoding()).toBeUndefined();
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push(await calculate(ts, `${i} * 3`));
+    await gzipped.until(() => ids.every((id) => has(gzipped.calls(), id, 'finish')));
+    await plain.until(() => ids.every((id) => has(plain.calls(), id, 'finish')));
+    expect(gzipped.events()).toEqual(plain.events());
+    // A call after a quiet spell arrives on its own, not held back by the compressor.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const late = await calculate(ts, '7 * 6');
+    await gzipped.until(() => has(gzipped.calls(), late, 'finish'), 2_000);
+    // Shutdown ends the stream with the gzip trailer, which the decoder checks (CRC and length).
+    await ts.stop({ by: 'shutdown' });
+    await gzipped.until(() => gzipped.ended(), 5_000).catch(() => {});
+    expect(gzipped.ended()).toBe(true);
     await server.close();
   });
 

@@ -1,7 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { eventFrames, lastEventIdOf, pingFrame, RETRY_FRAME, resetFrame, startFrame } from '../event-frames';
-import { HEARTBEAT_INTERVAL_MS } from '../events';
+import {
+  eventFrames,
+  eventFramesGzip,
+  lastEventIdOf,
+  pingFrame,
+  RETRY_FRAME,
+  resetFrame,
+  startFrame,
+} from '../event-frames';
+import { HEARTBEAT_INTERVAL_MS, type StreamEvent } from '../events';
 import type { Toolscope } from '../server/create-toolscope';
+import { acceptsGzip, createGzipStream, GZIP_HEADER, gzipSegment } from '../sse-gzip';
 
 export interface EventsRouteOptions {
   heartbeatMs?: number;
@@ -15,7 +24,9 @@ const MAX_PENDING_BYTES = 1024 * 1024;
  * (`lib/api/event-stream.ts`): `retry`, an `event: ping` at once and every heartbeat, then the
  * events (`trace`, `approval`, `fault_rule`), each with its `id:`. With `Last-Event-ID` (or
  * `?last_event_id=`) the missed events come first, or `event: reset`. The bus delivers events in
- * batches, each written as one Buffer shared by every stream with the same filter. Ends when the
+ * batches, each written as one Buffer shared by every stream with the same filter. A client that
+ * accepts gzip (browsers do) gets the stream gzipped, each batch deflated once for every stream
+ * (`lib/sse-gzip.ts`): a busy stream is ~17× fewer bytes to write. Ends when the
  * client goes away, falls more than MAX_PENDING_BYTES behind (its client resumes from its last
  * id), or the bus closes (shutdown).
  */
@@ -33,10 +44,13 @@ export function serveEvents(
   const header = req.headers['last-event-id'];
   const lastEventId = lastEventIdOf(Array.isArray(header) ? header[0] : header, params);
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
+  const gzip = acceptsGzip(req.headers['accept-encoding']) ? createGzipStream() : null;
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
     'x-accel-buffering': 'no',
+    vary: 'accept-encoding',
+    ...(gzip ? { 'content-encoding': 'gzip' } : {}),
   });
   if (req.method === 'HEAD') {
     res.end();
@@ -47,12 +61,17 @@ export function serveEvents(
   // the buffer beside MAX_PENDING_BYTES until it drained, or the client could never get past it.
   let allowance = MAX_PENDING_BYTES;
   let subscribing = true;
-  const send = (chunk: string | Buffer) => {
+  const write = (chunk: Buffer | string) => {
     if (!open) return;
     res.write(chunk);
     if (res.writableLength > allowance) res.destroy();
   };
+  const send = gzip ? (frame: string) => write(gzip.add(gzipSegment(frame))) : write;
+  const sendEvents = gzip
+    ? (events: readonly StreamEvent[]) => write(gzip.add(eventFramesGzip(events)))
+    : (events: readonly StreamEvent[]) => write(eventFrames(events));
   const ping = () => send(pingFrame(Date.now(), heartbeatMs));
+  if (gzip) res.write(GZIP_HEADER);
   send(RETRY_FRAME);
   ping();
   const heartbeat = setInterval(ping, heartbeatMs);
@@ -63,17 +82,17 @@ export function serveEvents(
     open = false;
     clearInterval(heartbeat);
     unsubscribe();
-    res.end();
+    if (gzip && !res.destroyed) res.end(gzip.end());
+    else res.end();
   };
   unsubscribe = ts.events.subscribe(
     {
       onEvents: (events) => {
-        const frames = eventFrames(events);
         if (subscribing) {
-          allowance += frames.length;
+          allowance += gzip ? eventFramesGzip(events).bytes.length : eventFrames(events).length;
           res.once('drain', () => (allowance = MAX_PENDING_BYTES));
         }
-        send(frames);
+        sendEvents(events);
       },
       onReset: (id) => send(resetFrame(id, Date.now())),
       onStart: (id) => send(startFrame(id)),
