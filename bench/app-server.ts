@@ -28,14 +28,34 @@ export function freePort(): Promise<number> {
  * Starts the app as `npm start` does (`node scripts/start.mjs`, in its own process group) with
  * `PORT` and a data folder of its own, its output to `logFile`, and waits until it answers.
  */
-export async function startApp(options: { root: string; dataDir: string; logFile: string }): Promise<AppServer> {
+export async function startApp(options: {
+  root: string;
+  dataDir: string;
+  logFile: string;
+  /** Extra environment (e.g. OTEL_EXPORTER_OTLP_ENDPOINT). */
+  env?: Record<string, string>;
+  /** Written as the config file (TOOLSCOPE_CONFIG) in the data folder. */
+  config?: unknown;
+}): Promise<AppServer> {
   const port = await freePort();
   const log = fs.openSync(options.logFile, 'a');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...options.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    TOOLSCOPE_DATA_DIR: options.dataDir,
+  };
+  if (options.config !== undefined) {
+    fs.mkdirSync(options.dataDir, { recursive: true });
+    env.TOOLSCOPE_CONFIG = path.join(options.dataDir, 'toolscope.config.json');
+    fs.writeFileSync(env.TOOLSCOPE_CONFIG, JSON.stringify(options.config, null, 2));
+  }
   const child: ChildProcess = spawn(process.execPath, ['scripts/start.mjs'], {
     cwd: options.root,
     detached: true,
     stdio: ['ignore', log, log],
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', TOOLSCOPE_DATA_DIR: options.dataDir },
+    env,
   });
   fs.closeSync(log);
   const pid = child.pid;

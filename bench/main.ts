@@ -19,6 +19,7 @@ import path from 'node:path';
 import { countStoredCalls, startApp } from './app-server';
 import { forkScript, nextMessage } from './child';
 import { measureExecutorOverhead } from './executor-overhead';
+import { createFaultRule, featuresConfig, startOtlpReceiver, waitForMcp } from './features';
 import type { LoadOptions, LoadReport } from './load-generator';
 import { meterCpu, processTreeRssBytes } from './process-usage';
 import { measureBatchSchedule, measureLangchainInvoke, measureTimeouts } from './reference-rows';
@@ -35,6 +36,7 @@ const settings = {
   executorCalls: setting('BENCH_EXECUTOR_CALLS', 100_000),
   executorRuns: setting('BENCH_EXECUTOR_RUNS', 3),
   body: JSON.stringify({
+    session_id: 'bench',
     tool_calls: [{ id: 'c', type: 'function', function: { name: 'calculator', arguments: '{"expression":"2+2"}' } }],
   }),
 };
@@ -94,8 +96,18 @@ async function measureApp() {
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   fs.writeFileSync(logFile, '');
   progress(`starting the app (scripts/start.mjs, data in ${dataDir}, log in bench/tmp/app.log)`);
-  const app = await startApp({ root, dataDir, logFile });
+  const otlp = await startOtlpReceiver();
+  const app = await startApp({
+    root,
+    dataDir,
+    logFile,
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint },
+    config: featuresConfig(root),
+  });
   try {
+    progress('features on: upstream MCP server, OpenTelemetry export, a fault rule, approvals, sessions');
+    await waitForMcp(app.origin);
+    await createFaultRule(app.origin);
     const rssAtRest = processTreeRssBytes(app.pid);
     progress(`app pid ${app.pid} at ${app.origin}: POST /api/v1/tool-calls`);
     const calls = await load(app.pid, postCalls(app.origin));
@@ -140,9 +152,11 @@ async function measureApp() {
       },
       persisted: { answered: calls.answered + withSubscribers.answered, ...stored },
       appRss: { atRestBytes: rssAtRest, afterLoadBytes: rssAfterLoad },
+      otlp: otlp.received(),
     };
   } finally {
     await app.stop();
+    await otlp.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

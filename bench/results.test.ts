@@ -53,6 +53,7 @@ function result(app: { rps: number; p99Ms: number }, persisted = { answered: 100
       appNotFound: { ...http(660, 150), path: '/bench-not-found' },
       persisted,
       appRss: { atRestBytes: 200 * 2 ** 20, afterLoadBytes: 300 * 2 ** 20 },
+      otlp: { requests: 12, bytes: 3 * 2 ** 20 },
     },
   };
   return { ...partial, targets: checkTargets(partial) };
@@ -132,6 +133,7 @@ describe('the result', () => {
     }
     expect(table).toContain('GET /bench-not-found (404)');
     expect(table).toContain('200 MB at rest, 300 MB after the loads');
+    expect(table).toContain('OpenTelemetry export (12 exports, 3 MB received)');
     expect(table).toMatch(/MISSED\s+app calls\/s \(#7\)\s+≥ 5,000\s+440/);
   });
 

@@ -64,6 +64,8 @@ export interface BenchResult {
     persisted: { answered: number; rows: number; succeeded: number };
     /** Resident memory of the app's process tree once it answered, and after every load (subscribers still open). */
     appRss: { atRestBytes: number | null; afterLoadBytes: number | null };
+    /** What the app's OpenTelemetry export sent to the bench's OTLP receiver. */
+    otlp: { requests: number; bytes: number };
   };
   targets: TargetCheck[];
 }
@@ -267,6 +269,7 @@ export function formatTable(result: BenchResult): string {
       "Next's not-found page: what the framework costs",
     ),
     `app RSS (server process tree): ${mb(http.appRss.atRestBytes)} at rest, ${mb(http.appRss.afterLoadBytes)} after the loads`,
+    `app features on: upstream MCP server (server-everything), OpenTelemetry export (${count(http.otlp.requests)} exports, ${mb(http.otlp.bytes)} received), a fault rule, approvals, session ids`,
     ...(
       [
         ['bare', http.bare.firstError],
