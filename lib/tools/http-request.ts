@@ -109,11 +109,18 @@ export function httpSideEffect(input: { method?: string }): SideEffect {
  * 1. The URL must be http(s), carry no credentials, and have an allowlisted host (and port).
  *    `checkPermission` refuses other hosts at the permission stage, naming the config file;
  *    `execute` checks again, in case it is called without that stage.
- * 2. Redirects are followed by hand (at most `maxRedirects`), each Location checked against the
- *    allowlist before it is requested; credentials are dropped on a change of origin.
- * 3. The body is streamed and cut at `maxResponseBytes` (`truncated: true`): a partial page is
- *    more use to a model than an error, and the transfer is aborted at the cap.
- * 4. 429 and 5xx throw a temporary `HTTP_ERROR` (retried for requests that are safe to repeat);
+ * 2. The host is resolved once (the `resolve` port) and every address checked: an allowlisted
+ *    name that leads to a loopback, private, link-local, ... address is refused
+ *    (`ADDRESS_NOT_ALLOWED`) unless the address is allowlisted. The connection goes to the checked
+ *    addresses only, never through a second lookup, so DNS rebinding cannot slip past the check.
+ * 3. Redirects are followed by hand (at most `maxRedirects`), each Location checked like the
+ *    first URL (scheme, name, addresses) before it is requested; credentials are dropped on a
+ *    change of origin.
+ * 4. The body is decoded (gzip, deflate, br) and cut at `maxResponseBytes` decoded bytes
+ *    (`truncated: true`): a partial page is more use to a model than an error, the transfer is
+ *    aborted at the cap, and a decompression bomb stops there. A body that never ends is cut at
+ *    the cap or by the call's timeout, whichever comes first.
+ * 5. 429 and 5xx throw a temporary `HTTP_ERROR` (retried for requests that are safe to repeat);
  *    other 4xx a business `HTTP_ERROR` with the status and a body excerpt.
  *
  * Declared `write` (the worst case); `sideEffectOf` gives `read` for GET and HEAD.
@@ -238,9 +245,10 @@ async function readResponse(
   redirects: string[],
   options: SendOptions,
 ): Promise<HttpRequestOutput> {
+  if (method === 'HEAD') response.destroy();
   const read =
     method === 'HEAD'
-      ? (response.destroy(), { bytes: Buffer.alloc(0), truncated: false })
+      ? { bytes: Buffer.alloc(0), truncated: false, note: undefined }
       : await readBody(response, options.maxBytes, options.signal).catch((error: unknown) => {
           if (options.signal.aborted) throw options.signal.reason;
           if (isToolError(error)) throw error;
