@@ -18,8 +18,11 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_REDIRECTS = 5;
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-/** Headers that must not follow a redirect to another origin, as browsers do for Authorization. */
-const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+/**
+ * Headers that must not follow a redirect to another origin, as browsers do for Authorization:
+ * every header that carries a credential, the same ones the trace redacts.
+ */
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization', 'x-api-key', 'api-key', 'x-auth-token'];
 /** Headers about the connection itself, which the tool manages (fetch refuses them too). */
 const CONNECTION_HEADERS = ['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect', 'te', 'trailer'];
 const ACCEPT_ENCODING = 'gzip, deflate, br';
@@ -426,6 +429,5 @@ function buildHeaders(record: Record<string, string> | undefined): Headers {
 
 // The redactor matches paths case-insensitively, so `Authorization` and `AUTHORIZATION` are covered.
 function sensitiveHeaderPaths(): string[] {
-  const names = ['authorization', 'cookie', 'proxy-authorization', 'x-api-key', 'api-key', 'x-auth-token'];
-  return names.map((name) => `headers.${name}`);
+  return CREDENTIAL_HEADERS.map((name) => `headers.${name}`);
 }
