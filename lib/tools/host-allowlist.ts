@@ -43,9 +43,14 @@ export interface HostAllowlist {
 
 const LOOPBACK = ['127.0.0.0/8', '::1/128'].map((cidr) => parseRange(cidr) as AddressRange);
 /** What reaches this machine's own listening sockets: loopback and unspecified, IPv4-mapped forms too. */
-const THIS_MACHINE = ['127.0.0.0/8', '::1/128', '0.0.0.0/8', '::/128', '::ffff:127.0.0.0/104', '::ffff:0.0.0.0/104'].map(
-  (cidr) => parseRange(cidr) as AddressRange,
-);
+const THIS_MACHINE = [
+  '127.0.0.0/8',
+  '::1/128',
+  '0.0.0.0/8',
+  '::/128',
+  '::ffff:127.0.0.0/104',
+  '::ffff:0.0.0.0/104',
+].map((cidr) => parseRange(cidr) as AddressRange);
 
 /**
  * Builds an allowlist from entries such as `localhost`, `127.0.0.1`, `::1`, `api.example.com`,
