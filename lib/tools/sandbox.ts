@@ -39,6 +39,7 @@ export async function resolveInWorkspace(workspace: string, requested: string): 
   const root = await realWorkspace(workspace);
   const relative = path.relative(root, path.resolve(root, requested)) || '.';
   const segments = relative === '.' ? [] : relative.split(path.sep);
+  checkPathLength(root, relative, segments);
 
   let current = root;
   for (let index = 0; index < segments.length; index++) {
@@ -188,6 +189,26 @@ function checkPathSyntax(requested: string): void {
   }
   if (requested.split(/[\\/]/).includes('..')) {
     throw violation(`"${requested}" contains a ".." segment; paths must stay inside the workspace folder.`);
+  }
+}
+
+/** Linux's limits (PATH_MAX, NAME_MAX), checked up front: the answer does not depend on how far a walk gets. */
+const MAX_PATH_BYTES = 4095;
+const MAX_NAME_BYTES = 255;
+
+function checkPathLength(root: string, relative: string, segments: string[]): void {
+  const long = segments.find((segment) => Buffer.byteLength(segment) > MAX_NAME_BYTES);
+  if (long !== undefined) {
+    throw ToolError.parameter(
+      'INVALID_PATH',
+      `A name in the path is ${Buffer.byteLength(long)} bytes long; names can be at most ${MAX_NAME_BYTES}.`,
+    );
+  }
+  if (Buffer.byteLength(path.join(root, relative)) > MAX_PATH_BYTES) {
+    throw ToolError.parameter(
+      'INVALID_PATH',
+      `The path is too long (at most ${MAX_PATH_BYTES} bytes with the workspace folder).`,
+    );
   }
 }
 

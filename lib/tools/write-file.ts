@@ -128,9 +128,10 @@ function existingFileMode(stats: Stats, shown: string): number {
 }
 
 async function writeAtomically(target: string, content: string, mode: number | undefined, signal: AbortSignal) {
+  // The target's name, shortened so the temporary name stays within NAME_MAX (255 bytes) too.
   const temporary = path.join(
     path.dirname(target),
-    `.${path.basename(target)}.${randomBytes(6).toString('hex')}.toolscope-tmp`,
+    `.${leadingBytes(path.basename(target), 200)}.${randomBytes(6).toString('hex')}.toolscope-tmp`,
   );
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
   const handle = await fs.open(temporary, flags, mode ?? 0o666);
@@ -150,4 +151,16 @@ async function writeAtomically(target: string, content: string, mode: number | u
       await fs.unlink(temporary).catch(() => {});
     }
   }
+}
+
+/** The longest start of `name` that fits in `max` UTF-8 bytes, cut between characters. */
+function leadingBytes(name: string, max: number): string {
+  let bytes = 0;
+  let end = 0;
+  for (const character of name) {
+    bytes += Buffer.byteLength(character);
+    if (bytes > max) break;
+    end += character.length;
+  }
+  return name.slice(0, end);
 }
