@@ -1,7 +1,13 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net';
-import { brotliCompressSync, constants, createGzip, deflateSync, gzipSync } from 'node:zlib';
+import os from 'node:os';
+import path from 'node:path';
+import { createSecureContext } from 'node:tls';
+import { brotliCompressSync, constants, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryTraceStore } from '../db/memory-trace-store';
 import { createExecutor } from '../executor/executor';
@@ -133,7 +139,7 @@ beforeAll(async () => {
   gzipMember = gzipSync(Buffer.alloc(64 * MiB), { level: 9 });
   deflateBomb = deflateSync(Buffer.alloc(64 * MiB), { level: 9 });
   brotliBomb = brotliCompressSync(Buffer.alloc(256 * MiB), { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } });
-  emptyGzipFlushes = await emptyFlushes();
+  emptyGzipFlushes = emptyFlushes();
   main = record('main');
   other = record('other');
   port = await listen(main, '127.0.0.1');
@@ -150,19 +156,13 @@ afterAll(async () => {
   await Promise.all([close(main), close(other), close(decoy)]);
 });
 
-/** 256 KiB of gzip that decodes to nothing: a header, then empty sync-flush blocks. */
-async function emptyFlushes(): Promise<Buffer> {
-  const gzip = createGzip();
-  const chunks: Buffer[] = [];
-  gzip.on('data', (chunk: Buffer) => chunks.push(chunk));
-  let size = 0;
-  while (size < 256 * 1024) {
-    gzip.write(Buffer.alloc(0));
-    await new Promise<void>((resolve) => gzip.flush(constants.Z_SYNC_FLUSH, () => resolve()));
-    size = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
-  }
-  // Sent once whole, then again and again without its 10-byte header: one endless gzip member.
-  return Buffer.concat(chunks);
+/**
+ * A gzip header, then 64 KiB of empty stored blocks (what a sync flush writes: 00 00 00 ff ff),
+ * none of them final: a member that decodes to nothing, for as long as blocks keep coming.
+ */
+function emptyFlushes(): Buffer {
+  const header = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]);
+  return Buffer.concat([header, ...Array<Buffer>(13_107).fill(Buffer.from([0, 0, 0, 0xff, 0xff]))]);
 }
 
 /** A resolver that knows only the names given, counting its lookups. */
@@ -359,6 +359,50 @@ describe('SSRF: allowlisted names that resolve inside', () => {
     expect(output.body).toEqual({ server: 'main', path: '/rebind' });
     expect(lookups).toEqual(['rebind.example.test']);
     expect(seen.decoy).toEqual([]);
+  });
+
+  it('https: pinned to the checked address, while TLS checks the name (SNI carries it; a self-signed certificate fails)', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'toolscope-tls-'));
+    try {
+      execFileSync(
+        'openssl',
+        ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=secure.example.test']
+          .concat(['-addext', 'subjectAltName=DNS:secure.example.test'])
+          .concat(['-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')]),
+        { stdio: 'ignore' },
+      );
+    } catch {
+      rmSync(dir, { recursive: true, force: true });
+      return; // no openssl here
+    }
+    const key = readFileSync(path.join(dir, 'key.pem'));
+    const cert = readFileSync(path.join(dir, 'cert.pem'));
+    rmSync(dir, { recursive: true, force: true });
+    const names: string[] = [];
+    const secure = createHttpsServer({
+      key,
+      cert,
+      SNICallback: (name, done) => {
+        names.push(name);
+        done(null, createSecureContext({ key, cert }));
+      },
+    });
+    secure.on('tlsClientError', () => {});
+    const securePort = await listen(secure, '127.0.0.1');
+    try {
+      const lookups = resolver({ 'secure.example.test': ['127.0.0.1'] });
+      const error = await expectToolError(
+        http({ allowHosts: ['secure.example.test', '127.0.0.1'], resolve: lookups })({
+          url: `https://secure.example.test:${securePort}/`,
+        }),
+      );
+      expect(error).toMatchObject({ code: 'TLS_ERROR' });
+      expect(error.message).toMatch(/self[- ]signed/i);
+      expect(names).toEqual(['secure.example.test']);
+      expect(lookups.lookups).toEqual(['secure.example.test']);
+    } finally {
+      await close(secure);
+    }
   });
 
   it('a name that does not resolve is HOST_NOT_FOUND, not a connection to anything', async () => {
