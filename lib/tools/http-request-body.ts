@@ -27,7 +27,7 @@ export interface ReadBody {
 export async function readBody(response: IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<ReadBody> {
   const codings = contentCodings(response.headers['content-encoding']);
   const decodable = codings.length <= MAX_CODINGS && codings.every((coding) => DECODERS[coding] !== undefined);
-  const decoders = decodable ? codings.reverse().map((coding) => (DECODERS[coding] as () => Transform)()) : [];
+  const decoders = decodable ? [...codings].reverse().map((coding) => (DECODERS[coding] as () => Transform)()) : [];
   const collector = createByteCollector(maxBytes);
   let encodedBytes = 0;
   let encodedOver = false;
