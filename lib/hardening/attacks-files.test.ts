@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { validateInput } from '../executor/validate-input';
 import { createReadFileTool, type ReadFileInput } from '../tools/read-file';
-import { openWorkspaceFolder, resolveInWorkspace } from '../tools/sandbox';
+import { hasProcFd, listWorkspaceFolder, openWorkspaceFolder, resolveInWorkspace } from '../tools/sandbox';
 import { createTempDir, createTestContext, expectToolError } from '../tools/test-helpers';
 import { createWriteFileTool, type WriteFileInput } from '../tools/write-file';
 
@@ -242,6 +242,14 @@ describe('a symlink swapped in after the check (TOCTOU)', () => {
     const error = await expectToolError(openWorkspaceFolder(target, { create: true }));
     expect(error.code).toBe('SECURITY_VIOLATION');
     await outsideUntouched();
+  });
+
+  it('a folder swapped for a symlink before it is listed lists nothing outside', async () => {
+    const target = await resolveInWorkspace(ws, 'dir');
+    await swapDirForLink();
+    if (!(await hasProcFd())) return;
+    const error = await expectToolError(listWorkspaceFolder(target));
+    expect(error.code).toBe('SECURITY_VIOLATION');
   });
 
   it('a file swapped for a symlink after the check is not opened through it', async () => {
