@@ -234,7 +234,8 @@ async function sendRequest(input: ParsedInput, options: SendOptions): Promise<Ht
       body = undefined;
       headers.delete('content-type');
     }
-    if (next.origin !== url.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
+    // A host header set for the first origin would misname the next one.
+    if (next.origin !== url.origin) for (const name of [...CREDENTIAL_HEADERS, 'host']) headers.delete(name);
     redirects.push(next.href);
     previous = url;
     url = next;
