@@ -20,7 +20,8 @@ export interface WorkspacePath {
  * Resolves `requested` inside `workspace`, or throws a `SECURITY_VIOLATION` ToolError.
  *
  * 1. Lexical checks: no NUL byte, not absolute, no `..` segment (even one that would stay inside:
- *    a simple rule is easier for a model to follow than a subtle one).
+ *    a simple rule is easier for a model to follow than a subtle one), names of at most 255
+ *    bytes and at most 4095 bytes in all. Nothing is percent- or Unicode-decoded.
  * 2. The workspace itself is resolved with `realpath`, so a workspace reached through a symlink
  *    (macOS `/tmp`) still compares correctly.
  * 3. Each existing component is `lstat`ed; a symlink is followed with `realpath` and must land
