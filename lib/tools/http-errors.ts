@@ -18,6 +18,13 @@ const STATUS_HINTS: Record<number, string> = {
   422: 'The server understood the request but the data is invalid; fix it.',
 };
 
+/** What an error needs of a response: a fetch `Response` has it, and so does the tool's own. */
+export interface ResponseHead {
+  status: number;
+  statusText: string;
+  headers: { get(name: string): string | null };
+}
+
 /**
  * The error for a response with status >= 400. Its message quotes the start of the body: the
  * server's own words (`{"error":"no such item"}`) are what a model needs to fix the request.
@@ -25,7 +32,7 @@ const STATUS_HINTS: Record<number, string> = {
  * methods, or 429 and 503, where the server says it did not process the request. A POST that met
  * a 500 may have been half done.
  */
-export function httpErrorFor(response: Response, method: string, url: URL, text: string): ToolError {
+export function httpErrorFor(response: ResponseHead, method: string, url: URL, text: string): ToolError {
   const { status } = response;
   const excerpt = bodyExcerpt(text, MESSAGE_EXCERPT_CHARS);
   const message =

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { validateInput } from '../executor/validate-input';
@@ -65,6 +66,13 @@ async function handle(request: IncomingMessage, response: ServerResponse) {
         if (!response.destroyed) response.once('drain', pump);
       };
       return pump();
+    }
+    case '/encoded': {
+      const coding = url.searchParams.get('coding') ?? 'gzip';
+      const body = Buffer.from(JSON.stringify({ encoded: coding, text: 'é'.repeat(100) }));
+      const encode = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync }[coding] ?? ((b: Buffer) => b);
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding });
+      return response.end(encode(body));
     }
     case '/items/9':
       return json(404, { error: 'no such item' });
@@ -199,6 +207,25 @@ describe('http_request', () => {
         body: null,
         bodyFormat: 'empty',
       });
+    });
+
+    it.each(['gzip', 'deflate', 'br'])('decodes a %s body, and asks for compressed bodies', async (coding) => {
+      const output = await request({ url: `${base}/encoded?coding=${coding}` });
+      expect(output).toMatchObject({
+        body: { encoded: coding, text: 'é'.repeat(100) },
+        bodyFormat: 'json',
+        bodyBytes: Buffer.byteLength(JSON.stringify({ encoded: coding, text: 'é'.repeat(100) })),
+      });
+      expect(output.headers['content-encoding']).toBe(coding);
+      const echo = await request({ url: `${base}/echo` });
+      expect((echo.body as { headers: Record<string, string> }).headers['accept-encoding']).toBe('gzip, deflate, br');
+    });
+
+    it('returns a body in an unknown coding as it came, with a note', async () => {
+      // The test server cannot make zstd: it sends the JSON as is, which is what comes back.
+      const output = await request({ url: `${base}/encoded?coding=zstd` });
+      expect(output).toMatchObject({ body: { encoded: 'zstd' }, headers: { 'content-encoding': 'zstd' } });
+      expect(output.note).toMatch(/"zstd", which is not decoded/);
     });
 
     it('sends the method, headers and body', async () => {
@@ -458,6 +485,24 @@ describe('http_request', () => {
       const unchecked = { url: `${base}/json`, method: 'GET' as const, headers: { 'bad header': 'x' } };
       const error = await expectToolError(async () => tool.execute(unchecked, createTestContext()));
       expect(error).toMatchObject({ code: 'INVALID_HEADER', kind: 'parameter' });
+    });
+
+    it.each(['connection', 'Transfer-Encoding', 'keep-alive', 'upgrade', 'expect', 'te', 'trailer'])(
+      'refuses the connection-level header %s, which the tool manages',
+      async (name) => {
+        const error = await expectToolError(request({ url: `${base}/json`, headers: { [name]: 'x' } }));
+        expect(error).toMatchObject({ code: 'INVALID_HEADER', kind: 'parameter' });
+      },
+    );
+
+    it('sends the true content-length of the body, whatever the model said', async () => {
+      const output = await request({
+        url: `${base}/echo`,
+        method: 'POST',
+        body: 'four',
+        headers: { 'content-length': '999' },
+      });
+      expect(output.body).toMatchObject({ body: 'four', headers: { 'content-length': '4' } });
     });
 
     it('refuses empty and invalid header names in the schema, with messages the model can act on', () => {

@@ -1,22 +1,31 @@
+import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { defineTool, type ZodTool } from '../executor/define-tool';
 import { ToolError } from '../executor/errors';
 import type { PermissionRefusal, SideEffect, TraceContext } from '../executor/types';
 import { formatTraceparent, passOnIncoming, type TracePropagation } from '../otel/trace-context';
 import { createHttpSubject } from '../policy/http-subject';
-import { createByteCollector } from './byte-collector';
 import { settingSource } from './config-source';
 import { BINARY_SAMPLE_BYTES, detectBinary } from './detect-binary';
 import { formatBytes } from './format-bytes';
 import { createHostAllowlist, DEFAULT_HTTP_ALLOW, type HostAllowlist } from './host-allowlist';
 import { httpErrorFor, networkError } from './http-errors';
+import { readBody } from './http-request-body';
+import { type AddressCheck, type ResolveHost, resolveChecked, resolveWithSystem } from './http-request-resolve';
+import { sendPinned } from './http-request-send';
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_REDIRECTS = 5;
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-/** Headers that must not follow a redirect to another origin, as browsers do for Authorization. */
-const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+/**
+ * Headers that must not follow a redirect to another origin, as browsers do for Authorization:
+ * every header that carries a credential, the same ones the trace redacts.
+ */
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization', 'x-api-key', 'api-key', 'x-auth-token'];
+/** Headers about the connection itself, which the tool manages (fetch refuses them too). */
+const CONNECTION_HEADERS = ['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect', 'te', 'trailer'];
+const ACCEPT_ENCODING = 'gzip, deflate, br';
 
 export interface HttpRequestOptions {
   /** Hosts the tool may reach (`localhost`, `api.example.com:443`, `*.example.com`). Default: loopback only. */
@@ -29,6 +38,8 @@ export interface HttpRequestOptions {
   timeoutMs?: number;
   /** The config file that set `allowHosts`, named in refusals; null when the defaults are in use. */
   configFile?: string | null;
+  /** Turns hostnames into addresses, each then checked against the allowlist. Default: the system's. */
+  resolve?: ResolveHost;
   /**
    * The trace context sent on (`traceparent`, `tracestate`) unless the request sets its own:
    * by default the one the call arrived with; with OpenTelemetry on, the call's own span.
@@ -101,11 +112,18 @@ export function httpSideEffect(input: { method?: string }): SideEffect {
  * 1. The URL must be http(s), carry no credentials, and have an allowlisted host (and port).
  *    `checkPermission` refuses other hosts at the permission stage, naming the config file;
  *    `execute` checks again, in case it is called without that stage.
- * 2. Redirects are followed by hand (at most `maxRedirects`), each Location checked against the
- *    allowlist before it is requested; credentials are dropped on a change of origin.
- * 3. The body is streamed and cut at `maxResponseBytes` (`truncated: true`): a partial page is
- *    more use to a model than an error, and the transfer is aborted at the cap.
- * 4. 429 and 5xx throw a temporary `HTTP_ERROR` (retried for requests that are safe to repeat);
+ * 2. The host is resolved once (the `resolve` port) and every address checked: an allowlisted
+ *    name that leads to a loopback, private, link-local, ... address is refused
+ *    (`ADDRESS_NOT_ALLOWED`) unless the address is allowlisted. The connection goes to the checked
+ *    addresses only, never through a second lookup, so DNS rebinding cannot slip past the check.
+ * 3. Redirects are followed by hand (at most `maxRedirects`), each Location checked like the
+ *    first URL (scheme, name, addresses) before it is requested; credentials are dropped on a
+ *    change of origin.
+ * 4. The body is decoded (gzip, deflate, br) and cut at `maxResponseBytes` decoded bytes
+ *    (`truncated: true`): a partial page is more use to a model than an error, the transfer is
+ *    aborted at the cap, and a decompression bomb stops there. A body that never ends is cut at
+ *    the cap or by the call's timeout, whichever comes first.
+ * 5. 429 and 5xx throw a temporary `HTTP_ERROR` (retried for requests that are safe to repeat);
  *    other 4xx a business `HTTP_ERROR` with the status and a body excerpt.
  *
  * Declared `write` (the worst case); `sideEffectOf` gives `read` for GET and HEAD.
@@ -118,6 +136,7 @@ export function createHttpRequestTool(options: HttpRequestOptions = {}): ZodTool
   const hosts = allowlist.entries.length > 0 ? allowlist.entries.join(', ') : 'none';
   const hostCheck: HostCheck = { allowlist, configFile: options.configFile };
   const propagation = options.propagation ?? passOnIncoming;
+  const resolve = options.resolve ?? resolveWithSystem;
   return defineTool({
     name: 'http_request',
     description: [
@@ -141,7 +160,7 @@ export function createHttpRequestTool(options: HttpRequestOptions = {}): ZodTool
     async execute(input, ctx) {
       try {
         const trace = propagation({ traceId: ctx.traceId, traceContext: ctx.traceContext });
-        return await sendRequest(input, { hostCheck, maxBytes, maxRedirects, signal: ctx.signal, trace });
+        return await sendRequest(input, { hostCheck, resolve, maxBytes, maxRedirects, signal: ctx.signal, trace });
       } catch (error) {
         if (ctx.signal.aborted) throw ctx.signal.reason;
         throw error;
@@ -159,6 +178,7 @@ interface HostCheck {
 
 interface SendOptions {
   hostCheck: HostCheck;
+  resolve: ResolveHost;
   maxBytes: number;
   maxRedirects: number;
   signal: AbortSignal;
@@ -167,6 +187,7 @@ interface SendOptions {
 }
 
 async function sendRequest(input: ParsedInput, options: SendOptions): Promise<HttpRequestOutput> {
+  const { signal } = options;
   let url = checkUrl(input.url, options.hostCheck);
   let method: string = input.method;
   let body = input.body;
@@ -178,19 +199,28 @@ async function sendRequest(input: ParsedInput, options: SendOptions): Promise<Ht
     headers.set('traceparent', formatTraceparent(options.trace));
     if (options.trace.tracestate && !headers.has('tracestate')) headers.set('tracestate', options.trace.tracestate);
   }
+  const check: AddressCheck = { ...options.hostCheck, resolve: options.resolve };
   const redirects: string[] = [];
+  let previous: URL | null = null;
   for (;;) {
-    const response = await fetch(url, { method, headers, body, redirect: 'manual', signal: options.signal }).catch(
-      (error: unknown) => {
-        if (options.signal.aborted) throw options.signal.reason;
-        throw networkError(error, method, url);
-      },
-    );
-    const location = response.headers.get('location');
-    if (!REDIRECT_STATUSES.has(response.status) || location === null) {
+    signal.throwIfAborted();
+    const redirected = previous ? ` (redirected from ${previous.href})` : '';
+    const addresses = await resolveChecked(url, check, method, signal, redirected);
+    const response = await sendPinned(
+      url,
+      { method, headers: wireHeaders(headers, body), body },
+      addresses,
+      signal,
+    ).catch((error: unknown) => {
+      if (signal.aborted) throw signal.reason;
+      throw networkError(error, method, url);
+    });
+    const status = response.statusCode ?? 0;
+    const location = response.headers.location;
+    if (!REDIRECT_STATUSES.has(status) || location === undefined) {
       return readResponse(response, method, url, redirects, options);
     }
-    await response.body?.cancel();
+    response.destroy();
     if (redirects.length >= options.maxRedirects) {
       throw ToolError.business('TOO_MANY_REDIRECTS', `Stopped after ${options.maxRedirects} redirects.`, {
         details: { redirects },
@@ -198,63 +228,90 @@ async function sendRequest(input: ParsedInput, options: SendOptions): Promise<Ht
     }
     const next = checkUrl(location, options.hostCheck, url);
     // As fetch does: 303 turns any request but HEAD into GET, 301 and 302 turn a POST into GET.
-    const becomesGet =
-      response.status === 303 ? method !== 'HEAD' : [301, 302].includes(response.status) && method === 'POST';
+    const becomesGet = status === 303 ? method !== 'HEAD' : [301, 302].includes(status) && method === 'POST';
     if (becomesGet) {
       method = 'GET';
       body = undefined;
       headers.delete('content-type');
-      headers.delete('content-length');
     }
-    if (next.origin !== url.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
+    // A host header set for the first origin would misname the next one.
+    if (next.origin !== url.origin) for (const name of [...CREDENTIAL_HEADERS, 'host']) headers.delete(name);
     redirects.push(next.href);
+    previous = url;
     url = next;
   }
 }
 
 async function readResponse(
-  response: Response,
+  response: IncomingMessage,
   method: string,
   url: URL,
   redirects: string[],
   options: SendOptions,
 ): Promise<HttpRequestOutput> {
-  const collector = createByteCollector(options.maxBytes);
-  if (method !== 'HEAD' && response.body) {
-    const reader = response.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (!collector.push(value)) {
-        // Past the cap: stop the transfer instead of downloading the rest for nothing.
-        await reader.cancel();
-        break;
-      }
-    }
-  }
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  const parsed = parseBody(collector.bytes(), response.headers.get('content-type') ?? '', collector.truncated);
-  if (response.status >= 400) throw httpErrorFor(response, method, url, parsed.text);
+  if (method === 'HEAD') response.destroy();
+  const read =
+    method === 'HEAD'
+      ? { bytes: Buffer.alloc(0), truncated: false, note: undefined }
+      : await readBody(response, options.maxBytes, options.signal).catch((error: unknown) => {
+          if (options.signal.aborted) throw options.signal.reason;
+          if (isToolError(error)) throw error;
+          throw networkError(error, method, url);
+        });
+  const headers = responseHeaders(response);
+  const head = {
+    status: response.statusCode ?? 0,
+    statusText: response.statusMessage ?? '',
+    headers: { get: (name: string) => headers[name.toLowerCase()] ?? null },
+  };
+  const parsed = parseBody(read.bytes, headers['content-type'] ?? '', read.truncated);
+  if (head.status >= 400) throw httpErrorFor(head, method, url, parsed.text);
   const output: HttpRequestOutput = {
     url: url.href,
-    status: response.status,
-    statusText: response.statusText,
+    status: head.status,
+    statusText: head.statusText,
     headers,
     body: parsed.body,
     bodyFormat: parsed.format,
-    bodyBytes: collector.bytes().length,
-    truncated: collector.truncated,
+    bodyBytes: read.bytes.length,
+    truncated: read.truncated,
     redirects,
   };
   const notes = [
-    collector.truncated ? `The body was cut at ${formatBytes(options.maxBytes)}.` : '',
+    read.truncated && read.bytes.length >= options.maxBytes
+      ? `The body was cut at ${formatBytes(options.maxBytes)}.`
+      : '',
+    read.note ?? '',
     parsed.note ?? '',
   ].filter(Boolean);
   if (notes.length > 0) output.note = notes.join(' ');
   return output;
+}
+
+/** Response headers by lowercase name; repeated ones (set-cookie) joined with ", ". */
+function responseHeaders(response: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+/**
+ * The headers put on the wire: the model's, plus what a client says by default, and the body's
+ * true length (a model's content-length could only disagree with it).
+ */
+function wireHeaders(headers: Headers, body: string | undefined): Record<string, string> {
+  const wire: Record<string, string> = { accept: '*/*', 'user-agent': 'toolscope', 'accept-encoding': ACCEPT_ENCODING };
+  headers.forEach((value, name) => {
+    if (name !== 'content-length') wire[name] = value;
+  });
+  if (body !== undefined) wire['content-length'] = String(Buffer.byteLength(body));
+  return wire;
+}
+
+function isToolError(error: unknown): error is ToolError {
+  return typeof (error as { code?: unknown } | null)?.code === 'string' && error instanceof Error && 'kind' in error;
 }
 
 interface ParsedBody {
@@ -355,17 +412,23 @@ function hostRefusal(url: URL, { allowlist, configFile }: HostCheck, redirected 
 }
 
 function buildHeaders(record: Record<string, string> | undefined): Headers {
+  let headers: Headers;
   try {
-    return new Headers(record);
+    headers = new Headers(record);
   } catch (error) {
     throw ToolError.parameter('INVALID_HEADER', `Invalid request header: ${(error as Error).message}`, {
       cause: error,
     });
   }
+  for (const name of CONNECTION_HEADERS) {
+    if (headers.has(name)) {
+      throw ToolError.parameter('INVALID_HEADER', `The "${name}" header is set by the tool itself; leave it out.`);
+    }
+  }
+  return headers;
 }
 
 // The redactor matches paths case-insensitively, so `Authorization` and `AUTHORIZATION` are covered.
 function sensitiveHeaderPaths(): string[] {
-  const names = ['authorization', 'cookie', 'proxy-authorization', 'x-api-key', 'api-key', 'x-auth-token'];
-  return names.map((name) => `headers.${name}`);
+  return CREDENTIAL_HEADERS.map((name) => `headers.${name}`);
 }

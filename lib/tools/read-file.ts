@@ -1,5 +1,6 @@
 import { constants, promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import path from 'node:path';
 import { z } from 'zod';
 import { defineTool, type ZodTool } from '../executor/define-tool';
 import { ToolError } from '../executor/errors';
@@ -7,7 +8,7 @@ import { createPathSubject } from '../policy/path-subject';
 import { BINARY_SAMPLE_BYTES, detectBinary } from './detect-binary';
 import { fileError, fileNotFound } from './file-errors';
 import { formatBytes } from './format-bytes';
-import { resolveInWorkspace, type WorkspacePath } from './sandbox';
+import { listWorkspaceFolder, openWorkspaceFolder, resolveInWorkspace, type WorkspacePath } from './sandbox';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_LINES = 2000;
@@ -59,7 +60,8 @@ export interface ReadFileOutput {
  * 1. The path is resolved by `resolveInWorkspace` (no absolute paths, no `..`, no symlink out).
  * 2. Folders fail with IS_A_DIRECTORY, listing their entries so the model can pick one;
  *    FIFOs, sockets and devices fail with NOT_A_FILE (opening a FIFO would block).
- * 3. The file is opened with O_NOFOLLOW and re-checked after opening, its size checked on the
+ * 3. The file is opened through its folder's descriptor, walking the checked path again without
+ *    following any symlink (a folder swapped for a link since the check is refused), its size checked on the
  *    open handle (SIZE_EXCEEDED), its first 8 KiB checked for magic bytes and NULs (BINARY_FILE).
  * 4. The lines `offset .. offset + limit - 1` are returned, with `nextOffset` when more remain.
  * @example createReadFileTool({ workspace: '/srv/ws' }).execute({ path: 'README.md' }, ctx)
@@ -106,18 +108,42 @@ export function createReadFileTool(options: ReadFileOptions): ZodTool<ReadFileIn
   });
 }
 
-/** Opens without following a final symlink, checks the open handle, reads at most `maxBytes`. */
+/** Opens without following any symlink, checks the open handle, reads at most `maxBytes`. */
 async function readCapped(target: WorkspacePath, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
-  // O_NONBLOCK: if the file was swapped for a FIFO since the stat, open must not hang.
-  const handle = await fs.open(target.absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  const handle = await openForReading(target);
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) throw notAFile(target.relative);
-    await checkStillInside(target, stats);
     if (stats.size > maxBytes) throw sizeExceeded(target.relative, stats.size, maxBytes);
     return await readAtMost(handle, maxBytes, target.relative, signal);
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Opens the checked file through its folder's descriptor (`openWorkspaceFolder`), so no folder
+ * swapped for a symlink since the check is followed; the file itself with O_NOFOLLOW, and
+ * O_NONBLOCK so a FIFO swapped in since the stat cannot make open hang. Without /proc, by path,
+ * then checked to be the same file still inside.
+ */
+async function openForReading(target: WorkspacePath): Promise<FileHandle> {
+  const flags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+  const folder = await openWorkspaceFolder(target, { create: false });
+  if (folder) {
+    try {
+      return await fs.open(folder.at(path.basename(target.absolute)), flags);
+    } finally {
+      await folder.close();
+    }
+  }
+  const handle = await fs.open(target.absolute, flags);
+  try {
+    await checkStillInside(target, await handle.stat());
+    return handle;
+  } catch (error) {
+    await handle.close();
+    throw error;
   }
 }
 
@@ -172,7 +198,7 @@ function selectLines(path: string, bytes: Buffer, offset: number, limit: number)
 }
 
 async function directoryError(target: WorkspacePath): Promise<ToolError> {
-  const entries = await fs.readdir(target.absolute, { withFileTypes: true });
+  const entries = await listWorkspaceFolder(target);
   const names = entries
     .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
     .sort((a, b) => a.localeCompare(b));

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { constants, promises as fs } from 'node:fs';
+import { constants, promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool, type ZodTool } from '../executor/define-tool';
@@ -7,7 +7,7 @@ import { ToolError } from '../executor/errors';
 import { createPathSubject } from '../policy/path-subject';
 import { fileError } from './file-errors';
 import { formatBytes } from './format-bytes';
-import { isInside, resolveInWorkspace } from './sandbox';
+import { isInside, openWorkspaceFolder, resolveInWorkspace, type WorkspacePath } from './sandbox';
 
 export const DEFAULT_MAX_WRITE_BYTES = 1024 * 1024;
 
@@ -43,9 +43,11 @@ export interface WriteFileOutput {
  *
  * 1. The content size is checked (SIZE_EXCEEDED) and the path resolved by `resolveInWorkspace`,
  *    which also checks the parents of a file that does not exist yet.
- * 2. Missing folders are created, then the parent is re-checked to still be inside.
- * 3. The content goes to a temporary file in the same folder (created exclusively, never
- *    through a symlink), is flushed to disk, and renamed over the target. Readers see the old
+ * 2. The target's folder is opened by walking the checked path again from the workspace root,
+ *    one folder at a time without following symlinks (`openWorkspaceFolder`), creating missing
+ *    ones on the way: a folder swapped for a symlink since the check is refused, not followed.
+ * 3. Through that folder's descriptor, the content goes to a temporary file (created
+ *    exclusively, never through a symlink), is flushed to disk, and renamed over the target. Readers see the old
  *    file or the new one, never half of it; a rename replaces a symlink put in the target's
  *    place instead of writing through it. An existing file keeps its permissions.
  * @example createWriteFileTool({ workspace: '/srv/ws' }).execute({ path: 'a.txt', content: 'hi' }, ctx)
@@ -80,15 +82,20 @@ export function createWriteFileTool(options: WriteFileOptions): ZodTool<WriteFil
       }
       try {
         const target = await resolveInWorkspace(options.workspace, requested);
-        const mode = target.exists ? await existingFileMode(target.absolute, target.relative) : undefined;
-        const folder = path.dirname(target.absolute);
-        await fs.mkdir(folder, { recursive: true });
-        const realFolder = await fs.realpath(folder);
-        if (realFolder !== folder || !isInside(target.root, realFolder)) {
-          throw ToolError.parameter('SECURITY_VIOLATION', `The folder of "${target.relative}" changed while writing.`);
+        const folder = await openWorkspaceFolder(target, { create: true });
+        if (!folder) return await writeByPath(target, content, bytes, ctx.signal);
+        try {
+          const name = folder.at(path.basename(target.absolute));
+          const existing = await fs.lstat(name).catch((error: NodeJS.ErrnoException) => {
+            if (error.code === 'ENOENT') return null;
+            throw error;
+          });
+          const mode = existing ? existingFileMode(existing, target.relative) : undefined;
+          await writeAtomically(name, content, mode, ctx.signal);
+          return { path: target.relative, bytes, created: existing === null };
+        } finally {
+          await folder.close();
         }
-        await writeAtomically(target.absolute, content, mode, ctx.signal);
-        return { path: target.relative, bytes, created: !target.exists };
       } catch (error) {
         if (ctx.signal.aborted) throw ctx.signal.reason;
         throw fileError(error, requested);
@@ -97,8 +104,20 @@ export function createWriteFileTool(options: WriteFileOptions): ZodTool<WriteFil
   });
 }
 
-async function existingFileMode(absolute: string, shown: string): Promise<number> {
-  const stats = await fs.lstat(absolute);
+/** Where /proc/self/fd is missing (not Linux): by path, the folder re-checked after it is made. */
+async function writeByPath(target: WorkspacePath, content: string, bytes: number, signal: AbortSignal) {
+  const mode = target.exists ? existingFileMode(await fs.lstat(target.absolute), target.relative) : undefined;
+  const folder = path.dirname(target.absolute);
+  await fs.mkdir(folder, { recursive: true });
+  const realFolder = await fs.realpath(folder);
+  if (realFolder !== folder || !isInside(target.root, realFolder)) {
+    throw ToolError.parameter('SECURITY_VIOLATION', `The folder of "${target.relative}" changed while writing.`);
+  }
+  await writeAtomically(target.absolute, content, mode, signal);
+  return { path: target.relative, bytes, created: !target.exists };
+}
+
+function existingFileMode(stats: Stats, shown: string): number {
   if (stats.isDirectory()) {
     throw ToolError.parameter('IS_A_DIRECTORY', `"${shown}" is a folder; give the path of a file inside it.`);
   }
@@ -109,9 +128,10 @@ async function existingFileMode(absolute: string, shown: string): Promise<number
 }
 
 async function writeAtomically(target: string, content: string, mode: number | undefined, signal: AbortSignal) {
+  // The target's name, shortened so the temporary name stays within NAME_MAX (255 bytes) too.
   const temporary = path.join(
     path.dirname(target),
-    `.${path.basename(target)}.${randomBytes(6).toString('hex')}.toolscope-tmp`,
+    `.${leadingBytes(path.basename(target), 200)}.${randomBytes(6).toString('hex')}.toolscope-tmp`,
   );
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
   const handle = await fs.open(temporary, flags, mode ?? 0o666);
@@ -131,4 +151,16 @@ async function writeAtomically(target: string, content: string, mode: number | u
       await fs.unlink(temporary).catch(() => {});
     }
   }
+}
+
+/** The longest start of `name` that fits in `max` UTF-8 bytes, cut between characters. */
+function leadingBytes(name: string, max: number): string {
+  let bytes = 0;
+  let end = 0;
+  for (const character of name) {
+    bytes += Buffer.byteLength(character);
+    if (bytes > max) break;
+    end += character.length;
+  }
+  return name.slice(0, end);
 }
