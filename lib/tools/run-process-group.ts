@@ -9,6 +9,8 @@ export interface RunProcessGroupOptions {
   program: string;
   /** The name the program sees as its argv[0]; default `program`. */
   argv0?: string;
+  /** The program's name in errors, when `program` is a launcher (the sandbox) that runs it; default `argv0`. */
+  name?: string;
   args: string[];
   cwd: string;
   env: Record<string, string>;
@@ -47,7 +49,9 @@ export interface ProcessGroupResult {
  *    arrive; past the cap the group is killed (`yes` would otherwise run until the timeout) and
  *    `outputLimitHit` names the stream, for the caller to report as a limit, not as an exit code.
  *
- * A process that leaves the group on purpose (`setsid`, a daemon) escapes the kill.
+ * A process that leaves the group on purpose (`setsid`, a daemon) escapes the group kill; run
+ * under the sandbox's launcher (`process-sandbox.ts`) it cannot: killing the launcher kills its
+ * pid namespace, everything in it included.
  */
 export function runProcessGroup(options: RunProcessGroupOptions): Promise<ProcessGroupResult> {
   const { signal, maxOutputBytes } = options;
@@ -109,7 +113,7 @@ export function runProcessGroup(options: RunProcessGroupOptions): Promise<Proces
     child.stderr.on('data', collect(stderr, 'stderr'));
     child.on('error', (error) => {
       killGroup();
-      settle(() => reject(spawnError(error, options.argv0 ?? options.program)));
+      settle(() => reject(spawnError(error, options.name ?? options.argv0 ?? options.program)));
     });
     child.on('exit', killGroup);
     child.on('close', (code, killedBy) => {
