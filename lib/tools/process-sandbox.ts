@@ -195,3 +195,25 @@ function isExecutable(file: string): boolean {
     return false;
   }
 }
+
+/** The sandbox as `GET /api/v1/tools` and the tools page show it. */
+export interface ShellSandboxJson {
+  kind: 'bubblewrap' | 'none';
+  /** Whether bubblewrap works on this machine. */
+  available: boolean;
+  /** Why there is no sandbox; left out with one. */
+  reason?: string;
+  network: boolean;
+  /** What becomes of a run_shell call: run sandboxed, run unsandboxed (the config accepts it), or refused. */
+  run_shell: 'sandboxed' | 'unsandboxed' | 'refused';
+}
+
+export function shellSandboxJson(sandbox: ShellSandbox): ShellSandboxJson {
+  return {
+    kind: sandbox.kind,
+    available: sandbox.available,
+    ...(sandbox.reason ? { reason: sandbox.reason } : {}),
+    network: sandbox.network,
+    run_shell: sandbox.kind === 'bubblewrap' ? 'sandboxed' : sandbox.refused ? 'refused' : 'unsandboxed',
+  };
+}
