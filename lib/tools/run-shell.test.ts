@@ -229,7 +229,7 @@ describe('run_shell', () => {
         { command: ['sh', '-c', `sleep ${marker} & sleep ${marker} & echo started; wait`] },
         createTestContext({ signal: controller.signal }),
       );
-      await waitUntil(() => processesWith(`sleep ${marker}`).length === 2);
+      await waitUntil(() => processesWith(marker).filter(({ cmdline }) => cmdline.startsWith('sleep ')).length === 2);
       const reason = new DOMException('The operation timed out.', 'TimeoutError');
       const started = Date.now();
       controller.abort(reason);
