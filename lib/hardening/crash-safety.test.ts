@@ -119,27 +119,28 @@ describe.skipIf(!built)('crash safety: SIGKILL of the built server mid-stream, t
     const client = async () => {
       while (!killed) {
         n += 1;
-        const session = `crash-${n}`;
-        const kind = stopShells ? n % 3 : n % 5;
+        const id = n;
+        const session = `crash-${id}`;
+        const kind = stopShells ? id % 3 : id % 5;
         if (kind === 0) {
-          await send(session, [call(`c${n}`, 'calculator', { expression: `${n} * 3` })]);
+          await send(session, [call(`c${id}`, 'calculator', { expression: `${id} * 3` })]);
         } else if (kind === 1) {
-          const file = `w/${n}.txt`;
-          const result = await send(session, [call(`c${n}`, 'write_file', { path: file, content: `write ${n}\n` })]);
-          if (result?.status === 'succeeded') written.set(file, `write ${n}\n`);
+          const file = `w/${id}.txt`;
+          const result = await send(session, [call(`c${id}`, 'write_file', { path: file, content: `write ${id}\n` })]);
+          if (result?.status === 'succeeded') written.set(file, `write ${id}\n`);
         } else if (kind === 2) {
           const result = await send(
             session,
-            [call(`c${n}`, 'run_shell', { command: ['echo', 'ask', String(n)] })],
+            [call(`c${id}`, 'run_shell', { command: ['echo', 'ask', String(id)] })],
             false,
           );
           if (result?.status === 'awaiting_approval') pending.add(result.trace_id);
         } else if (kind === 3) {
-          await send(session, [call(`c${n}`, 'run_shell', { command: ['sleep', `0.05${MARKER}`] })]);
+          await send(session, [call(`c${id}`, 'run_shell', { command: ['sleep', `0.05${MARKER}`] })]);
         } else if (longSessions.length < 8) {
           // Never answered: it runs until the kill. Not awaited, so the stream goes on.
           longSessions.push(session);
-          void send(session, [call(`c${n}`, 'run_shell', { command: ['sleep', `4000.${MARKER}`] })]);
+          void send(session, [call(`c${id}`, 'run_shell', { command: ['sleep', `4000.${MARKER}`] })]);
         }
       }
     };
@@ -182,9 +183,12 @@ describe.skipIf(!built)('crash safety: SIGKILL of the built server mid-stream, t
       const same =
         status === 200 &&
         json.status === a.status &&
-        JSON.stringify(json.output ?? null) === JSON.stringify(a.output ?? null) &&
-        (json.error?.code ?? null) === a.errorCode;
-      if (!same) changed.push(`${session} ${a.traceId}: answered ${a.status}, stored ${json?.status ?? status}`);
+        JSON.stringify(json.result?.output ?? null) === JSON.stringify(a.output ?? null) &&
+        (json.result?.error?.code ?? null) === a.errorCode;
+      if (!same)
+        changed.push(
+          `${session} ${a.traceId}: answered ${a.status} ${JSON.stringify(a.output)} ${a.errorCode}, stored ${json?.status ?? status} ${JSON.stringify(json?.result?.output)} ${json?.result?.error?.code}`,
+        );
     }
     expect(changed).toEqual([]);
   });
