@@ -292,23 +292,33 @@ describe('run_shell attacks', () => {
 
     it.each([
       ['in the sandbox', 'auto'],
-      ['without a sandbox (setpriv --pdeathsig)', 'none'],
-    ])('a server killed with SIGKILL takes its tool processes with it, %s', async (_, setting) => {
-      const marker = sleepMarker();
-      const host = spawn(
-        process.execPath,
-        ['--import', 'tsx', path.join(__dirname, 'testing', 'run-shell-host.ts'), workspace, setting, marker],
-        { stdio: ['ignore', 'pipe', 'inherit'] },
-      );
-      try {
-        await waitUntil(() => sleepers(marker) > 0, 20_000);
-        // Past bubblewrap's start-up: in its first ~10 ms the death signal is not armed yet (see the README's limits).
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        host.kill('SIGKILL');
-        await waitUntil(() => processesWith(marker).length === 0, 1_000);
-      } finally {
-        host.kill('SIGKILL');
-      }
-    });
+      ['without a sandbox (setpriv --pdeathsig and the lifeline)', 'none'],
+    ])(
+      "a server killed with SIGKILL at any moment of a program's start takes it along, %s",
+      async (_, setting) => {
+        // From the first sign of the launch (bwrap's own start, when parent-death signals are not
+        // armed yet) to a program long running.
+        for (const delayMs of [0, 2, 5, 10, 100]) {
+          const marker = sleepMarker();
+          const host = spawn(
+            process.execPath,
+            ['--import', 'tsx', path.join(__dirname, 'testing', 'run-shell-host.ts'), workspace, setting, marker],
+            { stdio: ['ignore', 'ignore', 'inherit'] },
+          );
+          const launched = () => processesWith(marker).filter(({ pid }) => pid !== host.pid);
+          try {
+            await waitUntil(() => launched().length > 0, 20_000);
+            await new Promise((resolve) => setTimeout(resolve, delayMs));
+            host.kill('SIGKILL');
+            await waitUntil(() => launched().length === 0, 1_000).catch(() => {
+              throw new Error(`killed ${delayMs} ms into the launch, still running: ${JSON.stringify(launched())}`);
+            });
+          } finally {
+            host.kill('SIGKILL');
+          }
+        }
+      },
+      120_000,
+    );
   });
 });

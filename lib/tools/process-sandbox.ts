@@ -33,6 +33,11 @@ export interface ShellSandbox {
   launcher: string[];
   /** Folders the sandbox shows read-only; programs on the PATH are found only there. */
   visibleRoots: string[];
+  /**
+   * Runs the program beside a watcher of the server's life (`lifelineScript`); the command line
+   * expects the read end of a pipe whose only writer is the server as fd 3. Empty without /bin/sh.
+   */
+  lifeline: string[];
 }
 
 /** Read-only system folders the allowlisted programs and their libraries live in (a symlink stays a symlink). */
@@ -63,6 +68,20 @@ const NETWORK_ETC_FILES = [
   '/etc/ca-certificates',
 ];
 const SETPRIV = '/usr/bin/setpriv';
+const SH = ['/usr/bin/sh', '/bin/sh'].find((file) => isExecutable(file)) ?? null;
+
+/**
+ * The server's life as seen from inside: fd 3 is the read end of a pipe only the server writes
+ * to (it never does), so reading it returns end-of-file once the server is gone, however it
+ * died and even if that was before this line ran. The watcher then kills everything: the whole
+ * pid namespace in the sandbox (`kill -1` there reaches nothing outside), the process group
+ * without one. Closes the gap of parent-death signals, which bubblewrap arms only after its
+ * first milliseconds, and which never fire for a parent already dead when they are armed.
+ * The program runs in the foreground (its stdin kept) without fd 3; the shell exits with its status.
+ */
+function lifelineScript(scope: '-1' | '0'): string {
+  return `{ read -r _ <&3; kill -KILL ${scope}; } </dev/null >/dev/null 2>&1 & "$@" 3<&-; exit $?`;
+}
 
 const detected = new Map<string, ShellSandbox>();
 
@@ -100,6 +119,7 @@ function probe(setting: SandboxSetting, network: boolean, allowUnsandboxed: bool
     bwrap: null,
     launcher: isExecutable(SETPRIV) ? [SETPRIV, '--pdeathsig', 'KILL', '--'] : [],
     visibleRoots: ['/'],
+    lifeline: SH ? [SH, '-c', lifelineScript('0'), 'toolscope-lifeline'] : [],
   });
   const bwrap = findBwrap(bwrapPath);
   if (setting === 'none') return unsandboxed('the config sets shell.sandbox to "none"', bwrap !== null);
@@ -123,6 +143,7 @@ function probe(setting: SandboxSetting, network: boolean, allowUnsandboxed: bool
     bwrap,
     launcher,
     visibleRoots: SYSTEM_ROOTS.filter((root) => fs.existsSync(root)),
+    lifeline: SH ? [SH, '-c', lifelineScript('-1'), 'toolscope-lifeline'] : [],
   };
 }
 
@@ -159,8 +180,8 @@ export function sandboxedCommand(
   sandbox: ShellSandbox,
   { workspace, cwd, command }: { workspace: string; cwd: string; command: string[] },
 ): string[] {
-  if (sandbox.kind === 'none') return [...sandbox.launcher, ...command];
-  return [...sandbox.launcher, '--bind', workspace, workspace, '--chdir', cwd, '--', ...command];
+  if (sandbox.kind === 'none') return [...sandbox.launcher, ...sandbox.lifeline, ...command];
+  return [...sandbox.launcher, '--bind', workspace, workspace, '--chdir', cwd, '--', ...sandbox.lifeline, ...command];
 }
 
 /** Whether `folder` (absolute) is inside what the sandbox shows: where programs may be found on the PATH. */

@@ -16,6 +16,11 @@ export interface RunProcessGroupOptions {
   env: Record<string, string>;
   /** Written to the child's stdin, which is then closed; without it the child reads end-of-file at once. */
   stdin?: string;
+  /**
+   * Gives the child, as fd 3, the read end of a pipe only this process holds the other end of:
+   * it reads end-of-file when the server dies (see `process-sandbox.ts`).
+   */
+  lifeline?: boolean;
   /** Per stream; past it the group is killed and the output marked truncated. */
   maxOutputBytes: number;
   signal: AbortSignal;
@@ -64,7 +69,7 @@ export function runProcessGroup(options: RunProcessGroupOptions): Promise<Proces
       env: options.env as NodeJS.ProcessEnv,
       shell: false,
       detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: options.lifeline ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
     });
     const stdout = createByteCollector(maxOutputBytes);
@@ -83,6 +88,7 @@ export function runProcessGroup(options: RunProcessGroupOptions): Promise<Proces
     const settle = (action: () => void) => {
       if (settled) return;
       settled = true;
+      (child.stdio[3] as (NodeJS.WritableStream & { destroy(): void }) | undefined)?.destroy();
       signal.removeEventListener('abort', onAbort);
       action();
     };

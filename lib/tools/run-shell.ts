@@ -109,14 +109,16 @@ export function createRunShellTool(options: RunShellOptions): ZodTool<RunShellIn
       const env = childEnv(directory.root, directory.absolute, options, sandbox);
       const located = await locateProgram(program, env.PATH ?? '', directory.absolute, sandbox, directory.root);
       // A bare name is looked up again inside, on the same PATH, so the program sees it as argv[0].
+      const wrapped = sandbox.launcher.length > 0 || sandbox.lifeline.length > 0;
       const [launcher = located, ...launched] = sandboxedCommand(sandbox, {
         workspace: directory.root,
         cwd: directory.absolute,
-        command: [sandbox.launcher.length > 0 ? program : located, ...args],
+        command: [wrapped ? program : located, ...args],
       });
       const result = await runProcessGroup({
         program: launcher,
-        argv0: sandbox.launcher.length > 0 ? undefined : program,
+        argv0: sandbox.launcher.length > 0 || sandbox.lifeline.length > 0 ? undefined : program,
+        lifeline: sandbox.lifeline.length > 0,
         name: program,
         args: launched,
         cwd: directory.absolute,
@@ -130,7 +132,7 @@ export function createRunShellTool(options: RunShellOptions): ZodTool<RunShellIn
         stdout: result.stdout,
         stderr: result.stderr,
         exitCode: result.exitCode,
-        signal: result.signal ?? (sandbox.kind === 'bubblewrap' ? signalOfSandboxed(result.exitCode) : null),
+        signal: result.signal ?? (wrapped ? signalOfSandboxed(result.exitCode) : null),
         ...(result.outputLimitHit ? { failure: outputLimitError(result.outputLimitHit, maxOutputBytes) } : {}),
       });
     },
@@ -256,9 +258,9 @@ async function isExecutableFile(file: string): Promise<boolean> {
 }
 
 /**
- * bubblewrap's init exits with 128 + n when the program is killed by signal n (as shells
- * report it): the signal is read back from that code. A program that exits 143 by itself reads
- * as killed by SIGTERM, as it would in a shell.
+ * bubblewrap's init and the lifeline's shell exit with 128 + n when the program is killed by
+ * signal n (as shells report it): the signal is read back from that code. A program that exits
+ * 143 by itself reads as killed by SIGTERM, as it would in a shell.
  */
 function signalOfSandboxed(exitCode: number): NodeJS.Signals | null {
   const number = exitCode - 128;
