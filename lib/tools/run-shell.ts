@@ -78,6 +78,8 @@ export type RunShellInput = z.infer<typeof inputSchema>;
 export function createRunShellTool(options: RunShellOptions): ZodTool<RunShellInput, ProcessOutput> {
   const allow: ReadonlySet<string> = new Set(options.allow);
   const sandbox = options.sandbox ?? detectShellSandbox();
+  // Run through bwrap or the lifeline's shell, which look the program up on the PATH themselves.
+  const wrapped = sandbox.launcher.length > 0 || sandbox.lifeline.length > 0;
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const allowed = options.allow.length > 0 ? options.allow.join(', ') : 'none (ask the user to allow some)';
   return defineTool({
@@ -107,9 +109,13 @@ export function createRunShellTool(options: RunShellOptions): ZodTool<RunShellIn
       if (refusal) throw refusalError(refusal);
       const directory = await resolveCwd(options.workspace, cwd);
       const env = childEnv(directory.root, directory.absolute, options, sandbox);
-      const located = await locateProgram(program, env.PATH ?? '', directory.absolute, sandbox, directory.root);
+      const located = await locateProgram(program, env.PATH ?? '', {
+        cwd: directory.absolute,
+        root: directory.root,
+        sandbox,
+        wrapped,
+      });
       // A bare name is looked up again inside, on the same PATH, so the program sees it as argv[0].
-      const wrapped = sandbox.launcher.length > 0 || sandbox.lifeline.length > 0;
       const [launcher = located, ...launched] = sandboxedCommand(sandbox, {
         workspace: directory.root,
         cwd: directory.absolute,
@@ -117,7 +123,7 @@ export function createRunShellTool(options: RunShellOptions): ZodTool<RunShellIn
       });
       const result = await runProcessGroup({
         program: launcher,
-        argv0: sandbox.launcher.length > 0 || sandbox.lifeline.length > 0 ? undefined : program,
+        argv0: wrapped ? undefined : program,
         lifeline: sandbox.lifeline.length > 0,
         name: program,
         args: launched,
@@ -217,22 +223,19 @@ function refusalError({ check, message, hint, details }: PermissionRefusal): Too
 /**
  * Finds a bare program name on the child's PATH, as execvp would, so that "not installed" is
  * told apart from "not executable" (execvp reports EACCES for both when a PATH folder is
- * unreadable). A name with "/" (allowed exactly) is left to the kernel without a sandbox; in
- * one it must exist where the sandbox shows it (the system folders or the workspace).
+ * unreadable). A name with "/" (allowed exactly) must be an executable file, where the sandbox
+ * shows it (the system folders or the workspace); started directly, it is left to the kernel.
  */
 async function locateProgram(
   program: string,
   searchPath: string,
-  cwd: string,
-  sandbox: ShellSandbox,
-  root: string,
+  { cwd, root, sandbox, wrapped }: { cwd: string; root: string; sandbox: ShellSandbox; wrapped: boolean },
 ): Promise<string> {
   if (program.includes('/')) {
-    if (sandbox.kind === 'none') return program;
+    if (!wrapped) return program;
     const absolute = path.resolve(cwd, program);
-    if ((isVisibleInSandbox(sandbox, absolute) || isInside(root, absolute)) && (await isExecutableFile(absolute))) {
-      return program;
-    }
+    const visible = sandbox.kind === 'none' || isVisibleInSandbox(sandbox, absolute) || isInside(root, absolute);
+    if (visible && (await isExecutableFile(absolute))) return program;
   } else {
     for (const folder of searchPath.split(path.delimiter)) {
       const candidate = path.join(folder, program);
