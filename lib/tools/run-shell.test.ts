@@ -37,6 +37,11 @@ describe('run_shell', () => {
     for (const field of ['command', 'cwd', 'stdin']) expect(schema.properties[field]?.description).toBeTruthy();
     expect(tool.inputSchema.safeParse({ command: [] }).success).toBe(false);
     expect(createRunShellTool({ workspace, allow: [] }).description).toContain('Allowed programs: none');
+    expect(tool.description).toMatch(
+      /sandbox: they see only the workspace and the system's programs, with no network\.$/,
+    );
+    const unsandboxed = detectShellSandbox({ setting: 'none', allowUnsandboxed: true });
+    expect(createRunShellTool({ workspace, allow: ['ls'], sandbox: unsandboxed }).description).not.toContain('sandbox');
   });
 
   it('runs a program and returns process output', async () => {

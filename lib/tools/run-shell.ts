@@ -91,6 +91,11 @@ export function createRunShellTool(options: RunShellOptions): ZodTool<RunShellIn
       'globs and variables do not work. Output over',
       `${formatBytes(maxOutputBytes)} per stream stops the program (OUTPUT_LIMIT): ask for less, e.g. head -n 200 FILE.`,
       'A non-zero exit code is reported as an error.',
+      ...(sandbox.kind === 'bubblewrap'
+        ? [
+            `Programs run in a sandbox: they see only the workspace and the system's programs${sandbox.network ? '' : ', with no network'}.`,
+          ]
+        : []),
     ].join(' '),
     inputSchema,
     sideEffect: 'exec',
