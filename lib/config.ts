@@ -73,6 +73,8 @@ const mcpServer = z
     }
   });
 
+const DEFAULT_SHELL_ALLOW = ['echo', 'ls', 'cat', 'pwd', 'date', 'wc', 'head', 'tail', 'grep'];
+
 /** The shape of `toolscope.config.json`. Every field is optional. */
 export const configFileSchema = z
   .object({
@@ -110,15 +112,26 @@ export const configFileSchema = z
       .describe('How long a call waits for a decision, how long the API holds a caller, and who decides'),
     shell: z
       .object({
-        allow: z.array(
-          z
-            .string()
-            .min(1)
-            .regex(/^[^/\\\s]+$/, 'a bare program name, without a path'),
-        ),
+        allow: z
+          .array(
+            z
+              .string()
+              .min(1)
+              .regex(/^[^/\\\s]+$/, 'a bare program name, without a path'),
+          )
+          .default(DEFAULT_SHELL_ALLOW),
+        sandbox: z
+          .enum(['auto', 'bubblewrap', 'none'])
+          .default('auto')
+          .describe('What run_shell runs programs in: bubblewrap where it works ("auto"), only bubblewrap, or none'),
+        allow_unsandboxed: z
+          .boolean()
+          .default(false)
+          .describe('Run programs without a sandbox when there is none (they can read what the server can)'),
+        network: z.boolean().default(false).describe("Programs in the sandbox keep the host's network"),
       })
       .strict()
-      .default({ allow: ['echo', 'ls', 'cat', 'pwd', 'date', 'wc', 'head', 'tail', 'grep'] }),
+      .default({ allow: DEFAULT_SHELL_ALLOW, sandbox: 'auto', allow_unsandboxed: false, network: false }),
     http: z
       .object({ allow: z.array(z.string().min(1)) })
       .strict()
@@ -269,6 +282,8 @@ export interface Config {
   permissions: { allow: RuleSetting[]; ask: RuleSetting[]; deny: RuleSetting[] };
   approvals: ApprovalsConfig;
   shellAllow: string[];
+  /** `shell.sandbox`, `shell.allow_unsandboxed`, `shell.network`: what run_shell runs programs in. */
+  shellSandbox: { setting: 'auto' | 'bubblewrap' | 'none'; allowUnsandboxed: boolean; network: boolean };
   httpAllow: string[];
   redactKeys: string[];
   limits: Limits;
@@ -349,6 +364,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     permissions: file.permissions,
     approvals: approvalsOf(file.approvals),
     shellAllow: file.shell.allow,
+    shellSandbox: {
+      setting: file.shell.sandbox,
+      allowUnsandboxed: file.shell.allow_unsandboxed,
+      network: file.shell.network,
+    },
     httpAllow: file.http.allow,
     redactKeys: file.redact.keys,
     limits: { ...DEFAULT_LIMITS, ...file.limits },

@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { buildIfNeeded } from './build.mjs';
-import { ensureChromium } from './chromium.mjs';
+import { ensureSystemPackages } from './system-packages.mjs';
 
 function run(label, command, args) {
   console.log(`\n[toolscope test] ${label}: ${command} ${args.join(' ')}`);
@@ -28,7 +28,7 @@ function summary() {
   };
 }
 
-ensureChromium();
+ensureSystemPackages();
 fs.rmSync(REPORTS, { recursive: true, force: true });
 fs.mkdirSync(REPORTS, { recursive: true });
 const bin = (name) => (fs.existsSync(`node_modules/.bin/${name}`) ? `node_modules/.bin/${name}` : name);

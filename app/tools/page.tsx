@@ -3,6 +3,7 @@ import { ToolsOverview } from '@/components/tools/tools-overview';
 import { mcpServerJson } from '@/lib/api/mcp-servers';
 import { allStatsJson, DEFAULT_RANGE, parseRange } from '@/lib/api/stats';
 import { getToolscope } from '@/lib/server/toolscope';
+import { shellSandboxJson } from '@/lib/tools/process-sandbox';
 import { toolCatalog } from './catalog';
 
 export const dynamic = 'force-dynamic';
@@ -27,6 +28,7 @@ export default async function ToolsPage({
       tools={toolCatalog(ts)}
       initialStats={allStatsJson(ts, range, now)}
       initialServers={ts.upstream.list().map(mcpServerJson)}
+      sandbox={shellSandboxJson(ts.shellSandbox)}
       renderedAt={now}
     />
   );

@@ -5,6 +5,7 @@ import Link from 'next/link';
 import { loadToolCatalog } from '@/app/tools/actions';
 import type { AllStatsJson, ToolRowJson } from '@/lib/api/stats';
 import type { Policy, SideEffect } from '@/lib/executor/types';
+import type { ShellSandboxJson } from '@/lib/tools/process-sandbox';
 import { formatDuration } from '@/lib/ui/format';
 import {
   fetchMcpServers,
@@ -20,6 +21,7 @@ import { StatsCharts } from '../charts/stats-charts';
 import { Timestamp } from '../timestamp';
 import { McpServers, McpStateBadge } from './mcp-servers';
 import { CircuitLabel, PolicyBadge, SideEffectLabel } from './policy-badge';
+import { SandboxNotice } from './sandbox-notice';
 import { useLiveStats } from './use-live-stats';
 
 /** What the catalog shows of a registered tool: its settings, and whether it can run now. */
@@ -70,12 +72,15 @@ export function ToolsOverview({
   tools: initialTools,
   initialStats,
   initialServers,
+  sandbox,
   renderedAt,
 }: {
   tools: ToolInfo[];
   initialStats: AllStatsJson;
   /** The upstream MCP servers as the page was rendered: shown at once, then kept live. */
   initialServers: McpServerJson[];
+  /** What run_shell runs programs in (fixed at start). */
+  sandbox: ShellSandboxJson;
   renderedAt: number;
 }) {
   const range = initialStats.range;
@@ -137,6 +142,8 @@ export function ToolsOverview({
           <RangeSwitch basePath="/tools" range={range} />
         </span>
       </div>
+
+      <SandboxNotice sandbox={sandbox} />
 
       <McpServers servers={servers.data} error={servers.error} />
 

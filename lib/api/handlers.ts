@@ -9,6 +9,7 @@ import { traceContextFromHeaders } from '../otel/trace-context';
 import { openRecording } from '../replay/recordings';
 import { isSessionTooLargeError } from '../replay/session-calls';
 import type { Toolscope } from '../server/create-toolscope';
+import { shellSandboxJson } from '../tools/process-sandbox';
 import { assistantMessageField, assistantMessageOf, recordAssistantMessage } from './assistant-message';
 import { apiError, handle, readJsonBody } from './http';
 import { guardJsonBody } from './request-guard';
@@ -525,6 +526,7 @@ export function listTools(request: Request, ts: Toolscope): Promise<Response> {
         circuit_state: ts.executor.circuitState(tool.name),
         input_schema: inputJsonSchema(tool),
       })),
+      sandbox: shellSandboxJson(ts.shellSandbox),
     });
   });
 }

@@ -1,3 +1,4 @@
+import { describeShellSandbox } from '../tools/process-sandbox';
 import type { Toolscope } from './create-toolscope';
 import { handleShutdownSignals, type ShutdownOptions } from './shutdown';
 import { getToolscope } from './toolscope';
@@ -27,6 +28,9 @@ export function startToolscope(): Toolscope {
     console.log(
       `[toolscope] data ${ts.config.dataDir}; workspace ${ts.config.workspace}; config ${ts.config.configPath ?? '(defaults)'}${interrupted}`,
     );
+    const sandbox = `[toolscope] ${describeShellSandbox(ts.shellSandbox)}`;
+    if (ts.shellSandbox.kind === 'none') console.warn(sandbox);
+    else console.log(sandbox);
   }
   return ts;
 }

@@ -25,7 +25,7 @@ import { type OtelSettings, otelSettingsFromEnv } from '../otel/otel-settings';
 import { childOfCallSpan } from '../otel/trace-context';
 import { createPolicyStore, type PolicyStore } from '../policy/policy-store';
 import { replayFaultOf } from '../replay/replay-fault';
-import { createBuiltinTools, createCalculatorPool } from '../tools';
+import { createBuiltinTools, createCalculatorPool, detectShellSandbox, type ShellSandbox } from '../tools';
 import { acquireDataFolderLock } from './data-lock';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -50,6 +50,8 @@ export interface Toolscope {
   faults: FaultStore;
   /** The upstream MCP servers of the config: their connections and status (`/api/v1/mcp/servers`). */
   upstream: UpstreamServers;
+  /** What run_shell runs programs in (bubblewrap, or none and why): the start-up log and the tools page say. */
+  shellSandbox: ShellSandbox;
   /** How many calls were marked interrupted at start. */
   interruptedAtStart: number;
   /** How many calls a previous process left awaiting approval were taken up again at start. */
@@ -233,9 +235,11 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
   // Started now, so the first calculator call does not wait for its workers to load mathjs.
   const calculatorPool = createCalculatorPool();
   calculatorPool.warm();
+  const shellSandbox = detectShellSandbox(config.shellSandbox);
   const builtins: AnyTool[] = createBuiltinTools({
     workspace: config.workspace,
     shellAllow: config.shellAllow,
+    shellSandbox,
     httpAllow: config.httpAllow,
     // A model must not drive Toolscope itself (read traces, later approve calls) through loopback.
     httpDeny: ['127.0.0.1', 'localhost', '[::1]'].map((host) => `${host}:${config.port}`),
@@ -377,6 +381,7 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     approvals,
     faults,
     upstream,
+    shellSandbox,
     interruptedAtStart,
     resumedAtStart: resumePendingApprovals(store, executor, (tool) =>
       registry.get(tool) ? null : upstream.firstAttempt(tool),

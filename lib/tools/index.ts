@@ -3,6 +3,7 @@ import type { TracePropagation } from '../otel/trace-context';
 import { createCalculatorTool } from './calculator';
 import type { CalculatorPool } from './calculator-pool';
 import { createHttpRequestTool } from './http-request';
+import type { ShellSandbox } from './process-sandbox';
 import { createReadFileTool } from './read-file';
 import { createRunShellTool } from './run-shell';
 import { createWriteFileTool } from './write-file';
@@ -17,6 +18,12 @@ export {
   type HttpRequestOutput,
   httpSideEffect,
 } from './http-request';
+export {
+  describeShellSandbox,
+  detectShellSandbox,
+  type SandboxSetting,
+  type ShellSandbox,
+} from './process-sandbox';
 export { createReadFileTool, type ReadFileInput, type ReadFileOptions, type ReadFileOutput } from './read-file';
 export { createRunShellTool, type RunShellInput, type RunShellOptions } from './run-shell';
 export { resolveInWorkspace, type WorkspacePath } from './sandbox';
@@ -28,6 +35,8 @@ export interface BuiltinToolsOptions {
   workspace: string;
   /** Programs `run_shell` may run, by bare name. Empty: every command is refused. */
   shellAllow: string[];
+  /** What `run_shell` runs programs in; default: bubblewrap where it works, else refused. */
+  shellSandbox?: ShellSandbox;
   /** Hosts `http_request` may reach (`localhost`, `host:port`, `*.example.com`). Empty: every request is refused. */
   httpAllow: string[];
   /** Size limit of `read_file` and `write_file`. Default 1 MiB. */
@@ -59,7 +68,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): ZodTool<any, a
     createCalculatorTool({ pool: options.calculatorPool }),
     createReadFileTool({ workspace, maxBytes: maxFileBytes }),
     createWriteFileTool({ workspace, maxBytes: maxFileBytes }),
-    createRunShellTool({ workspace, allow: options.shellAllow, configFile }),
+    createRunShellTool({ workspace, allow: options.shellAllow, configFile, sandbox: options.shellSandbox }),
     createHttpRequestTool({
       allowHosts: options.httpAllow,
       denyHosts: options.httpDeny,

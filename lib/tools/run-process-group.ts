@@ -9,11 +9,18 @@ export interface RunProcessGroupOptions {
   program: string;
   /** The name the program sees as its argv[0]; default `program`. */
   argv0?: string;
+  /** The program's name in errors, when `program` is a launcher (the sandbox) that runs it; default `argv0`. */
+  name?: string;
   args: string[];
   cwd: string;
   env: Record<string, string>;
   /** Written to the child's stdin, which is then closed; without it the child reads end-of-file at once. */
   stdin?: string;
+  /**
+   * Gives the child, as fd 3, the read end of a pipe only this process holds the other end of:
+   * it reads end-of-file when the server dies (see `process-sandbox.ts`).
+   */
+  lifeline?: boolean;
   /** Per stream; past it the group is killed and the output marked truncated. */
   maxOutputBytes: number;
   signal: AbortSignal;
@@ -47,7 +54,9 @@ export interface ProcessGroupResult {
  *    arrive; past the cap the group is killed (`yes` would otherwise run until the timeout) and
  *    `outputLimitHit` names the stream, for the caller to report as a limit, not as an exit code.
  *
- * A process that leaves the group on purpose (`setsid`, a daemon) escapes the kill.
+ * A process that leaves the group on purpose (`setsid`, a daemon) escapes the group kill; run
+ * under the sandbox's launcher (`process-sandbox.ts`) it cannot: killing the launcher kills its
+ * pid namespace, everything in it included.
  */
 export function runProcessGroup(options: RunProcessGroupOptions): Promise<ProcessGroupResult> {
   const { signal, maxOutputBytes } = options;
@@ -60,7 +69,7 @@ export function runProcessGroup(options: RunProcessGroupOptions): Promise<Proces
       env: options.env as NodeJS.ProcessEnv,
       shell: false,
       detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: options.lifeline ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
     });
     const stdout = createByteCollector(maxOutputBytes);
@@ -79,6 +88,7 @@ export function runProcessGroup(options: RunProcessGroupOptions): Promise<Proces
     const settle = (action: () => void) => {
       if (settled) return;
       settled = true;
+      (child.stdio[3] as (NodeJS.WritableStream & { destroy(): void }) | undefined)?.destroy();
       signal.removeEventListener('abort', onAbort);
       action();
     };
@@ -109,7 +119,7 @@ export function runProcessGroup(options: RunProcessGroupOptions): Promise<Proces
     child.stderr.on('data', collect(stderr, 'stderr'));
     child.on('error', (error) => {
       killGroup();
-      settle(() => reject(spawnError(error, options.argv0 ?? options.program)));
+      settle(() => reject(spawnError(error, options.name ?? options.argv0 ?? options.program)));
     });
     child.on('exit', killGroup);
     child.on('close', (code, killedBy) => {

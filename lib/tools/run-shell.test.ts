@@ -1,9 +1,11 @@
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { isProcessOutput, type ProcessOutput } from '../executor/process-output';
+import { processesWith, sleepMarker, waitUntil } from '../hardening/testing/processes';
+import { detectShellSandbox } from './process-sandbox';
 import { createRunShellTool, type RunShellInput, type RunShellOptions } from './run-shell';
 import { createTempDir, createTestContext, expectToolError } from './test-helpers';
 
@@ -25,36 +27,6 @@ function shell(allow: string[], extra: Partial<RunShellOptions> = {}) {
   return async (input: RunShellInput, context = ctx): Promise<ProcessOutput> => tool.execute(input, context);
 }
 
-/** Alive and not a zombie: a killed process whose parent has not reaped it yet is gone for us. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8') as string;
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 5_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error('waitFor: timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-const readPid = (name: string) => async () => {
-  const text = await readFile(path.join(workspace, name), 'utf8').catch(() => '');
-  return /^\d+\n$/.test(text) ? Number(text) : 0;
-};
-
 describe('run_shell', () => {
   it('declares an exec tool, not retried, whose description names the allowed programs', () => {
     const tool = createRunShellTool({ workspace, allow: ['ls', 'git'] });
@@ -65,6 +37,11 @@ describe('run_shell', () => {
     for (const field of ['command', 'cwd', 'stdin']) expect(schema.properties[field]?.description).toBeTruthy();
     expect(tool.inputSchema.safeParse({ command: [] }).success).toBe(false);
     expect(createRunShellTool({ workspace, allow: [] }).description).toContain('Allowed programs: none');
+    expect(tool.description).toMatch(
+      /sandbox: they see only the workspace and the system's programs, with no network\.$/,
+    );
+    const unsandboxed = detectShellSandbox({ setting: 'none', allowUnsandboxed: true });
+    expect(createRunShellTool({ workspace, allow: ['ls'], sandbox: unsandboxed }).description).not.toContain('sandbox');
   });
 
   it('runs a program and returns process output', async () => {
@@ -238,43 +215,43 @@ describe('run_shell', () => {
     });
   });
 
-  describe('process group', () => {
-    it('starts the child as the leader of its own process group', async () => {
-      const output = await shell(['sh'])({ command: ['sh', '-c', 'cat /proc/$$/stat'] });
+  describe.each([
+    ['in the bubblewrap sandbox', detectShellSandbox()],
+    ['without a sandbox (allowed by the config)', detectShellSandbox({ setting: 'none', allowUnsandboxed: true })],
+  ])('process group, %s', (_, sandbox) => {
+    it('starts the child in a group (and, sandboxed, a pid namespace) of its own', async () => {
+      const output = await shell(['sh'], { sandbox })({ command: ['sh', '-c', 'cat /proc/$$/stat'] });
       const fields = output.stdout.slice(output.stdout.lastIndexOf(')') + 2).split(' ');
       const pid = Number(output.stdout.split(' ')[0]);
-      expect(Number(fields[2])).toBe(pid);
+      const own = readFileSync('/proc/self/stat', 'utf8');
+      const ownGroup = Number(own.slice(own.lastIndexOf(')') + 2).split(' ')[2]);
+      if (sandbox.kind === 'none') expect(Number(fields[2])).not.toBe(ownGroup);
+      else {
+        // Under bwrap's init (1, the group leader), beside the lifeline's shell and watcher.
+        expect(Number(fields[2])).toBe(1);
+        expect(pid).toBeLessThan(10);
+      }
     });
 
     it('kills the whole group, grandchildren included, when the signal aborts', async () => {
       const controller = new AbortController();
-      const run = shell(['sh'])(
-        {
-          command: [
-            'sh',
-            '-c',
-            'sleep 30 & echo $! > grandchild-1.pid; sleep 30 & echo $! > grandchild-2.pid; echo $$ > leader.pid; wait',
-          ],
-        },
+      const marker = sleepMarker();
+      const run = shell(['sh'], { sandbox })(
+        { command: ['sh', '-c', `sleep ${marker} & sleep ${marker} & echo started; wait`] },
         createTestContext({ signal: controller.signal }),
       );
-      const pids = [
-        await waitFor(readPid('grandchild-1.pid')),
-        await waitFor(readPid('grandchild-2.pid')),
-        await waitFor(readPid('leader.pid')),
-      ];
-      expect(pids.every(isAlive)).toBe(true);
+      await waitUntil(() => processesWith(marker).filter(({ cmdline }) => cmdline.startsWith('sleep ')).length === 2);
       const reason = new DOMException('The operation timed out.', 'TimeoutError');
       const started = Date.now();
       controller.abort(reason);
       await expect(run).rejects.toBe(reason);
       expect(Date.now() - started).toBeLessThan(1_000);
-      await waitFor(() => pids.every((pid) => !isAlive(pid)), 2_000);
+      await waitUntil(() => processesWith(marker).length === 0, 2_000);
     });
 
     it('rejects with a timeout signal reason, well before the command would finish', async () => {
       const started = Date.now();
-      const run = shell(['sleep'])(
+      const run = shell(['sleep'], { sandbox })(
         { command: ['sleep', '30'] },
         createTestContext({ signal: AbortSignal.timeout(200) }),
       );
@@ -284,7 +261,7 @@ describe('run_shell', () => {
 
     it('does not start anything when the signal has already fired', async () => {
       const reason = new Error('cancelled');
-      const run = shell(['sh'])(
+      const run = shell(['sh'], { sandbox })(
         { command: ['sh', '-c', 'echo ran > ran.txt'] },
         createTestContext({ signal: AbortSignal.abort(reason) }),
       );
@@ -294,11 +271,11 @@ describe('run_shell', () => {
 
     it('returns when the program exits, killing background jobs it left holding the output pipe', async () => {
       const started = Date.now();
-      const output = await shell(['sh'])({ command: ['sh', '-c', 'sleep 30 & echo $! > leftover.pid; echo done'] });
+      const marker = sleepMarker();
+      const output = await shell(['sh'], { sandbox })({ command: ['sh', '-c', `sleep ${marker} & echo done`] });
       expect(output).toMatchObject({ stdout: 'done\n', exitCode: 0 });
       expect(Date.now() - started).toBeLessThan(5_000);
-      const leftover = await readPid('leftover.pid')();
-      await waitFor(() => !isAlive(leftover), 2_000);
+      await waitUntil(() => processesWith(marker).length === 0, 2_000);
     });
   });
 

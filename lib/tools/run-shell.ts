@@ -1,4 +1,5 @@
 import { promises as fs, constants as fsConstants } from 'node:fs';
+import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool, type ZodTool } from '../executor/define-tool';
@@ -9,6 +10,7 @@ import { createCommandSubject } from '../policy/command-subject';
 import { settingSource } from './config-source';
 import { fileError } from './file-errors';
 import { formatBytes } from './format-bytes';
+import { detectShellSandbox, isVisibleInSandbox, type ShellSandbox, sandboxedCommand } from './process-sandbox';
 import { runProcessGroup } from './run-process-group';
 import { isInside, resolveInWorkspace } from './sandbox';
 
@@ -30,6 +32,8 @@ export interface RunShellOptions {
   env?: Record<string, string>;
   /** The config file that set `allow`, named in refusals; null when the defaults are in use. */
   configFile?: string | null;
+  /** What programs run in (`detectShellSandbox`); default: bubblewrap where it works, else refused. */
+  sandbox?: ShellSandbox;
 }
 
 const inputSchema = z.object({
@@ -59,7 +63,10 @@ export type RunShellInput = z.infer<typeof inputSchema>;
  * 2. `cwd` is resolved inside the workspace like a file path.
  * 3. The child gets a scrubbed environment: PATH, HOME (the workspace), locale, TERM and the
  *    configured extras; nothing of the server's own environment (API keys, tokens).
- * 4. It runs in its own process group, killed whole on timeout or cancel (`runProcessGroup`).
+ * 4. It runs in the sandbox (`process-sandbox.ts`: bubblewrap, seeing only the workspace and the
+ *    system's read-only folders, in pid and network namespaces of its own, killed with the
+ *    server), in its own process group, killed whole on timeout or cancel (`runProcessGroup`).
+ *    Without a sandbox every program is refused, unless the config accepts the risk.
  * 5. Output is streamed to `ctx.output` as it arrives (live views), up to the cap.
  * 6. The result is `processOutput`: the executor turns a non-zero exit into NON_ZERO_EXIT, and
  *    output past the cap into OUTPUT_LIMIT (`failure`), keeping what was printed.
@@ -70,6 +77,9 @@ export type RunShellInput = z.infer<typeof inputSchema>;
  */
 export function createRunShellTool(options: RunShellOptions): ZodTool<RunShellInput, ProcessOutput> {
   const allow: ReadonlySet<string> = new Set(options.allow);
+  const sandbox = options.sandbox ?? detectShellSandbox();
+  // Run through bwrap or the lifeline's shell, which look the program up on the PATH themselves.
+  const wrapped = sandbox.launcher.length > 0 || sandbox.lifeline.length > 0;
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const allowed = options.allow.length > 0 ? options.allow.join(', ') : 'none (ask the user to allow some)';
   return defineTool({
@@ -81,6 +91,11 @@ export function createRunShellTool(options: RunShellOptions): ZodTool<RunShellIn
       'globs and variables do not work. Output over',
       `${formatBytes(maxOutputBytes)} per stream stops the program (OUTPUT_LIMIT): ask for less, e.g. head -n 200 FILE.`,
       'A non-zero exit code is reported as an error.',
+      ...(sandbox.kind === 'bubblewrap'
+        ? [
+            `Programs run in a sandbox: they see only the workspace and the system's programs${sandbox.network ? '' : ', with no network'}.`,
+          ]
+        : []),
     ].join(' '),
     inputSchema,
     sideEffect: 'exec',
@@ -88,18 +103,35 @@ export function createRunShellTool(options: RunShellOptions): ZodTool<RunShellIn
     timeoutMs: options.timeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS,
     // Commands may change things; running one twice is the model's decision, not ours.
     retry: { maxAttempts: 1 },
-    checkPermission: ({ command }) => allowlistRefusal(command[0] ?? '', allow, allowed, options.configFile),
+    checkPermission: ({ command }) =>
+      sandboxRefusal(sandbox, options.configFile) ??
+      allowlistRefusal(command[0] ?? '', allow, allowed, options.configFile),
     async execute({ command, cwd = '.', stdin }, ctx) {
       const [program = '', ...args] = command;
       checkCommand(command);
-      const refusal = allowlistRefusal(program, allow, allowed, options.configFile);
+      const refusal =
+        sandboxRefusal(sandbox, options.configFile) ?? allowlistRefusal(program, allow, allowed, options.configFile);
       if (refusal) throw refusalError(refusal);
       const directory = await resolveCwd(options.workspace, cwd);
-      const env = childEnv(directory.root, directory.absolute, options);
+      const env = childEnv(directory.root, directory.absolute, options, sandbox);
+      const located = await locateProgram(program, env.PATH ?? '', {
+        cwd: directory.absolute,
+        root: directory.root,
+        sandbox,
+        wrapped,
+      });
+      // A bare name is looked up again inside, on the same PATH, so the program sees it as argv[0].
+      const [launcher = located, ...launched] = sandboxedCommand(sandbox, {
+        workspace: directory.root,
+        cwd: directory.absolute,
+        command: [wrapped ? program : located, ...args],
+      });
       const result = await runProcessGroup({
-        program: await locateProgram(program, env.PATH ?? ''),
-        argv0: program,
-        args,
+        program: launcher,
+        argv0: wrapped ? undefined : program,
+        lifeline: sandbox.lifeline.length > 0,
+        name: program,
+        args: launched,
         cwd: directory.absolute,
         env,
         stdin,
@@ -111,7 +143,7 @@ export function createRunShellTool(options: RunShellOptions): ZodTool<RunShellIn
         stdout: result.stdout,
         stderr: result.stderr,
         exitCode: result.exitCode,
-        signal: result.signal,
+        signal: result.signal ?? (wrapped ? signalOfSandboxed(result.exitCode) : null),
         ...(result.outputLimitHit ? { failure: outputLimitError(result.outputLimitHit, maxOutputBytes) } : {}),
       });
     },
@@ -170,6 +202,19 @@ function allowlistRefusal(
   };
 }
 
+/** No sandbox, and the config does not accept running programs without one: every command is refused. */
+function sandboxRefusal(sandbox: ShellSandbox, configFile: string | null | undefined): PermissionRefusal | null {
+  if (!sandbox.refused) return null;
+  return {
+    check: 'shell sandbox',
+    message: `run_shell is off: there is no sandbox to run programs in (${sandbox.reason}).`,
+    hint:
+      'Do not retry: no command can run until the user installs bubblewrap (apt-get install bubblewrap) or ' +
+      `accepts running programs unsandboxed (shell.allow_unsandboxed in ${configFile ?? 'toolscope.config.json'}).`,
+    details: { sandbox: sandbox.kind, reason: sandbox.reason, configFile: configFile ?? null },
+  };
+}
+
 function refusalError({ check, message, hint, details }: PermissionRefusal): ToolError {
   return new ToolError({
     code: 'PERMISSION_DENIED',
@@ -183,22 +228,53 @@ function refusalError({ check, message, hint, details }: PermissionRefusal): Too
 /**
  * Finds a bare program name on the child's PATH, as execvp would, so that "not installed" is
  * told apart from "not executable" (execvp reports EACCES for both when a PATH folder is
- * unreadable). A name with "/" (allowed exactly) is left to the kernel.
+ * unreadable). A name with "/" (allowed exactly) must be an executable file, where the sandbox
+ * shows it (the system folders or the workspace); started directly, it is left to the kernel.
  */
-async function locateProgram(program: string, searchPath: string): Promise<string> {
-  if (program.includes('/')) return program;
-  for (const folder of searchPath.split(path.delimiter)) {
-    const candidate = path.join(folder, program);
-    try {
-      await fs.access(candidate, fsConstants.X_OK);
-      if ((await fs.stat(candidate)).isFile()) return candidate;
-    } catch {
-      // Not here (or not ours to run): keep looking.
+async function locateProgram(
+  program: string,
+  searchPath: string,
+  { cwd, root, sandbox, wrapped }: { cwd: string; root: string; sandbox: ShellSandbox; wrapped: boolean },
+): Promise<string> {
+  if (program.includes('/')) {
+    if (!wrapped) return program;
+    const absolute = path.resolve(cwd, program);
+    const visible = sandbox.kind === 'none' || isVisibleInSandbox(sandbox, absolute) || isInside(root, absolute);
+    if (visible && (await isExecutableFile(absolute))) return program;
+  } else {
+    for (const folder of searchPath.split(path.delimiter)) {
+      const candidate = path.join(folder, program);
+      if (await isExecutableFile(candidate)) return candidate;
     }
   }
   throw ToolError.parameter('PROGRAM_NOT_FOUND', `"${program}" is not installed or not on the PATH.`, {
-    hint: 'Use another program from the allowed list.',
+    hint:
+      sandbox.kind === 'none'
+        ? 'Use another program from the allowed list.'
+        : 'Use another program from the allowed list (the sandbox shows programs under /usr, /bin and /sbin only).',
   });
+}
+
+async function isExecutableFile(file: string): Promise<boolean> {
+  try {
+    await fs.access(file, fsConstants.X_OK);
+    return (await fs.stat(file)).isFile();
+  } catch {
+    // Not here (or not ours to run).
+    return false;
+  }
+}
+
+/**
+ * bubblewrap's init and the lifeline's shell exit with 128 + n when the program is killed by
+ * signal n (as shells report it): the signal is read back from that code. A program that exits
+ * 143 by itself reads as killed by SIGTERM, as it would in a shell.
+ */
+function signalOfSandboxed(exitCode: number): NodeJS.Signals | null {
+  const number = exitCode - 128;
+  if (number < 1 || number > 64) return null;
+  const name = Object.entries(osConstants.signals).find(([, value]) => value === number)?.[0];
+  return (name as NodeJS.Signals | undefined) ?? null;
 }
 
 async function resolveCwd(workspace: string, cwd: string) {
@@ -215,10 +291,10 @@ async function resolveCwd(workspace: string, cwd: string) {
   return directory;
 }
 
-function childEnv(root: string, cwd: string, options: RunShellOptions): Record<string, string> {
+function childEnv(root: string, cwd: string, options: RunShellOptions, sandbox: ShellSandbox): Record<string, string> {
   return {
     ...options.env,
-    PATH: safePath(options.path ?? process.env.PATH ?? FALLBACK_PATH, root),
+    PATH: safePath(options.path ?? process.env.PATH ?? FALLBACK_PATH, root, sandbox),
     HOME: root,
     PWD: cwd,
     LANG: 'C.UTF-8',
@@ -231,10 +307,16 @@ function childEnv(root: string, cwd: string, options: RunShellOptions): Record<s
 /**
  * Keeps absolute PATH entries outside the workspace: with the workspace as cwd, a relative
  * entry (".", "bin") or one inside it would run a program the model wrote under an allowed name.
+ * In the sandbox, only entries it shows (the system folders) are kept.
  */
-function safePath(value: string, root: string): string {
-  return value
+function safePath(value: string, root: string, sandbox: ShellSandbox): string {
+  const entries = value
     .split(path.delimiter)
-    .filter((entry) => path.isAbsolute(entry) && !isInside(root, path.resolve(entry)))
-    .join(path.delimiter);
+    .filter(
+      (entry) =>
+        path.isAbsolute(entry) &&
+        !isInside(root, path.resolve(entry)) &&
+        isVisibleInSandbox(sandbox, path.resolve(entry)),
+    );
+  return [...new Set(entries)].join(path.delimiter);
 }

@@ -56,13 +56,14 @@ export interface BuiltServer {
  * @param config the toolscope.config.json to write, if any
  * @param env more environment (e.g. `HOST`, `TOOLSCOPE_TOKEN`); with a token, its own requests
  *   (the readiness check, `send`) carry it as a bearer token
+ * @param dir an existing data folder to start on instead of a fresh one (a restart)
  */
 export async function startBuiltServer(
   prefix: string,
   config?: unknown,
   env: Record<string, string> = {},
+  dir: string = fs.mkdtempSync(path.join(os.tmpdir(), prefix)),
 ): Promise<BuiltServer> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   let configPath = '';
   if (config !== undefined) {
     configPath = path.join(dir, 'toolscope.config.json');
