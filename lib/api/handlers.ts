@@ -108,6 +108,8 @@ export function parseToolCallsBody(
 ): { ok: true; request: ToolCallsRequest } | { ok: false; answer: JsonAnswer } {
   const schemas = toolCallsBodyFor(maxBatch);
   const fields = body as { tool_use?: unknown; tool_calls?: unknown } | null | undefined;
+  const tooMany = tooManyCalls(fields, maxBatch);
+  if (tooMany) return { ok: false, answer: tooMany };
   if (fields != null && fields.tool_use !== undefined) {
     if (fields.tool_calls !== undefined) {
       const message =
@@ -135,6 +137,22 @@ export function parseToolCallsBody(
   }));
   // The parsed body itself (its calls too): no copy on the hot path.
   return { ok: true, request: { format: 'openai', calls, options: parsed.data } };
+}
+
+/** A batch over `limits.maxBatchSize`: the 400 naming the limit, before any call is looked at. */
+function tooManyCalls(
+  fields: { tool_use?: unknown; tool_calls?: unknown } | null | undefined,
+  maxBatch: number,
+): JsonAnswer | null {
+  if (fields == null) return null;
+  const key = fields.tool_use !== undefined ? 'tool_use' : 'tool_calls';
+  const calls = fields[key];
+  if (!Array.isArray(calls) || calls.length <= maxBatch) return null;
+  return errorAnswer(
+    400,
+    'TOO_MANY_CALLS',
+    `${key}: ${calls.length} calls in one request; at most ${maxBatch} (limits.maxBatchSize). Send them in several requests.`,
+  );
 }
 
 /**
@@ -435,7 +453,11 @@ const cancelBody = z
  */
 export function cancelTrace(request: Request, id: string, ts: Toolscope): Promise<Response> {
   return handle(async () => {
-    const parsed = cancelBody.safeParse(await readJsonBody(request, 16 * 1024, { emptyAs: {} }));
+    const raw = await readJsonBody(request, 16 * 1024, { emptyAs: null });
+    // A body that is there must be sent as JSON, as every body that changes something here.
+    const json = raw === null ? null : guardJsonBody(request.headers.get('content-type'));
+    if (json && !json.ok) return apiError(json.status, json.code, json.message);
+    const parsed = cancelBody.safeParse(raw ?? {});
     if (!parsed.success) return apiError(400, 'INVALID_REQUEST', zodMessage(parsed.error));
     const known = findTrace(id, ts);
     if (!known) return notFound(id);
