@@ -23,13 +23,23 @@ export function zodMessage(error: z.ZodError): string {
     .join('; ');
 }
 
+/**
+ * A JSON object, passed on as parsed. Not `z.record`: it copies by assignment, which turns a
+ * `__proto__` key into the copy's prototype — the key would vanish from the arguments (and from
+ * the tool's validation) instead of being refused as the unknown field it is. And no copy is cheaper.
+ */
+const jsonObject = z.custom<Record<string, unknown>>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  { message: 'expected a JSON object' },
+);
+
 const openAIToolCall = z.object({
   id: z.string().min(1).max(256),
   type: z.literal('function').default('function'),
   function: z.object({
     name: z.string().max(256),
     // A JSON string as OpenAI sends it; an object is accepted too. Bad JSON is a per-call result.
-    arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).default('{}'),
+    arguments: z.union([z.string(), jsonObject]).default('{}'),
   }),
 });
 
@@ -38,7 +48,7 @@ const anthropicToolUse = z.object({
   type: z.literal('tool_use'),
   id: z.string().min(1).max(256),
   name: z.string().max(256),
-  input: z.record(z.string(), z.unknown()),
+  input: jsonObject,
 });
 
 /** What both forms of the body take beside their calls. */
