@@ -21,7 +21,7 @@ const TARGETS: [string, string, string, string | undefined][] = [
   ['agent path: /mcp', 'POST', '/mcp', MCP_INIT],
   ['Next: traces list', 'GET', '/api/v1/traces', undefined],
   ['Next: policy', 'PUT', '/api/v1/policy', '{"rules":[]}'],
-  ['Next: faults', 'POST', '/api/v1/faults', '{"name":"g","tool":"calculator","kind":"error","enabled":false}'],
+  ['Next: faults', 'POST', '/api/v1/faults', '{"name":"g","tool":"calculator","kind":"timeout","enabled":false}'],
   ['Next: a page', 'GET', '/traces', undefined],
   ['Next: a server action', 'POST', '/policy', '[]'],
 ];
@@ -32,7 +32,7 @@ const BODY_ROUTES: [string, string, string][] = [
   ['POST', '/mcp', MCP_INIT],
   ['PUT', '/api/v1/policy', '{"rules":[]}'],
   ['POST', '/api/v1/policy/preview', '{"rules":[]}'],
-  ['POST', '/api/v1/faults', '{"name":"g","tool":"calculator","kind":"error","enabled":false}'],
+  ['POST', '/api/v1/faults', '{"name":"g","tool":"calculator","kind":"timeout","enabled":false}'],
   ['PATCH', '/api/v1/faults/some-id', '{"enabled":false}'],
   ['POST', '/api/v1/approvals/some-id', '{"decision":"approve"}'],
   ['POST', '/api/v1/import', '{"format":"toolscope","traces":[]}'],
@@ -165,7 +165,7 @@ describe.skipIf(!built)('request guard on the agent path and on Next (built serv
     const rule = await server.send('POST', '/api/v1/faults', {
       name: 'g',
       tool: 'calculator',
-      kind: 'error',
+      kind: 'timeout',
       enabled: false,
     });
     expect(rule.status).toBe(201);

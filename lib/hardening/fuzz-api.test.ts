@@ -70,26 +70,38 @@ describe.skipIf(!built)('fuzzing every API route of the built server', () => {
   it(`answers ${RUNS} random and malformed requests with JSON, never a 5xx, and keeps working`, async () => {
     const cases = fc.sample(fuzzCase, { seed: SEED, numRuns: RUNS });
     const failures: string[] = [];
+    const slow: [number, number][] = [];
     let next = 0;
     const worker = async () => {
       while (next < cases.length && failures.length < 10) {
         const index = next++;
         const c = cases[index] as FuzzCase;
+        const started = performance.now();
         try {
           const answer = await rawRequest(server.port, c.request, agent);
+          if (process.env.FUZZ_SLOW) slow.push([performance.now() - started, index]);
           const problem = problemOf(c, answer);
           if (problem) failures.push(`#${index} ${problem}\n    ${describeCase(c)}`);
         } catch (error) {
           // The server closing a connection after refusing a body it did not read is fine; one that
           // does not answer at all is not.
           const code = (error as NodeJS.ErrnoException).code;
-          if (code !== 'ECONNRESET' && code !== 'EPIPE') {
+          // A request line and headers over 16 KiB are refused before Node's parser has told
+          // anyone the method: the JSON 431 has a body even for a HEAD, which Node's client then
+          // reports as data after the answer. The answer itself was sent.
+          const headOverflow = c.request.method === 'HEAD' && c.request.path.length > 16_000;
+          if (code !== 'ECONNRESET' && code !== 'EPIPE' && !headOverflow) {
             failures.push(`#${index} no answer: ${(error as Error).message}\n    ${describeCase(c)}`);
           }
         }
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    if (process.env.FUZZ_SLOW) {
+      for (const [ms, i] of slow.sort((a, b) => b[0] - a[0]).slice(0, 15)) {
+        console.log(`${Math.round(ms)} ms #${i} ${describeCase(cases[i] as FuzzCase).slice(0, 200)}`);
+      }
+    }
     expect(server.child.exitCode, `the server exited (seed ${SEED}):\n${server.log().slice(-2000)}`).toBeNull();
     expect(failures, `fuzz seed ${SEED} (FUZZ_SEED=${SEED} to repeat):\n${failures.join('\n')}`).toEqual([]);
 

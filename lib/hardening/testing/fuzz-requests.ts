@@ -292,16 +292,16 @@ const TOOL_NAMES = [
   'constructor',
 ];
 
+/** Cheap expressions, and some of the calculator's refusals (its expensive ones are attacks-calculator.test.ts's). */
 const EXPRESSIONS = [
   '1+1',
   '6*7',
   'sqrt(16)',
   '1/0',
-  'factorial(1e6)',
-  'gamma(171.7)',
   '2^1e308',
   'zeros(1e9)',
   '1:1e9',
+  'sum(1:1e9)',
   'constructor',
   'import({}, {})',
   'evaluate("1")',
@@ -471,7 +471,12 @@ function withBody(
     .map(({ path, method, body, type, query }) => {
       const headers: Record<string, string> = { ...extraHeaders };
       if (type !== undefined) headers['content-type'] = type;
-      return { target, request: { method, path: `${path}${query}`, headers, body } };
+      // Node's client mishandles a HEAD that carries a body (it reuses the socket the server
+      // closes); a GET with a body is sent instead, and HEAD goes without one.
+      return {
+        target,
+        request: { method, path: `${path}${query}`, headers, body: method === 'HEAD' ? undefined : body },
+      };
     });
 }
 
