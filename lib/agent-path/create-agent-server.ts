@@ -57,7 +57,10 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     'The request is not valid HTTP/1.1.',
   ];
   const text = JSON.stringify({ error: { code, message } });
+  // The answer to a HEAD has no body. The parser failed before it said the method; the bytes it
+  // failed on usually start with the request line (best effort: otherwise the body goes along).
+  const head = (error as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
   socket.end(
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${text}`,
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${head ? '' : text}`,
   );
 }

@@ -89,7 +89,11 @@ describe.skipIf(!built)('fuzzing every API route of the built server', () => {
           // A request line and headers over 16 KiB are refused before Node's parser has told
           // anyone the method: the JSON 431 has a body even for a HEAD, which Node's client then
           // reports as data after the answer. The answer itself was sent.
-          const headOverflow = c.request.method === 'HEAD' && c.request.path.length > 16_000;
+          const headBytes = Object.entries(c.request.headers ?? {}).reduce(
+            (sum, [name, value]) => sum + name.length + String(value).length + 4,
+            c.request.path.length,
+          );
+          const headOverflow = c.request.method === 'HEAD' && headBytes > 15_000;
           if (code !== 'ECONNRESET' && code !== 'EPIPE' && !headOverflow) {
             failures.push(`#${index} no answer: ${(error as Error).message}\n    ${describeCase(c)}`);
           }

@@ -459,6 +459,36 @@ export interface FuzzCase {
   request: RawRequest;
 }
 
+/** Header values a client can send (printable ASCII): odd ids, cursors, prototype names, garbage. */
+const headerValue = fc.oneof(
+  fc.constantFrom('__proto__', 'constructor', '', '-1', '99999999999999999999', 'x'.repeat(4_000), '00-0-0-00', 'null'),
+  fc.string({ unit: 'binary-ascii', maxLength: 60 }).map((s) => s.replace(/[^\x20-\x7e]/g, '') || 'x'),
+  nastyString.map((s) => encodeBytes(s.slice(0, 500))),
+);
+
+/** Headers the server reads: resume ids, trace context, MCP's, credentials, forwarding. */
+const oddHeaders = fc.dictionary(
+  fc.constantFrom(
+    'last-event-id',
+    'traceparent',
+    'tracestate',
+    'mcp-session-id',
+    'mcp-protocol-version',
+    'authorization',
+    'cookie',
+    'x-forwarded-for',
+    'x-forwarded-host',
+    'accept',
+    'accept-encoding',
+    'next-action',
+    'rsc',
+    'next-router-state-tree',
+    '__proto__',
+  ),
+  headerValue,
+  { maxKeys: 3 },
+);
+
 function withBody(
   target: string,
   path: fc.Arbitrary<string>,
@@ -467,9 +497,10 @@ function withBody(
   extraHeaders: Record<string, string> = {},
 ): fc.Arbitrary<FuzzCase> {
   return fc
-    .record({ path, method, body, type: contentType, query: queryString })
-    .map(({ path, method, body, type, query }) => {
+    .record({ path, method, body, type: contentType, query: queryString, odd: fc.option(oddHeaders, { freq: 3 }) })
+    .map(({ path, method, body, type, query, odd }) => {
       const headers: Record<string, string> = { ...extraHeaders };
+      for (const [name, value] of Object.entries(odd ?? {})) headers[name] = value;
       if (type !== undefined) headers['content-type'] = type;
       // Node's client mishandles a HEAD that carries a body (it reuses the socket the server
       // closes); a GET with a body is sent instead, and HEAD goes without one.
