@@ -56,12 +56,9 @@ export const nastyString = fc.oneof(
 
 /** Percent-encodes every byte outside the unreserved set (lone surrogates become U+FFFD, as UTF-8 must). */
 export function encodeBytes(text: string): string {
-  let out = '';
-  for (const byte of Buffer.from(text, 'utf8')) {
-    const c = String.fromCharCode(byte);
-    out += /[A-Za-z0-9\-._~]/.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }
-  return out;
+  // encodeURIComponent leaves !'()* as they are, and throws on a lone surrogate (made U+FFFD, as UTF-8 does).
+  const wellFormed = text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+  return encodeURIComponent(wellFormed).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /** An id in a path segment: plain, encoded, broken encoding, dots, very long, encoded bytes that are not UTF-8. */
@@ -203,14 +200,11 @@ export const queryString = fc
 
 /** JSON text nested `depth` levels deep, in arrays or objects. */
 export function nestedJson(depth: number, kind: 'array' | 'object' | 'mixed'): string {
-  let open = '';
-  let close = '';
-  for (let i = 0; i < depth; i++) {
-    const object = kind === 'object' || (kind === 'mixed' && i % 2 === 1);
-    open += object ? '{"a":' : '[';
-    close += object ? '}' : ']';
-  }
-  return `${open}1${close.split('').reverse().join('')}`;
+  if (kind === 'array') return `${'['.repeat(depth)}1${']'.repeat(depth)}`;
+  if (kind === 'object') return `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  const pairs = Math.floor(depth / 2);
+  const odd = depth % 2 === 1;
+  return `${'[{"a":'.repeat(pairs)}${odd ? '[' : ''}1${odd ? ']' : ''}${'}]'.repeat(pairs)}`;
 }
 
 /** Arbitrary JSON values, with prototype keys and nasty strings among their keys and values. */
