@@ -184,7 +184,7 @@ describe.skipIf(!built)('every /api/ answer is JSON (built server)', () => {
 describe('error classes are matched by code, not instanceof', () => {
   // The production build holds copies of a class per chunk (and the agent path's bundle one more):
   // `instanceof` one of our error classes fails across them. Builtins (Error, Response...) are fine.
-  const BUILTIN = /^(Error|TypeError|RangeError|SyntaxError|URIError|AggregateError|DOMException|Response|Request)$/;
+  const BUILTIN = /^(Error|TypeError|RangeError|SyntaxError|URIError|AggregateError|DOMException|Response|Request|Promise)$/;
 
   function sources(dir: string, out: string[] = []): string[] {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -195,9 +195,9 @@ describe('error classes are matched by code, not instanceof', () => {
     return out;
   }
 
-  it('in lib/api, lib/agent-path, lib/mcp/server and app/', () => {
+  it('in lib/api, lib/agent-path, lib/mcp/server, lib/executor and app/', () => {
     const found: string[] = [];
-    for (const dir of ['lib/api', 'lib/agent-path', 'lib/mcp/server', 'app']) {
+    for (const dir of ['lib/api', 'lib/agent-path', 'lib/mcp/server', 'lib/executor', 'app']) {
       for (const file of sources(path.join(root, dir))) {
         for (const match of fs.readFileSync(file, 'utf8').matchAll(/instanceof\s+([A-Za-z_$][\w$]*)/g)) {
           if (!BUILTIN.test(match[1] as string)) found.push(`${path.relative(root, file)}: instanceof ${match[1]}`);
