@@ -35,7 +35,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 
 /** How long, and how many more body bytes, a refused request's connection is drained before it is dropped. */
 const LINGER_MS = 1_000;
-const LINGER_BYTES = 4 * 1024 * 1024;
+const LINGER_BYTES = 16 * 1024 * 1024;
 
 /**
  * A lingering close (as nginx's and Apache's): closing a socket whose client is still sending

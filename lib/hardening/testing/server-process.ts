@@ -63,14 +63,16 @@ export function streamChunkedBody(
     socket.on('close', finish);
     socket.write(`${head}\r\nTransfer-Encoding: chunked\r\n\r\n`);
     const pump = () => {
-      while (!closed && sentBytes < totalBytes) {
+      // Stops at the answer, as an attentive client does; a server that answers only at the end
+      // (or never cuts the body) still gets all of it.
+      while (!closed && received === '' && sentBytes < totalBytes) {
         sentBytes += chunkBytes;
         if (!socket.write(frame)) {
           socket.once('drain', pump);
           return;
         }
       }
-      if (!closed) socket.end('0\r\n\r\n');
+      if (!closed && received === '') socket.end('0\r\n\r\n');
     };
     pump();
   });
