@@ -184,7 +184,8 @@ describe.skipIf(!built)('every /api/ answer is JSON (built server)', () => {
 describe('error classes are matched by code, not instanceof', () => {
   // The production build holds copies of a class per chunk (and the agent path's bundle one more):
   // `instanceof` one of our error classes fails across them. Builtins (Error, Response...) are fine.
-  const BUILTIN = /^(Error|TypeError|RangeError|SyntaxError|URIError|AggregateError|DOMException|Response|Request|Promise)$/;
+  const BUILTIN =
+    /^(Error|TypeError|RangeError|SyntaxError|URIError|AggregateError|DOMException|Response|Request|Promise)$/;
 
   function sources(dir: string, out: string[] = []): string[] {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
