@@ -4,8 +4,9 @@ import { guardRequest } from '../api/request-guard';
 import { createMcpEndpoint, type McpEndpoint } from '../mcp/server/mcp-endpoint';
 import type { Toolscope } from '../server/create-toolscope';
 import { allowsMethod, type LeanRouteName, matchApiRoute } from './api-routes';
+import { boundedForNext } from './bounded-for-next';
 import { serveEvents } from './events-route';
-import { CLIENT_GONE } from './read-body';
+import { type BodyLimits, CLIENT_GONE } from './read-body';
 import { sendError } from './respond';
 import { serveToolCalls } from './tool-calls-route';
 
@@ -42,7 +43,8 @@ function headerReader(req: IncomingMessage) {
  * 2. Paths under `/api/` are looked up in `API_ROUTES`: unknown → 404, bad percent-encoding → 400,
  *    a method the route lacks → 405 with `Allow`, OPTIONS → 204 with `Allow`, all JSON.
  * 3. `POST /api/v1/tool-calls` and `GET /api/v1/events` are served here, and `/mcp` (Toolscope as
- *    an MCP server, Streamable HTTP); the rest goes to `next`.
+ *    an MCP server, Streamable HTTP); the rest goes to `next`, its body bounded (`boundedForNext`:
+ *    Next's proxy would buffer tens of megabytes first) and an API path without its trailing slash.
  * Anything a handler throws is one JSON error: a `RequestError` by its code, else a logged 500.
  */
 export function createAgentHandler(options: AgentHandlerOptions): RequestListener {
@@ -78,7 +80,10 @@ export function createAgentHandler(options: AgentHandlerOptions): RequestListene
     const q = url.indexOf('?');
     const pathname = q < 0 ? url : url.slice(0, q);
     if (pathname === '/mcp') return mcp.handle(req, res);
-    if (pathname !== '/api' && !pathname.startsWith('/api/')) return next(req, res);
+    const { maxBodyBytes, bodyTimeoutMs } = ts.config.limits;
+    if (pathname !== '/api' && !pathname.startsWith('/api/')) {
+      return handOn(req, res, { maxBytes: maxBodyBytes, timeoutMs: bodyTimeoutMs });
+    }
     const match = matchApiRoute(pathname);
     if (match.kind === 'bad-encoding') {
       return sendError(res, 400, 'BAD_PATH', 'The path is not valid percent-encoding.');
@@ -97,7 +102,15 @@ export function createAgentHandler(options: AgentHandlerOptions): RequestListene
       return;
     }
     if ('lean' in match.route) return lean[match.route.lean](req, res, q < 0 ? '' : url.slice(q + 1));
-    return next(req, res);
+    // Next answers a trailing slash with a text redirect: the route is served as without it.
+    if (pathname.length > 1 && pathname.endsWith('/')) req.url = `${pathname.slice(0, -1)}${q < 0 ? '' : url.slice(q)}`;
+    const maxBytes = 'maxBodyBytes' in match.route ? match.route.maxBodyBytes : maxBodyBytes;
+    return handOn(req, res, { maxBytes, timeoutMs: bodyTimeoutMs });
+  };
+
+  /** To Next.js, its body bounded first (`boundedForNext`). */
+  const handOn = async (req: IncomingMessage, res: ServerResponse, limits: BodyLimits) => {
+    await next(await boundedForNext(req, limits), res);
   };
 
   return (req, res) => {

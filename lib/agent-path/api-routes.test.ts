@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { IMPORT_MAX_BYTES } from '../api/export-import';
 import { API_ROUTES, allowsMethod, matchApiRoute } from './api-routes';
 
 const root = path.resolve(__dirname, '../..');
@@ -47,6 +48,26 @@ describe('matchApiRoute', () => {
     expect(matchApiRoute('/api/v1/traces//cancel')).toEqual({ kind: 'not-found' });
     expect(matchApiRoute('/api')).toEqual({ kind: 'not-found' });
     expect(matchApiRoute('/api/v1/traces/%E0%A4%A')).toEqual({ kind: 'bad-encoding' });
+  });
+
+  it('matches no route for dot segments or backslashes, which URL parsing would turn into another path', () => {
+    for (const path of [
+      '/api/v1/traces/./cancel',
+      '/api/v1/traces/../cancel',
+      '/api/v1/traces/%2e/cancel',
+      '/api/v1/traces/%2E%2e/cancel',
+      '/api/v1/traces/..',
+      '/api/v1/traces/a\\b',
+    ]) {
+      expect(matchApiRoute(path), path).toEqual({ kind: 'not-found' });
+    }
+    expect(matchApiRoute('/api/v1/traces/...').kind).toBe('found');
+    expect(matchApiRoute('/api/v1/traces/a.b').kind).toBe('found');
+  });
+
+  it("gives the import route the import's own body limit (the agent path bounds Next's bodies with it)", () => {
+    const route = API_ROUTES.find((r) => r.pattern === '/api/v1/import');
+    expect(route && 'maxBodyBytes' in route ? route.maxBodyBytes : null).toBe(IMPORT_MAX_BYTES);
   });
 
   it('allows HEAD on GET routes and OPTIONS everywhere', () => {

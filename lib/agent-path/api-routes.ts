@@ -19,7 +19,8 @@ export const API_ROUTES = [
   { pattern: '/api/v1/sessions/:id/replay', methods: ['POST'] },
   { pattern: '/api/v1/sessions/:id/export', methods: ['GET'] },
   { pattern: '/api/v1/sessions/:id/compare/:other', methods: ['GET'] },
-  { pattern: '/api/v1/import', methods: ['POST'] },
+  // An export file: larger than other bodies (IMPORT_MAX_BYTES, lib/api/export-import.ts).
+  { pattern: '/api/v1/import', methods: ['POST'], maxBodyBytes: 32 * 1024 * 1024 },
   { pattern: '/api/v1/stats', methods: ['GET'] },
   { pattern: '/api/v1/tools', methods: ['GET'] },
   { pattern: '/api/v1/tools/:name/stats', methods: ['GET'] },
@@ -40,6 +41,8 @@ interface ApiRouteSpec {
   methods: readonly string[];
   /** Served by the agent path's own handler, not by Next.js. */
   lean?: string;
+  /** The largest body the route reads, when more than `limits.maxBodyBytes`. */
+  maxBodyBytes?: number;
 }
 
 export type ApiRoute = (typeof API_ROUTES)[number];
@@ -75,22 +78,25 @@ const COMPILED: CompiledRoute[] = API_ROUTES.map((route) => {
 /**
  * Finds the route of an `/api/` path (without its query). Static segments win over parameters
  * (`/traces/export` before `/traces/:id`) because the list holds them first. A trailing slash is
- * ignored (Next.js redirects it); a segment that is not valid percent-encoding is `bad-encoding`.
+ * ignored (Next.js redirects it); a segment that is not valid percent-encoding is `bad-encoding`;
+ * a dot segment (`.`, `..`, `%2e`…) or a backslash matches nothing (URL parsing would move it).
  */
 export function matchApiRoute(pathname: string): RouteMatch {
   const raw = pathname.split('/').slice(1);
   if (raw.length > 1 && raw.at(-1) === '') raw.pop();
   const segments: string[] = [];
   for (const segment of raw) {
-    if (!segment.includes('%')) {
-      segments.push(segment);
-      continue;
+    let decoded = segment;
+    if (segment.includes('%')) {
+      try {
+        decoded = decodeURIComponent(segment);
+      } catch {
+        return { kind: 'bad-encoding' };
+      }
     }
-    try {
-      segments.push(decodeURIComponent(segment));
-    } catch {
-      return { kind: 'bad-encoding' };
-    }
+    // Dot segments and backslashes: URL parsing (Next's) would turn the path into another one.
+    if (decoded === '.' || decoded === '..' || segment.includes('\\')) return { kind: 'not-found' };
+    segments.push(decoded);
   }
   for (const compiled of COMPILED) {
     if (compiled.segments.length !== segments.length) continue;

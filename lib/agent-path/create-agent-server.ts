@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Limits } from '../config';
 import type { RequestListener } from './agent-handler';
 
@@ -20,7 +21,46 @@ export function createAgentServer(
     headersTimeout: HEADERS_TIMEOUT_MS,
     requestTimeout: HEADERS_TIMEOUT_MS + limits.bodyTimeoutMs,
     connectionsCheckingInterval: 1_000,
+    // A request without Host is the guard's to refuse (421, JSON), not Node's bare 400.
+    requireHostHeader: false,
   });
   if (listener) server.on('request', listener);
+  server.on('clientError', answerClientError);
   return server;
+}
+
+/** Node's parser errors, answered in the API's JSON instead of Node's bare status lines. */
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [
+    431,
+    'HEADERS_TOO_LARGE',
+    'The request line and headers are larger than the server reads (16 KiB).',
+  ],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'REQUEST_TIMEOUT', 'The request did not arrive in time.'],
+  ERR_HTTP_HEADERS_TIMEOUT: [408, 'REQUEST_TIMEOUT', 'The request headers did not arrive in time.'],
+};
+
+/**
+ * A request Node could not parse (headers too large, a malformed request line, a timeout) is
+ * answered with the JSON error envelope and the connection closed, as Node's own handler would
+ * but with a body; a socket already gone or mid-answer is only destroyed.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  if (error.code === 'ECONNRESET' || !socket.writable || answering) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [
+    400,
+    'BAD_REQUEST',
+    'The request is not valid HTTP/1.1.',
+  ];
+  const text = JSON.stringify({ error: { code, message } });
+  // The answer to a HEAD has no body. The parser failed before it said the method; the bytes it
+  // failed on usually start with the request line (best effort: otherwise the body goes along).
+  const head = (error as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${head ? '' : text}`,
+  );
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 type Headers = Record<string, string | number>;
 
@@ -28,7 +29,35 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
     ...(closing ? { connection: 'close' } : {}),
     ...headers,
   });
+  if (closing && res.socket) lingerBeforeClosing(res.socket);
   res.end(text);
+}
+
+/** How long, and how many more body bytes, a refused request's connection is drained before it is dropped. */
+const LINGER_MS = 1_000;
+const LINGER_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A lingering close (as nginx's and Apache's): closing a socket whose client is still sending
+ * makes the kernel answer with a reset, and the client's kernel then drops the answer it has not
+ * read yet — the 413 that says why. So the socket is half-closed once the answer is written, and
+ * what still arrives is read and dropped, for at most `LINGER_MS` and `LINGER_BYTES`, before it is
+ * destroyed: memory stays bounded, the client reads its answer.
+ */
+function lingerBeforeClosing(socket: Socket): void {
+  // Node's server calls destroySoon when the answer is written (the answer says `connection: close`).
+  socket.destroySoon = () => {
+    socket.end();
+    let drained = 0;
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+    socket.on('data', (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > LINGER_BYTES) socket.destroy();
+    });
+    socket.resume();
+  };
 }
 
 /** Sends the API's error envelope: `{ "error": { "code", "message" } }`. */

@@ -24,13 +24,23 @@ export function zodMessage(error: z.ZodError): string {
     .join('; ');
 }
 
+/**
+ * A JSON object, passed on as parsed. Not `z.record`: it copies by assignment, which turns a
+ * `__proto__` key into the copy's prototype — the key would vanish from the arguments (and from
+ * the tool's validation) instead of being refused as the unknown field it is. And no copy is cheaper.
+ */
+const jsonObject = z.custom<Record<string, unknown>>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  { message: 'expected a JSON object' },
+);
+
 const openAIToolCall = z.object({
   id: z.string().min(1).max(256),
   type: z.literal('function').default('function'),
   function: z.object({
     name: z.string().max(256),
     // A JSON string as OpenAI sends it; an object is accepted too. Bad JSON is a per-call result.
-    arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).default('{}'),
+    arguments: z.union([z.string(), jsonObject]).default('{}'),
   }),
 });
 
@@ -39,7 +49,7 @@ const anthropicToolUse = z.object({
   type: z.literal('tool_use'),
   id: z.string().min(1).max(256),
   name: z.string().max(256),
-  input: z.record(z.string(), z.unknown()),
+  input: jsonObject,
 });
 
 /** What both forms of the body take beside their calls. */
@@ -109,6 +119,8 @@ export function parseToolCallsBody(
 ): { ok: true; request: ToolCallsRequest } | { ok: false; answer: JsonAnswer } {
   const schemas = toolCallsBodyFor(maxBatch);
   const fields = body as { tool_use?: unknown; tool_calls?: unknown } | null | undefined;
+  const tooMany = tooManyCalls(fields, maxBatch);
+  if (tooMany) return { ok: false, answer: tooMany };
   if (fields != null && fields.tool_use !== undefined) {
     if (fields.tool_calls !== undefined) {
       const message =
@@ -136,6 +148,22 @@ export function parseToolCallsBody(
   }));
   // The parsed body itself (its calls too): no copy on the hot path.
   return { ok: true, request: { format: 'openai', calls, options: parsed.data } };
+}
+
+/** A batch over `limits.maxBatchSize`: the 400 naming the limit, before any call is looked at. */
+function tooManyCalls(
+  fields: { tool_use?: unknown; tool_calls?: unknown } | null | undefined,
+  maxBatch: number,
+): JsonAnswer | null {
+  if (fields == null) return null;
+  const key = fields.tool_use !== undefined ? 'tool_use' : 'tool_calls';
+  const calls = fields[key];
+  if (!Array.isArray(calls) || calls.length <= maxBatch) return null;
+  return errorAnswer(
+    400,
+    'TOO_MANY_CALLS',
+    `${key}: ${calls.length} calls in one request; at most ${maxBatch} (limits.maxBatchSize). Send them in several requests.`,
+  );
 }
 
 /**
@@ -436,7 +464,11 @@ const cancelBody = z
  */
 export function cancelTrace(request: Request, id: string, ts: Toolscope): Promise<Response> {
   return handle(async () => {
-    const parsed = cancelBody.safeParse(await readJsonBody(request, 16 * 1024, { emptyAs: {} }));
+    const raw = await readJsonBody(request, 16 * 1024, { emptyAs: null });
+    // A body that is there must be sent as JSON, as every body that changes something here.
+    const json = raw === null ? null : guardJsonBody(request.headers.get('content-type'));
+    if (json && !json.ok) return apiError(json.status, json.code, json.message);
+    const parsed = cancelBody.safeParse(raw ?? {});
     if (!parsed.success) return apiError(400, 'INVALID_REQUEST', zodMessage(parsed.error));
     const known = findTrace(id, ts);
     if (!known) return notFound(id);

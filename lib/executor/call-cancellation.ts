@@ -30,7 +30,9 @@ export class CallCancelled extends Error {
  * server), a CallCancelled's, or `{ by: 'caller' }` for a plain abort.
  */
 export function cancelReasonOf(signalReason: unknown): CancelReason {
-  if (signalReason instanceof CallCancelled) return signalReason.cancel;
+  // By name, not instanceof: the production build can hold a copy of the class per chunk.
+  const cancelled = signalReason as Partial<CallCancelled> | null;
+  if (cancelled?.name === 'CallCancelled' && typeof cancelled.cancel === 'object') return cancelled.cancel;
   if (typeof signalReason === 'object' && signalReason !== null) {
     const { by, reason, details } = signalReason as Partial<CancelReason>;
     if (typeof by === 'string' && by) {

@@ -159,6 +159,16 @@ export class ToolError extends Error {
   }
 }
 
+/**
+ * Whether `error` is a `ToolError` from any copy of this module: matched by name and shape, not
+ * `instanceof`, because the production build can hold a copy of the class per chunk.
+ */
+export function isToolError(error: unknown): error is ToolError {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as Partial<ToolError>;
+  return e.name === 'ToolError' && typeof e.code === 'string' && typeof e.toData === 'function';
+}
+
 /** Builds the data form of an error, filling kind, retryable and hint from the code's defaults. */
 export function errorData(
   code: string,
@@ -216,7 +226,7 @@ function httpStatusOf(error: unknown): number | undefined {
  * network resets, HTTP 429 and 5xx are temporary (retryable); everything else is not.
  */
 export function classifyError(error: unknown, stage: StageName = 'execute'): ToolErrorData {
-  if (error instanceof ToolError) return error.toData(stage);
+  if (isToolError(error)) return error.toData(stage);
   const message = error instanceof Error ? error.message || error.name : safeString(error);
   const networkCode = findNetworkCode(error);
   if (networkCode) {

@@ -9,10 +9,12 @@ export type ParsedArguments = { ok: true; value: unknown } | { ok: false; error:
  */
 export function parseArguments(args: unknown): ParsedArguments {
   if (args === undefined || args === null) return { ok: true, value: {} };
-  if (typeof args !== 'string') return { ok: true, value: args };
+  if (typeof args !== 'string') return nestsTooDeep(args) ? tooDeep() : { ok: true, value: args };
   if (args.trim() === '') return { ok: true, value: {} };
   try {
-    return { ok: true, value: JSON.parse(args) };
+    const value: unknown = JSON.parse(args);
+    // Nesting takes two characters a level: a short text cannot nest too deep, and is not walked.
+    return args.length > 2 * MAX_ARGUMENT_DEPTH && nestsTooDeep(value) ? tooDeep() : { ok: true, value };
   } catch (error) {
     return {
       ok: false,
@@ -23,6 +25,42 @@ export function parseArguments(args: unknown): ParsedArguments {
       }),
     };
   }
+}
+
+/**
+ * Arguments may nest this many levels deep. Deeper ones are refused here, before anything that
+ * walks them by recursion (validation, the store's JSON) could overflow the stack and lose the trace.
+ */
+export const MAX_ARGUMENT_DEPTH = 256;
+
+/** Whether objects and arrays in `value` nest deeper than `MAX_ARGUMENT_DEPTH`; a walk with its own stack. */
+function nestsTooDeep(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const stack: unknown[] = [value];
+  const depths: number[] = [1];
+  while (stack.length > 0) {
+    const node = stack.pop() as object;
+    const depth = depths.pop() as number;
+    if (depth > MAX_ARGUMENT_DEPTH) return true;
+    for (const child of Object.values(node)) {
+      if (child !== null && typeof child === 'object') {
+        stack.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
+function tooDeep(): ParsedArguments {
+  return {
+    ok: false,
+    error: errorData('INVALID_ARGUMENTS', `The arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels.`, {
+      hint: 'Send flatter arguments: no tool takes input nested this deep.',
+      details: { maxDepth: MAX_ARGUMENT_DEPTH },
+      stage: 'parse',
+    }),
+  };
 }
 
 /** The arguments as text, kept (sealed) for replay. */
