@@ -72,8 +72,8 @@ export function serveEvents(
     : (events: readonly StreamEvent[]) => write(eventFrames(events));
   const ping = () => send(pingFrame(Date.now(), heartbeatMs));
   if (gzip) res.write(GZIP_HEADER);
-  send(RETRY_FRAME);
-  ping();
+  // One write (one gzip segment): a client's first read has both.
+  send(RETRY_FRAME + pingFrame(Date.now(), heartbeatMs));
   const heartbeat = setInterval(ping, heartbeatMs);
   // Assigned below; `subscribe` calls `onClose` at once when the bus is already closed.
   let unsubscribe = () => {};

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
+import zlib from 'node:zlib';
 
 /** One HTTP answer as the hardening tests read it: the raw text, whatever its type. */
 export interface RawAnswer {
@@ -34,7 +35,11 @@ export function rawRequest(
       (res) => {
         const chunks: Buffer[] = [];
         const done = () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text: decoded(Buffer.concat(chunks), res.headers['content-encoding']).toString('utf8'),
+          });
         if (String(res.headers['content-type']).startsWith('text/event-stream')) {
           const stop = () => {
             res.destroy();
@@ -56,6 +61,29 @@ export function rawRequest(
     req.on('error', reject);
     req.end(request.body);
   });
+}
+
+/**
+ * The body as sent before its content-encoding (a request that asked for gzip or br may get it,
+ * from Next's compression or the event stream's); what cannot be decoded is left as it came.
+ */
+function decoded(body: Buffer, encoding: string | undefined): Buffer {
+  const partial = { finishFlush: zlib.constants.Z_SYNC_FLUSH };
+  try {
+    switch (encoding?.trim().toLowerCase()) {
+      case 'gzip':
+      case 'x-gzip':
+        return zlib.gunzipSync(body, partial);
+      case 'deflate':
+        return zlib.inflateSync(body, partial);
+      case 'br':
+        return zlib.brotliDecompressSync(body, { finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH });
+      default:
+        return body;
+    }
+  } catch {
+    return body;
+  }
 }
 
 /**
