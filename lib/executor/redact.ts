@@ -71,6 +71,8 @@ function scrubSet(secrets: readonly string[]): string[] {
   for (const secret of secrets) {
     if (secret.length < MIN_SCRUB_LENGTH || NOT_SECRETS.has(secret) || REDACTED.includes(secret)) continue;
     out.push(secret);
+    // A long value (a key file, a blob) is echoed as it is, if at all: its variants would only cost memory.
+    if (secret.length > 4096) continue;
     const escaped = JSON.stringify(secret).slice(1, -1);
     if (escaped !== secret) out.push(escaped);
     const encoded = encodeURIComponent(secret);
