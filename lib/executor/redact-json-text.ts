@@ -1,4 +1,5 @@
-import { REDACTED } from './redact-shapes';
+/** The marker, repeated here: `redact-shapes` imports this scan. */
+const REDACTED = '[REDACTED]';
 
 /** Where a string token that started at `start` (its opening quote) ends: after its closing quote, or at the end. */
 function stringEnd(text: string, start: number): number {

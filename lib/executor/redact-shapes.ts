@@ -1,3 +1,5 @@
+import { redactJsonText } from './redact-json-text';
+
 /**
  * Secret shapes: values that are secrets whatever key holds them, and secrets inside URLs.
  *
@@ -53,6 +55,15 @@ const URL_USERINFO = /:\/\/([^\s/?#@:"'<>\\`]{0,256}):([^\s/?#@"'<>\\`]{1,2048})
  */
 const URL_PARAM = /([?&#;])([A-Za-z0-9_.~%[\]-]{1,64})=([^\s&#?;"'<>\\`]+)/g;
 
+/**
+ * `NAME=value` and `NAME: value` in free text (environment listings, logs, config files, YAML):
+ * the name starts where a run of name characters starts (the lookbehind) and is bounded, so each
+ * start costs at most 64 steps; the value is the pattern's last run, so it never backtracks. An
+ * authorization scheme (`Basic`, `Bearer`, `Token`) takes the credentials after it along.
+ */
+const SECRET_ASSIGNMENT =
+  /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,63})(=|: ?)((?:(?:Basic|Bearer|Token|Digest) )?[^\s&;,"'<>\\`]+)/g;
+
 /** Parameter names (normalized like keys) that hold secrets, besides the secret key fragments. */
 const SECRET_PARAM_NAMES = new Set([
   'key',
@@ -85,13 +96,15 @@ function keep(found: string[] | undefined, value: string): void {
   }
 }
 
-/** Scrubs secret shapes and secrets in URLs from a text; see `createShapeScrubber`. */
+/** Scrubs secret shapes, secrets in URLs and assignments to secret names from a text; see `createShapeScrubber`. */
 export type ShapeScrubber = (text: string, found?: string[]) => string;
 
 /**
- * A scrubber of secret shapes for a judge of secret names (`isSecretKey`): URL passwords and
- * secret-named parameters, then the shapes above. What it removes is pushed to `found`, so the
- * call can scrub it from everything else it records.
+ * A scrubber of secret shapes for a judge of secret names (`isSecretKey`): values of secret keys
+ * in JSON text (`{"api_key": "…"}` inside a string: a file's content, a response body, stdout),
+ * assignments to secret names (`API_TOKEN=…`), URL passwords and secret-named parameters, then
+ * the shapes above. What it removes is pushed to `found`, so the call can scrub it from everything
+ * else it records.
  */
 export function createShapeScrubber(isSecretKey: (key: string) => boolean): ShapeScrubber {
   function isSecretParam(raw: string): boolean {
@@ -105,6 +118,17 @@ export function createShapeScrubber(isSecretKey: (key: string) => boolean): Shap
     }
     const k = normalizeKey(name);
     return SECRET_PARAM_NAMES.has(k) || k.endsWith('signature') || isSecretKey(name);
+  }
+
+  function scrubAssignments(text: string, found?: string[]): string {
+    return text.replace(SECRET_ASSIGNMENT, (match, name: string, sign: string, value: string) => {
+      if (value === REDACTED || value.startsWith('[REDACTED]') || !isSecretKey(name)) return match;
+      keep(found, value);
+      // `Basic dXNl…`: the credentials alone are what a program echoes.
+      const space = value.indexOf(' ');
+      if (space !== -1) keep(found, value.slice(space + 1));
+      return `${name}${sign}${REDACTED}`;
+    });
   }
 
   function scrubUrls(text: string, found?: string[]): string {
@@ -128,7 +152,10 @@ export function createShapeScrubber(isSecretKey: (key: string) => boolean): Shap
   return (text, found) => {
     // The shortest secret either step finds is longer than this: most keys and values are shorter.
     if (text.length < 4) return text;
-    const scrubbed = scrubUrls(text, found);
+    let scrubbed = text;
+    if (scrubbed.includes('"') && scrubbed.includes(':')) scrubbed = redactJsonText(scrubbed, isSecretKey, found ?? []);
+    if (scrubbed.includes('=') || scrubbed.includes(':')) scrubbed = scrubAssignments(scrubbed, found);
+    scrubbed = scrubUrls(scrubbed, found);
     if (!SHAPE_HINT.test(scrubbed)) return scrubbed;
     let out = scrubbed;
     for (const shape of SECRET_SHAPES) {

@@ -91,6 +91,13 @@ const ADVERSARIAL: [string, (n: number) => string][] = [
   ['URL: long parameter names', (n) => fill(`?${'a'.repeat(63)}`, n)],
   ['URL: empty parameters', (n) => fill('?a=&b=;c=#d=', n)],
   ['URL: encoded secret parameters', (n) => fill('&pass%77ord=%41%42%43', n)],
+  ['assignments: a= repeated', (n) => fill('a=', n)],
+  ['assignments: password= repeated', (n) => fill('password=', n)],
+  ['assignments: long names without a sign', (n) => fill(`${'a'.repeat(63)} `, n)],
+  ['assignments: token: Basic repeated', (n) => fill('token: Basic ', n)],
+  ['assignments: one long value', (n) => `API_TOKEN=${'a'.repeat(n)}`],
+  ['JSON in text: secret pairs', (n) => fill('{"password": "pw-0123456", "n": 1}', n)],
+  ['JSON in text: quotes and colons', (n) => fill('":"', n)],
   ['every hint at once', (n) => fill('sk-Bearer eyJ AKIA ghp_ github_pat_ PRIVATE KEY ://@?&=;# xox AIza npm_ ', n)],
   ['known secrets: almost', (n) => fill('abcd123 env-secret-value-012 ', n)],
   ['known secrets: every one', (n) => fill('abcd1234 aaaa env-secret-value-0123 ', n)],
@@ -259,6 +266,18 @@ describe('a value seen under a secret key is scrubbed from every other field', (
     expect(value).toContain(`"password": ${REDACTED}`);
     expect(secrets).toEqual(expect.arrayContaining(['hunter2-xyz-0123', '12345678', '{"a": 1}']));
     expect(redactor.redactText('{"token": "unterminated-secret-value').value).toBe(`{"token": "${REDACTED}`);
+  });
+
+  it('assignments to secret names and JSON pairs inside text, and what they held everywhere else', () => {
+    const text = 'MY_SERVICE_TOKEN=tok-0123456789\npassword: pw-99887766 max_tokens=100 Authorization: Basic dXNlcjpw';
+    const { value, secrets } = redactor.redact({ env: text, body: '{"api_key": "k-0123456789", "n": 1}' });
+    expect(value).toEqual({
+      env: `MY_SERVICE_TOKEN=${REDACTED}\npassword: ${REDACTED} max_tokens=100 Authorization: ${REDACTED}`,
+      body: `{"api_key": "${REDACTED}", "n": 1}`,
+    });
+    expect(redactor.scrubText('tok-0123456789 pw-99887766 k-0123456789 dXNlcjpw', secrets)).toBe(
+      `${REDACTED} ${REDACTED} ${REDACTED} ${REDACTED}`,
+    );
   });
 
   it('the known secrets (the server environment) from every text and key', () => {
