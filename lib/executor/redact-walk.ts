@@ -12,10 +12,20 @@ export interface TreeRules {
   secret?(value: unknown): void;
 }
 
+/**
+ * How deep a copy goes: below, a subtree is walked (its secrets found) but replaced by a note.
+ * What is stored is serialized by `JSON.stringify`, which recurses and overflows the stack a few
+ * thousand levels down; and no one reads a value 256 levels deep in a trace.
+ */
+export const MAX_COPY_DEPTH = 256;
+/** What stands for a subtree nested deeper than MAX_COPY_DEPTH in a copy. */
+export const CUT_DEEPER = `[nested deeper than ${MAX_COPY_DEPTH} levels: not kept]`;
+
 /** One object or array being copied: its entries are visited in order, `i` the next one. */
 interface Frame {
   src: Record<string, unknown> | unknown[];
-  out: Record<string, unknown> | unknown[];
+  /** Null below MAX_COPY_DEPTH: the entries are walked, not copied. */
+  out: Record<string, unknown> | unknown[] | null;
   /** An object's keys; null for an array (its indices). */
   keys: string[] | null;
   i: number;
@@ -28,7 +38,8 @@ interface Frame {
 const TRACK_DEPTH = 64;
 const NO_PATHS: readonly (readonly string[])[] = [];
 
-function setEntry(out: Record<string, unknown> | unknown[], key: string, value: unknown): void {
+function setEntry(out: Record<string, unknown> | unknown[] | null, key: string, value: unknown): void {
+  if (out === null) return;
   if (Array.isArray(out)) out.push(value);
   // An own `__proto__` key (JSON.parse makes one) stays a key: assigning it would set the prototype.
   else if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true });
@@ -45,7 +56,8 @@ function jsonView(value: object): unknown {
  * Copies a JSON-like value with its strings (and keys) rewritten and its secret entries
  * replaced by `[REDACTED]`, at any depth: an explicit stack, no recursion, so 10,000 levels cost
  * what 10,000 siblings do. `paths` (lowercased keys, split on dots, `*` for any key or index)
- * name entries that are secret whatever their key. A cycle is cut with `[Circular]`.
+ * name entries that are secret whatever their key. A cycle is cut with `[Circular]`; below
+ * MAX_COPY_DEPTH the rules still see every string and secret, but the copy holds CUT_DEEPER.
  */
 export function transformTree(
   root: unknown,
@@ -106,8 +118,9 @@ export function transformTree(
       }
       ancestors.add(viewed);
     }
-    const out: Record<string, unknown> | unknown[] = Array.isArray(viewed) ? [] : {};
-    setEntry(frame.out, outKey, out);
+    let out: Record<string, unknown> | unknown[] | null = null;
+    if (frame.out !== null && depth <= MAX_COPY_DEPTH) out = Array.isArray(viewed) ? [] : {};
+    setEntry(frame.out, outKey, out ?? CUT_DEEPER);
     stack.push(frameOf(viewed, out, matching.length > 0 ? matching.map((p) => p.slice(1)) : NO_PATHS, depth));
   }
   return rootOut;
@@ -115,7 +128,7 @@ export function transformTree(
 
 function frameOf(
   src: object,
-  out: Record<string, unknown> | unknown[],
+  out: Record<string, unknown> | unknown[] | null,
   paths: readonly (readonly string[])[],
   depth: number,
 ): Frame {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRedactor, REDACTED } from '../executor/redact';
+import { CUT_DEEPER, MAX_COPY_DEPTH } from '../executor/redact-walk';
 import { createSecretMatcher } from '../executor/secret-matcher';
 
 /**
@@ -170,13 +171,14 @@ function deepest(value: unknown): Record<string, unknown> {
 }
 
 describe('redaction walks any depth', () => {
-  it.each([100, 10_000])('redacts by key and by shape %i levels down, without recursion', (depth) => {
-    const leaf = {
-      api_key: 'hunter2-xyz-deep-secret',
-      note: 'my key is hunter2-xyz-deep-secret; also sk-abcdefghijklmnop1234',
-      Authorization: { scheme: 'Basic', value: 'dXNlcjpwYXNzd29yZA==' },
-    };
-    const { value, secrets } = redactor.redact({ top: 'hunter2-xyz-deep-secret', deep: nested(depth, leaf) });
+  const leaf = {
+    api_key: 'hunter2-xyz-deep-secret',
+    note: 'my key is hunter2-xyz-deep-secret; also sk-abcdefghijklmnop1234',
+    Authorization: { scheme: 'Basic', value: 'dXNlcjpwYXNzd29yZA==' },
+  };
+
+  it('redacts by key and by shape 100 levels down, and keeps the whole value', () => {
+    const { value, secrets } = redactor.redact({ top: 'hunter2-xyz-deep-secret', deep: nested(100, leaf) });
     expect(secrets).toEqual(expect.arrayContaining(['hunter2-xyz-deep-secret', 'Basic', 'dXNlcjpwYXNzd29yZA==']));
     const bottom = deepest((value as { deep: unknown }).deep);
     expect(bottom).toEqual({
@@ -187,6 +189,22 @@ describe('redaction walks any depth', () => {
     expect((value as { top: string }).top).toBe(REDACTED);
   });
 
+  it('finds secrets by key and by shape 10,000 levels down, without recursion; the copy stops at 256', () => {
+    const { value, secrets } = redactor.redact({ top: 'hunter2-xyz-deep-secret', deep: nested(10_000, leaf) });
+    expect(secrets).toEqual(
+      expect.arrayContaining(['hunter2-xyz-deep-secret', 'sk-abcdefghijklmnop1234', 'dXNlcjpwYXNzd29yZA==']),
+    );
+    expect((value as { top: string }).top).toBe(REDACTED);
+    // What is stored can be serialized (JSON.stringify recurses), and holds none of them.
+    const text = JSON.stringify(value);
+    expect(text).toContain(CUT_DEEPER);
+    expect(text).not.toMatch(/hunter2|sk-abc|dXNlcjpw/);
+    let depth = 0;
+    for (let node = (value as { deep: unknown }).deep; typeof node === 'object'; node = (node as { a: unknown }).a)
+      depth++;
+    expect(depth).toBe(MAX_COPY_DEPTH);
+  });
+
   it.each([100, 10_000])('scrubs an output %i levels deep', (depth) => {
     const output = nested(depth, {
       echoed: 'hunter2-xyz-deep-secret',
@@ -194,17 +212,25 @@ describe('redaction walks any depth', () => {
       link: 'https://h/?key=abc',
     });
     const scrubbed = redactor.scrubValue(output, ['hunter2-xyz-deep-secret']);
-    expect(deepest(scrubbed)).toEqual({ echoed: REDACTED, token: REDACTED, link: `https://h/?key=${REDACTED}` });
+    if (depth < MAX_COPY_DEPTH) {
+      expect(deepest(scrubbed)).toEqual({ echoed: REDACTED, token: REDACTED, link: `https://h/?key=${REDACTED}` });
+    } else {
+      expect(JSON.stringify(scrubbed)).toContain(CUT_DEEPER);
+      expect(JSON.stringify(scrubbed)).not.toMatch(/hunter2|tok-123456/);
+    }
   });
 
   it.each([100, 10_000])('redacts arrays nested %i levels deep', (depth) => {
     let value: unknown = ['sk-abcdefghijklmnop1234', { password: 'p4ssw0rd-deep' }];
     for (let i = 0; i < depth; i++) value = [value];
     const { value: redacted, secrets } = redactor.redact({ v: value });
-    let node = (redacted as { v: unknown }).v;
-    for (let i = 0; i < depth; i++) node = (node as unknown[])[0];
-    expect(node).toEqual([REDACTED, { password: REDACTED }]);
-    expect(secrets).toContain('p4ssw0rd-deep');
+    expect(secrets).toEqual(expect.arrayContaining(['p4ssw0rd-deep', 'sk-abcdefghijklmnop1234']));
+    expect(JSON.stringify(redacted)).not.toMatch(/p4ssw0rd|sk-abc/);
+    if (depth < MAX_COPY_DEPTH) {
+      let node = (redacted as { v: unknown }).v;
+      for (let i = 0; i < depth; i++) node = (node as unknown[])[0];
+      expect(node).toEqual([REDACTED, { password: REDACTED }]);
+    }
   });
 
   it('collects every value under a secret key, 10,000 levels down', () => {
