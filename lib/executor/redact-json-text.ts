@@ -1,3 +1,6 @@
+/** `"auth": true` holds no secret to hide. */
+const LITERALS = new Set(['true', 'false', 'null']);
+
 /** The marker, repeated here: `redact-shapes` imports this scan. */
 const REDACTED = '[REDACTED]';
 
@@ -64,8 +67,9 @@ function unescapeJson(raw: string): string {
 
 /**
  * Redacts the values of secret keys in text that was meant as JSON but does not parse (a model's
- * malformed arguments): `"api_key": "…"`, `"token": 123`, `"password": {…}`, an unterminated
- * value to the end. One pass, each character looked at a bounded number of times. The values
+ * malformed arguments, or JSON inside a string): `"api_key": "…"`, `"token": 123`,
+ * `"password": {…}` (a number or an object becomes `"[REDACTED]"`, so JSON stays JSON), an
+ * unterminated value to the end. One pass, each character looked at a bounded number of times. The values
  * removed (unescaped, and as written) are pushed to `found`.
  */
 export function redactJsonText(text: string, isSecretKey: (key: string) => boolean, found: string[]): string {
@@ -84,7 +88,8 @@ export function redactJsonText(text: string, isSecretKey: (key: string) => boole
     let valueStart = start;
     let valueStop: number;
     let next: number;
-    if (text.charCodeAt(start) === 34) {
+    const quoted = text.charCodeAt(start) === 34;
+    if (quoted) {
       next = stringEnd(text, start);
       valueStart = start + 1;
       valueStop = text.charCodeAt(next - 1) === 34 && next - 1 > start ? next - 1 : next;
@@ -93,11 +98,12 @@ export function redactJsonText(text: string, isSecretKey: (key: string) => boole
       valueStop = next;
     }
     const raw = text.slice(valueStart, valueStop);
-    if (raw !== '' && raw !== 'null') {
+    if (raw !== '' && (quoted || !LITERALS.has(raw))) {
       found.push(raw);
       const unescaped = unescapeJson(raw);
       if (unescaped !== raw) found.push(unescaped);
-      out += text.slice(from, valueStart) + REDACTED;
+      // A number or an object becomes the marker as a string: the JSON stays JSON.
+      out += text.slice(from, valueStart) + (quoted ? REDACTED : `"${REDACTED}"`);
       from = valueStop;
     }
     i = text.indexOf('"', next);

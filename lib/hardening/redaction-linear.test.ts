@@ -288,8 +288,11 @@ describe('a value seen under a secret key is scrubbed from every other field', (
       '{"api_key": "hunter2-xyz-0123", "note": "my key is hunter2-xyz-0123", "password": 12345678, "secret": {"a": 1} ',
     );
     expect(value).not.toMatch(/hunter2|12345678/);
+    expect(redactor.redactText('{"auth": true, "token": {"a": [1, "}"]}, "n": 1}').value).toBe(
+      `{"auth": true, "token": "${REDACTED}", "n": 1}`,
+    );
     expect(value).toContain(`"api_key": "${REDACTED}"`);
-    expect(value).toContain(`"password": ${REDACTED}`);
+    expect(value).toContain(`"password": "${REDACTED}"`);
     expect(secrets).toEqual(expect.arrayContaining(['hunter2-xyz-0123', '12345678', '{"a": 1}']));
     expect(redactor.redactText('{"token": "unterminated-secret-value').value).toBe(`{"token": "${REDACTED}`);
   });

@@ -60,12 +60,16 @@ function nested(depth: number, leaf: Record<string, unknown>): Record<string, un
   return value;
 }
 
+/** What the echo server was sent: proof the secrets went out as planted, before coming back. */
+const received: string[] = [];
+
 /** An HTTP server that answers with everything it was sent (and the server's secret): `/fail` with a 500. */
 function startEchoServer(): Promise<http.Server> {
   const echo = http.createServer((request, response) => {
     let body = '';
     request.on('data', (chunk) => (body += chunk));
     request.on('end', () => {
+      received.push(JSON.stringify({ url: request.url, headers: request.headers, body }));
       const answer = JSON.stringify({
         method: request.method,
         url: request.url,
@@ -201,6 +205,8 @@ describe.skipIf(!built)('the built server: secrets never leave it', () => {
     ]);
     expect(results[0].status).toBe('succeeded');
     expect(JSON.stringify(results[0].output)).toContain(REDACTED);
+    const sent = received.join('\n');
+    for (const secret of [SECRETS.header, SECRETS.jwt, SECRETS.byKey, SECRETS.urlToken]) expect(sent).toContain(secret);
     await call([
       toolCall('http-userinfo', 'http_request', { url: `http://admin:${SECRETS.urlPassword}@127.0.0.1:${port}/echo` }),
     ]);
@@ -216,6 +222,10 @@ describe.skipIf(!built)('the built server: secrets never leave it', () => {
     ]);
     expect(results.map((r) => r.status)).toEqual(['failed', 'failed', 'failed', 'failed', 'succeeded']);
     expect(results[4].output).toContain(REDACTED);
+    // The server logged the arguments to stderr; its tail, shown with it, has them scrubbed.
+    const { json } = await server.send('GET', '/api/v1/mcp/servers');
+    const tail = json.servers.find((s: Json) => s.name === 'echo').stderr_tail.join('\n');
+    expect(tail).toMatch(/echo-fixture: fail called with .*\[REDACTED\]/);
   }, 30_000);
 
   it('no API answer, page, export or event stream holds any of them', async () => {
