@@ -106,7 +106,19 @@ export type ShapeScrubber = (text: string, found?: string[]) => string;
  * the shapes above. What it removes is pushed to `found`, so the call can scrub it from everything
  * else it records.
  */
-export function createShapeScrubber(isSecretKey: (key: string) => boolean): ShapeScrubber {
+export function createShapeScrubber(isSecretKey: (key: string) => boolean, extraKeys: readonly string[] = []): ShapeScrubber {
+  // A secret name holds one of these, however it is spelled (`api_key`, `X-Api-Key`, `PASSWD`):
+  // text without any has no assignment or JSON pair to look at (most text, and cheap to tell).
+  const words = ['pass', 'secret', 'key', 'auth', 'cookie', 'credential', 'token', 'pwd'];
+  for (const key of extraKeys) words.push(key.toLowerCase(), normalizeKey(key));
+  const nameHint = new RegExp(
+    words
+      .filter(Boolean)
+      .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('|'),
+    'i',
+  );
+
   function isSecretParam(raw: string): boolean {
     let name = raw;
     if (name.includes('%')) {
@@ -153,8 +165,10 @@ export function createShapeScrubber(isSecretKey: (key: string) => boolean): Shap
     // The shortest secret either step finds is longer than this: most keys and values are shorter.
     if (text.length < 4) return text;
     let scrubbed = text;
-    if (scrubbed.includes('"') && scrubbed.includes(':')) scrubbed = redactJsonText(scrubbed, isSecretKey, found ?? []);
-    if (scrubbed.includes('=') || scrubbed.includes(':')) scrubbed = scrubAssignments(scrubbed, found);
+    if ((scrubbed.includes('=') || scrubbed.includes(':')) && nameHint.test(scrubbed)) {
+      if (scrubbed.includes('"')) scrubbed = redactJsonText(scrubbed, isSecretKey, found ?? []);
+      scrubbed = scrubAssignments(scrubbed, found);
+    }
     scrubbed = scrubUrls(scrubbed, found);
     if (!SHAPE_HINT.test(scrubbed)) return scrubbed;
     let out = scrubbed;

@@ -100,7 +100,7 @@ export function createRedactor(extraKeys: readonly string[] = [], options: Redac
     return hit;
   }
 
-  const scrubShapes = createShapeScrubber(isSecretKey);
+  const scrubShapes = createShapeScrubber(isSecretKey, extraKeys);
   const knownSet = scrubSet(options.secrets ?? []);
   const known = knownSet.length > 0 ? createSecretMatcher(knownSet, { boundedBelow: WORD_BOUNDED_BELOW }) : null;
 
