@@ -47,6 +47,8 @@ const SECRETS = {
   fileContent: 'file-password-77ee88ff99',
 };
 const ALL = Object.entries(SECRETS);
+/** Not a secret, planted beside them: found where they are not, it shows the checks read real data. */
+const CONTROL = 'visible-control-marker-31337';
 
 /** The names of the secrets found in a text. */
 function leaksIn(text: string): string[] {
@@ -159,6 +161,7 @@ describe.skipIf(!built)('the built server: secrets never leave it', () => {
         toolCall('mcp-deep', 'echo__echo', {
           api_key: SECRETS.byKey,
           note: `my key is ${SECRETS.byKey}`,
+          control: CONTROL,
           deep: nested(100, { password: SECRETS.deep, echo: `again ${SECRETS.deep}` }),
           url,
         }),
@@ -246,11 +249,15 @@ describe.skipIf(!built)('the built server: secrets never leave it', () => {
       '/tools',
     ];
     for (const id of traceIds) paths.push(`/api/v1/traces/${id}`, `/api/v1/traces/${id}/export`, `/traces/${id}`);
+    let controlSeen = 0;
     for (const requestPath of paths) {
       const { status, body } = await text(requestPath);
       expect(status, requestPath).toBeLessThan(400);
       expect(leaksIn(body), requestPath).toEqual([]);
+      if (body.includes(CONTROL)) controlSeen++;
     }
+    // The control is in the arguments, output and model message of its call: lists, exports, detail, page.
+    expect(controlSeen).toBeGreaterThanOrEqual(5);
     // Every trace's model message is in its detail (checked above); make sure they are there at all.
     const detail = await server.send('GET', `/api/v1/traces/${traceIds[0]}`);
     expect(typeof detail.json.model_message).toBe('string');
@@ -291,10 +298,13 @@ describe.skipIf(!built)('the built server: secrets never leave it', () => {
     files.splice(files.indexOf(path.join(server.dir, 'toolscope.config.json')), 1);
     const names = files.map((file) => path.basename(file));
     expect(names).toEqual(expect.arrayContaining(['toolscope.db', 'toolscope.db-wal', 'toolscope.db-shm']));
+    let control = false;
     for (const file of files) {
       const bytes = fs.readFileSync(file);
+      if (bytes.includes(Buffer.from(CONTROL, 'utf8'))) control = true;
       const found = ALL.filter(([, secret]) => bytes.includes(Buffer.from(secret, 'utf8'))).map(([name]) => name);
       expect(found, path.relative(server.dir, file)).toEqual([]);
     }
+    expect(control, 'the control marker is in the database files').toBe(true);
   });
 });
