@@ -106,7 +106,10 @@ export type ShapeScrubber = (text: string, found?: string[]) => string;
  * the shapes above. What it removes is pushed to `found`, so the call can scrub it from everything
  * else it records.
  */
-export function createShapeScrubber(isSecretKey: (key: string) => boolean, extraKeys: readonly string[] = []): ShapeScrubber {
+export function createShapeScrubber(
+  isSecretKey: (key: string) => boolean,
+  extraKeys: readonly string[] = [],
+): ShapeScrubber {
   // A secret name holds one of these, however it is spelled (`api_key`, `X-Api-Key`, `PASSWD`):
   // text without any has no assignment or JSON pair to look at (most text, and cheap to tell).
   const words = ['pass', 'secret', 'key', 'auth', 'cookie', 'credential', 'token', 'pwd'];

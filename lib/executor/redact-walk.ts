@@ -46,10 +46,16 @@ function setEntry(out: Record<string, unknown> | unknown[] | null, key: string, 
   else out[key] = value;
 }
 
-/** A value as JSON would see it: `toJSON` first (dates, buffers, URLs). */
+/** A value as JSON would see it: `toJSON` first (dates, buffers, URLs); as it is if that throws. */
 function jsonView(value: object): unknown {
   const toJSON = (value as { toJSON?: unknown }).toJSON;
-  return typeof toJSON === 'function' ? toJSON.call(value) : value;
+  if (typeof toJSON !== 'function') return value;
+  try {
+    return toJSON.call(value);
+  } catch {
+    // A tool's odd object: normalize reports it when it serializes the output.
+    return value;
+  }
 }
 
 /**

@@ -248,6 +248,20 @@ describe('redaction walks any depth', () => {
     expect(redactor.scrubValue(cyclic)).toBeTruthy();
   });
 
+  it('reads values as JSON does (toJSON), and keeps one whose toJSON throws', () => {
+    const when = new Date(Date.UTC(2026, 0, 2));
+    const odd = {
+      toJSON: () => {
+        throw new Error('no');
+      },
+      token: 'odd-secret-123',
+    };
+    expect(redactor.scrubValue({ when, odd })).toEqual({
+      when: when.toISOString(),
+      odd: { toJSON: odd.toJSON, token: REDACTED },
+    });
+  });
+
   it('keeps a "__proto__" key as a key', () => {
     const { value } = redactor.redact(JSON.parse('{"__proto__": {"password": "pw-in-proto"}, "a": 1}'));
     expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
