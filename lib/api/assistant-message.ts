@@ -2,8 +2,8 @@ import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import type { Config } from '../config';
 import type { AssistantMessage, StoredTrace, TraceStore } from '../db/trace-store';
-import { createRedactor, type Redactor } from '../executor/redact';
 import type { ExecutionContext } from '../executor/types';
+import { serverRedactor } from '../server/server-redactor';
 
 /** The most of an assistant message's text that is stored (UTF-8 bytes); the rest is cut off. */
 export const ASSISTANT_TEXT_MAX_BYTES = 16 * 1024;
@@ -47,18 +47,6 @@ export function cutUtf8(text: string, maxBytes: number): { text: string; cut: bo
   return { text: bytes.subarray(0, end).toString('utf8'), cut: true };
 }
 
-const redactors = new WeakMap<Config, Redactor>();
-
-/** The redactor of a config's keys, made once per config (the executor's is made the same way). */
-function redactorFor(config: Config): Redactor {
-  let redactor = redactors.get(config);
-  if (!redactor) {
-    redactor = createRedactor(config.redactKeys);
-    redactors.set(config, redactor);
-  }
-  return redactor;
-}
-
 /**
  * The message as stored: secrets scrubbed from the text and the model name as from any stored
  * text, then the text bounded (redacted first, so a cut never leaves half a secret to be missed).
@@ -69,7 +57,7 @@ export function storedAssistantMessage(input: AssistantMessageInput, config: Con
   const rawText = input.text ?? null;
   const rawModel = input.model ?? null;
   if ((rawText === null || rawText === '') && (rawModel === null || rawModel === '')) return null;
-  const redactor = redactorFor(config);
+  const redactor = serverRedactor(config);
   const bounded = rawText === null ? null : cutUtf8(redactor.scrubText(rawText), ASSISTANT_TEXT_MAX_BYTES);
   return {
     text: bounded?.text ?? null,

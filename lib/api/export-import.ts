@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import packageJson from '../../package.json';
 import type { BatchMessage, StoredTrace, TraceStore } from '../db/trace-store';
+import { createRedactor } from '../executor/redact';
 import { CALL_STATUSES, STAGE_NAMES } from '../executor/types';
 import { isSessionTooLargeError, sessionCalls } from '../replay/session-calls';
 import type { Toolscope } from '../server/create-toolscope';
@@ -286,6 +287,21 @@ const invalid = (problems: ImportProblem[]): ImportRefusal => {
  * Checks a parsed file and turns it into what the store imports, or says why not: another
  * format, another version (newer or older, named so), or the first bad path of a malformed one.
  */
+const importRedactor = createRedactor();
+
+/**
+ * An imported trace redacted as a recorded one is: a file exported by Toolscope already is, but
+ * one edited by hand may hold secrets, and nothing stored may (arguments by key and shape, their
+ * values scrubbed from everything else of the trace).
+ */
+function redactImported(trace: StoredTrace): StoredTrace {
+  const args = importRedactor.redact(trace.arguments);
+  const edited = importRedactor.redact(trace.editedArguments);
+  const secrets = args.secrets.concat(edited.secrets);
+  const rest = importRedactor.scrubValue({ ...trace, arguments: null, editedArguments: null }, secrets);
+  return { ...rest, arguments: args.value, editedArguments: edited.value };
+}
+
 export function readExportFile(
   body: unknown,
 ):
@@ -342,7 +358,7 @@ export function readExportFile(
   const traces: StoredTrace[] = [];
   const messages = new Map<string, BatchMessage>();
   for (const json of file.traces) {
-    const trace = traceFromJson({ ...json, imported: true } as unknown as TraceJson) as StoredTrace;
+    const trace = redactImported(traceFromJson({ ...json, imported: true } as unknown as TraceJson) as StoredTrace);
     traces.push({ ...trace, sessionSeq: json.session_seq, imported: true });
     const message = json.assistant_message;
     if (message && json.batch_id !== null && !messages.has(json.batch_id)) {

@@ -9,7 +9,7 @@ import { describeAttempts } from './fault-injection';
 import { LiveCall } from './live-call';
 import { DEFAULT_OUTPUT_LIMITS, type OutputLimits } from './normalize';
 import { runNormalizeStage } from './normalize-stage';
-import { parseArguments } from './parse-arguments';
+import { parseArguments, withReceived } from './parse-arguments';
 import { runPermissionStage } from './permission-stage';
 import { type Approver, createDenyingApprover, defaultPolicy, type FaultSource, type PolicyResolver } from './ports';
 import { serveFromRecording } from './recording';
@@ -114,7 +114,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   async function execute(call: ToolCall, ctx: ExecutionContext = {}): Promise<ToolResult> {
     const t0 = clock.now();
     const traceId = ctx.traceId ?? newId();
-    const record = createTraceRecord(call, ctx, traceId, ctx.resume?.createdAt ?? clock.epochMs());
+    const record = createTraceRecord(call, ctx, traceId, ctx.resume?.createdAt ?? clock.epochMs(), redactor);
     if (ctx.resume) {
       // Pending from the first write on: a crash now must leave it pending, not interrupted.
       record.status = 'awaiting_approval';
@@ -131,7 +131,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
       if (signal) {
         if (signal.aborted) {
           const early = parseArguments(call.arguments);
-          record.arguments = early.ok ? redactor.redact(early.value).value : redactor.scrubText(record.rawArguments);
+          const redacted = early.ok ? redactor.redact(early.value) : redactor.redactText(record.rawArguments);
+          record.arguments = redacted.value;
+          live.secrets = redacted.secrets;
           // Cancelled before any stage ran: every stage is skipped, so the error names none.
           return finish(live, stages, t0, cancelledError(cancelReasonOf(signal.reason)));
         }
@@ -140,9 +142,13 @@ export function createExecutor(options: ExecutorOptions): Executor {
       // 1. parse
       const parsed = parseArguments(call.arguments);
       if (!parsed.ok) {
-        record.arguments = redactor.scrubText(record.rawArguments);
-        stages.add('parse', t0, 'failed', parsed.error.message);
-        return finish(live, stages, t0, parsed.error);
+        // Text that does not parse is redacted by a tolerant scan: its secret keys' values too.
+        const redacted = redactor.redactText(record.rawArguments);
+        record.arguments = redacted.value;
+        live.secrets = redacted.secrets;
+        const error = withReceived(parsed.error, redacted.value);
+        stages.add('parse', t0, 'failed', error.message);
+        return finish(live, stages, t0, error);
       }
       stages.add('parse', t0, 'ok', typeof call.arguments === 'string' ? 'JSON string' : 'object');
 

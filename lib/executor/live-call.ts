@@ -3,11 +3,13 @@ import type { Clock } from './clock';
 import { createLiveOutput, type LiveOutput } from './live-output';
 import { createProgressThrottle, type ProgressThrottle } from './progress-throttle';
 import type { Redactor } from './redact';
+import { scrubError } from './scrub-errors';
 import type {
   CancelReason,
   FaultSpec,
   OutputReporter,
   StageName,
+  ToolErrorData,
   ToolResult,
   TraceRecord,
   TraceSink,
@@ -132,6 +134,7 @@ export class LiveCall implements Cancellable {
         this.output.write(stream, text);
         this.changed();
       },
+      scrub: (text) => this.redactor.scrubText(text, this.secrets),
     };
   }
 
@@ -148,6 +151,14 @@ export class LiveCall implements Cancellable {
       this.record.stdout = this.scrub(this.output.text('stdout'));
       this.record.stderr = this.scrub(this.output.text('stderr'));
     }
+  }
+
+  /**
+   * An attempt's error as it goes in the record: scrubbed now, since a live view (the trace page,
+   * `GET /api/v1/traces/:id`) shows the record while the call still runs.
+   */
+  scrubError(error: ToolErrorData): ToolErrorData {
+    return scrubError(error, this.redactor, this.secrets);
   }
 
   /** Hands the recorded result to whoever waits on it (cancel callers). */

@@ -18,11 +18,15 @@ export function parseArguments(args: unknown): ParsedArguments {
   } catch (error) {
     return {
       ok: false,
-      error: errorData('INVALID_ARGUMENTS', `The arguments are not valid JSON: ${(error as Error).message}.`, {
-        hint: 'Send the arguments as one JSON object, with double-quoted keys and no trailing commas.',
-        details: { received: args.length > 200 ? `${args.slice(0, 200)}…` : args },
-        stage: 'parse',
-      }),
+      error: errorData(
+        'INVALID_ARGUMENTS',
+        `The arguments are not valid JSON: ${withoutSource((error as Error).message)}.`,
+        {
+          hint: 'Send the arguments as one JSON object, with double-quoted keys and no trailing commas.',
+          details: { received: args.length > 200 ? `${args.slice(0, 200)}…` : args },
+          stage: 'parse',
+        },
+      ),
     };
   }
 }
@@ -61,6 +65,24 @@ function tooDeep(): ParsedArguments {
       stage: 'parse',
     }),
   };
+}
+
+/**
+ * V8 quotes a piece of the text in some messages (`Unexpected token 'h', "hunter2" is not valid
+ * JSON`): cut where it could hold part of a secret that no scrubbing would then recognise.
+ */
+function withoutSource(message: string): string {
+  const quoted = message.indexOf(', "');
+  return quoted === -1 || !message.endsWith(' is not valid JSON')
+    ? message
+    : `${message.slice(0, quoted)}, not valid JSON`;
+}
+
+/** A parse error whose `received` is the (redacted) text instead of the text as sent. */
+export function withReceived(error: ToolErrorData, redacted: string): ToolErrorData {
+  if (!error.details || !('received' in error.details)) return error;
+  const received = redacted.length > 200 ? `${redacted.slice(0, 200)}…` : redacted;
+  return { ...error, details: { ...error.details, received } };
 }
 
 /** The arguments as text, kept (sealed) for replay. */

@@ -1,9 +1,11 @@
+import { redactJsonText } from './redact-json-text';
+import { createShapeScrubber, normalizeKey, REDACTED } from './redact-shapes';
+import { collectLeaves, transformTree } from './redact-walk';
 import { createSecretMatcher, type SecretMatcher } from './secret-matcher';
 
-/** What replaces a secret everywhere Toolscope stores or shows data. */
-export const REDACTED = '[REDACTED]';
+export { REDACTED } from './redact-shapes';
 
-/** Key fragments that mark a value as secret, compared after lowercasing and dropping `-`, `_`, spaces. */
+/** Key fragments that mark a value as secret, compared after lowercasing and dropping `-`, `_`, `.`, spaces. */
 const SECRET_KEY_PARTS = [
   'password',
   'passwd',
@@ -15,55 +17,6 @@ const SECRET_KEY_PARTS = [
   'privatekey',
 ];
 
-/**
- * Values that look like secrets whatever key holds them: bearer tokens, OpenAI/Anthropic keys,
- * GitHub tokens, AWS access key ids, JWTs and PEM private keys.
- */
-const SECRET_SHAPES: RegExp[] = [
-  /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g,
-  /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi,
-  /\bsk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_-]{16,}/g,
-  /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b/g,
-  /\bgithub_pat_[A-Za-z0-9_]{20,}\b/g,
-  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
-  // The lookbehind starts a JWT only where a run of its characters starts: with `\b`, every "-eyJ"
-  // inside one long run would start a scan to the run's end (quadratic on "-eyJ" repeated).
-  /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g,
-];
-
-/**
- * `user:password@` in a URL. Both parts stop at characters a URL's userinfo cannot hold unencoded
- * (and at quotes and backslashes, so a URL inside JSON text ends where the string does), so each
- * scan from a `://` ends by the next `/`: linear on any input. A password over 2048 characters is
- * left alone rather than scanned for without bound.
- */
-const URL_USERINFO = /:\/\/([^\s/?#@:"'<>\\`]{0,256}):([^\s/?#@"'<>\\`]{1,2048})@/g;
-
-/**
- * A query or fragment parameter: delimiter, name (bounded), `=`, value. The value is the last
- * part of the pattern, so its greedy run never backtracks; it stops at the next parameter (`&`,
- * and `;`, which separates parameters too: `?a=b;token=x`), at `?` (a URL inside a value gets its
- * own parameters checked) and at quotes, backslashes and spaces.
- */
-const URL_PARAM = /([?&#;])([A-Za-z0-9_.~%[\]-]{1,64})=([^\s&#?;"'<>\\`]+)/g;
-
-/** Parameter names (normalized like keys) that hold secrets, besides the secret key fragments. */
-const SECRET_PARAM_NAMES = new Set([
-  'key',
-  'pwd',
-  'sig',
-  'signature',
-  'jwt',
-  'session',
-  'sessionid',
-  'jsessionid',
-  'phpsessid',
-  'accesskey',
-]);
-
-/** A quick test before running every pattern: most strings contain none of these. */
-const SHAPE_HINT = /PRIVATE KEY|Bearer|sk-|gh[pousr]_|github_pat_|AKIA|ASIA|eyJ/i;
-
 export interface RedactionResult<T = unknown> {
   value: T;
   /** The secret values removed, so they can be scrubbed from output, stdout and stderr too. */
@@ -73,27 +26,66 @@ export interface RedactionResult<T = unknown> {
 export interface Redactor {
   /**
    * Redacts secret keys at any depth, the given dotted paths (`*` matches any key or index; keys
-   * compared case-insensitively) and secret-shaped strings.
+   * compared case-insensitively) and secret-shaped strings; then scrubs every value removed from
+   * every other string of the value (`{"api_key": "k", "note": "my key is k"}` keeps neither).
    */
   redact<T>(value: T, sensitivePaths?: readonly string[]): RedactionResult<T>;
-  /** Removes the given secrets and every secret-shaped value from a text. */
+  /**
+   * Redacts text meant as JSON that does not parse: the values of secret keys (`"token": "…"`,
+   * found by a tolerant scan), secret shapes, and the known secrets.
+   */
+  redactText(text: string): RedactionResult<string>;
+  /** Removes the given secrets, the known ones and every secret-shaped value from a text. */
   scrubText(text: string, secrets?: readonly string[]): string;
-  /** Scrubs every string inside a JSON-like value. */
+  /** Scrubs every string (and key) inside a JSON-like value, and redacts its secret keys. */
   scrubValue<T>(value: T, secrets?: readonly string[]): T;
+  /** Whether a key (or an environment variable's name) marks its value as a secret. */
+  isSecretKey(key: string): boolean;
 }
 
-function normalizeKey(key: string): string {
-  return key.toLowerCase().replace(/[-_\s.]/g, '');
+export interface RedactorOptions {
+  /**
+   * Secrets known before any call (the server's own secret environment variables, MCP servers'
+   * header values): scrubbed from everything, like a call's own secrets.
+   */
+  secrets?: readonly string[];
 }
 
-/** Shorter secrets would scrub ordinary words out of output. */
-const MIN_SCRUB_LENGTH = 4;
+/**
+ * Shorter secrets would scrub ordinary words out of output (a password "1" would wreck every
+ * number), and JSON's literals are never secrets worth losing every `true` for. The value under
+ * the secret key itself is redacted whatever its length.
+ */
+export const MIN_SCRUB_LENGTH = 4;
+/** Secrets shorter than this are scrubbed only where they stand alone: a cookie "sess" leaves "session" be. */
+export const WORD_BOUNDED_BELOW = 8;
+const NOT_SECRETS = new Set(['true', 'false', 'null']);
+
+/**
+ * The texts to scrub for a list of secrets: long enough ones, not inside the marker itself
+ * (scrubbing "DACT" would rewrite every `[REDACTED]`), each also as JSON escapes it (a program's
+ * JSON output says `a\"b`) and as a URL encodes it (an echoed query string).
+ */
+function scrubSet(secrets: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const secret of secrets) {
+    if (secret.length < MIN_SCRUB_LENGTH || NOT_SECRETS.has(secret) || REDACTED.includes(secret)) continue;
+    out.push(secret);
+    // A long value (a key file, a blob) is echoed as it is, if at all: its variants would only cost memory.
+    if (secret.length > 4096) continue;
+    const escaped = JSON.stringify(secret).slice(1, -1);
+    if (escaped !== secret) out.push(escaped);
+    const encoded = encodeURIComponent(secret);
+    if (encoded !== secret) out.push(encoded);
+  }
+  return out;
+}
 
 /**
  * Creates the redactor used for everything stored or shown.
  * @param extraKeys keys from the config (`x-session`), matched like the built-in ones.
  */
-export function createRedactor(extraKeys: readonly string[] = []): Redactor {
+export function createRedactor(extraKeys: readonly string[] = [], options: RedactorOptions = {}): Redactor {
   const parts = [...SECRET_KEY_PARTS, ...extraKeys.map(normalizeKey).filter(Boolean)];
   const cache = new Map<string, boolean>();
 
@@ -108,135 +100,87 @@ export function createRedactor(extraKeys: readonly string[] = []): Redactor {
     return hit;
   }
 
-  function isSecretParam(raw: string): boolean {
-    let name = raw;
-    if (name.includes('%')) {
-      try {
-        name = decodeURIComponent(name);
-      } catch {
-        // a malformed escape: judge the name as written
-      }
-    }
-    const k = normalizeKey(name);
-    return SECRET_PARAM_NAMES.has(k) || k.endsWith('signature') || isSecretKey(name);
-  }
-
-  /** Keeps a secret found in a URL, and its decoded form: a program may echo either. */
-  function keep(found: string[] | undefined, value: string): void {
-    if (!found) return;
-    found.push(value);
-    if (!value.includes('%') && !value.includes('+')) return;
-    try {
-      const decoded = decodeURIComponent(value.replaceAll('+', ' '));
-      if (decoded !== value) found.push(decoded);
-    } catch {
-      // a malformed escape: the value as written is all there is
-    }
-  }
-
-  /** Secrets in URLs: `user:password@` and query or fragment parameters with secret names. */
-  function scrubUrls(text: string, found?: string[]): string {
-    let out = text;
-    if (out.includes('://') && out.includes('@')) {
-      out = out.replace(URL_USERINFO, (_match, _user: string, password: string) => {
-        keep(found, password);
-        return `://${REDACTED}@`;
-      });
-    }
-    if (out.includes('=') && /[?&#;]/.test(out)) {
-      out = out.replace(URL_PARAM, (match, delimiter: string, name: string, value: string) => {
-        if (value === REDACTED || !isSecretParam(name)) return match;
-        keep(found, value);
-        return `${delimiter}${name}=${REDACTED}`;
-      });
-    }
-    return out;
-  }
-
-  function scrubShapes(text: string, found?: string[]): string {
-    const scrubbed = scrubUrls(text, found);
-    if (!SHAPE_HINT.test(scrubbed)) return scrubbed;
-    let out = scrubbed;
-    for (const shape of SECRET_SHAPES) {
-      out = out.replace(shape, (match) => {
-        found?.push(match);
-        return REDACTED;
-      });
-    }
-    return out;
-  }
+  const scrubShapes = createShapeScrubber(isSecretKey, extraKeys);
+  const knownSet = scrubSet(options.secrets ?? []);
+  const known = knownSet.length > 0 ? createSecretMatcher(knownSet, { boundedBelow: WORD_BOUNDED_BELOW }) : null;
 
   /**
-   * One matcher per list of secrets: the executor scrubs stdout, stderr, output and errors with
-   * the same list, and `scrubValue` every string of a value; rebuilt if the list grew.
+   * One matcher per list of secrets (the known ones included): the executor scrubs stdout,
+   * stderr, output and errors with the same list, and `scrubValue` every string of a value;
+   * rebuilt if the list grew. Null when there is nothing to look for.
    */
-  const matchers = new WeakMap<readonly string[], { size: number; matcher: SecretMatcher }>();
-  function matcherFor(secrets: readonly string[]): SecretMatcher {
+  const matchers = new WeakMap<readonly string[], { size: number; matcher: SecretMatcher | null }>();
+  function matcherFor(secrets: readonly string[]): SecretMatcher | null {
+    if (secrets.length === 0) return known;
     const cached = matchers.get(secrets);
     if (cached && cached.size === secrets.length) return cached.matcher;
-    const matcher = createSecretMatcher(secrets.filter((secret) => secret.length >= MIN_SCRUB_LENGTH));
+    const set = scrubSet(secrets);
+    const matcher =
+      set.length === 0
+        ? known
+        : createSecretMatcher(knownSet.length > 0 ? knownSet.concat(set) : set, { boundedBelow: WORD_BOUNDED_BELOW });
     matchers.set(secrets, { size: secrets.length, matcher });
     return matcher;
   }
 
   function scrubText(text: string, secrets: readonly string[] = []): string {
-    const out = secrets.length === 0 ? text : matcherFor(secrets).replaceAll(text, REDACTED);
-    return scrubShapes(out);
+    const matcher = matcherFor(secrets);
+    return scrubShapes(matcher ? matcher.replaceAll(text, REDACTED) : text);
   }
 
-  function collectSecret(value: unknown, secrets: string[]): void {
-    if (typeof value === 'string') secrets.push(value);
-    else if (typeof value === 'number' || typeof value === 'bigint') secrets.push(String(value));
-    else if (value && typeof value === 'object') {
-      for (const inner of Object.values(value)) collectSecret(inner, secrets);
-    }
-  }
-
-  function walk(value: unknown, paths: string[][], secrets: string[], depth: number): unknown {
-    if (typeof value === 'string') return scrubShapes(value, secrets);
-    if (value === null || typeof value !== 'object' || depth > 64) return value;
-    const isArray = Array.isArray(value);
-    const out: Record<string, unknown> | unknown[] = isArray ? [] : {};
-    for (const [key, inner] of Object.entries(value)) {
-      const lower = key.toLowerCase();
-      const matching = paths.length === 0 ? paths : paths.filter((p) => p[0] === '*' || p[0] === lower);
-      const pathHit = matching.some((p) => p.length === 1);
-      let next: unknown;
-      if (pathHit || (!isArray && isSecretKey(key))) {
-        collectSecret(inner, secrets);
-        next = inner === null || inner === undefined || inner === '' ? inner : REDACTED;
-      } else {
-        next = walk(
-          inner,
-          matching.map((p) => p.slice(1)),
-          secrets,
-          depth + 1,
-        );
-      }
-      if (isArray) (out as unknown[]).push(next);
-      else (out as Record<string, unknown>)[key] = next;
+  /** Keys get the shapes and the known secrets scrubbed too; most keys repeat, so the answer is kept. */
+  const keyCache = new Map<string, string>();
+  function scrubKey(key: string): string {
+    let out = keyCache.get(key);
+    if (out === undefined) {
+      out = scrubShapes(known ? known.replaceAll(key, REDACTED) : key);
+      if (keyCache.size < 10_000) keyCache.set(key, out);
     }
     return out;
+  }
+
+  /** Scrubs the call's own secrets from every string and key of a value already redacted. */
+  function scrubFound<T>(value: T, secrets: string[]): T {
+    const matcher = secrets.length === 0 ? null : matcherFor(secrets);
+    if (!matcher || matcher === known) return value;
+    // Keys are left alone: they are the value's structure, and a short secret would rewrite them.
+    return transformTree(value, { text: (s) => matcher.replaceAll(s, REDACTED) }) as T;
   }
 
   return {
     redact<T>(value: T, sensitivePaths: readonly string[] = []): RedactionResult<T> {
       const secrets: string[] = [];
       // Paths match keys case-insensitively: models spell `Authorization` every way.
-      const paths = sensitivePaths.map((p) => p.toLowerCase().split('.'));
-      return { value: walk(value, paths, secrets, 0) as T, secrets };
+      const paths = sensitivePaths.length === 0 ? undefined : sensitivePaths.map((p) => p.toLowerCase().split('.'));
+      const redacted = transformTree(
+        value,
+        {
+          text: (s) => scrubShapes(known ? known.replaceAll(s, REDACTED) : s, secrets),
+          key: scrubKey,
+          isSecretKey,
+          secret: (inner) => collectLeaves(inner, secrets),
+        },
+        paths,
+      ) as T;
+      // 2. What was removed anywhere is removed everywhere else in the value.
+      return { value: scrubFound(redacted, secrets), secrets };
+    },
+    redactText(text: string): RedactionResult<string> {
+      const secrets: string[] = [];
+      let out = text.includes('"') ? redactJsonText(text, isSecretKey, secrets) : text;
+      out = scrubShapes(known ? known.replaceAll(out, REDACTED) : out, secrets);
+      const matcher = secrets.length === 0 ? null : matcherFor(secrets);
+      if (matcher && matcher !== known) out = matcher.replaceAll(out, REDACTED);
+      return { value: out, secrets };
     },
     scrubText,
     scrubValue<T>(value: T, secrets: readonly string[] = []): T {
-      const visit = (v: unknown, depth: number): unknown => {
-        if (typeof v === 'string') return scrubText(v, secrets);
-        if (v === null || typeof v !== 'object' || depth > 64) return v;
-        if (Array.isArray(v)) return v.map((x) => visit(x, depth + 1));
-        const out: Record<string, unknown> = {};
-        for (const [k, x] of Object.entries(v)) out[k] = isSecretKey(k) && x ? REDACTED : visit(x, depth + 1);
-        return out;
-      };
-      return visit(value, 0) as T;
+      const matcher = matcherFor(secrets);
+      const text = matcher
+        ? (s: string) => scrubShapes(matcher.replaceAll(s, REDACTED))
+        : (s: string) => scrubShapes(s);
+      return transformTree(value, { text, key: scrubKey, isSecretKey }) as T;
     },
+    isSecretKey,
   };
 }

@@ -159,7 +159,7 @@ export function createAttemptRunner(deps: {
       durationMs: roundMs(clock.now() - step.started),
       outcome: result.outcome,
       timeoutMs: attempt.timeoutMs,
-      error: result.outcome === 'ok' ? null : result.error,
+      error: result.outcome === 'ok' ? null : live.scrubError(result.error),
       backoffMs,
       ...(backoffReason ? { backoffReason } : {}),
       fault: attempt.fault,

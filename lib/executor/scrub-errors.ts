@@ -10,10 +10,17 @@ export function scrubError(error: ToolErrorData, redactor: Redactor, secrets: re
 }
 
 /**
- * Scrubs the error paths of a record before it is stored: each attempt's error and the detail
- * of each failed stage (they quote error messages, which may quote the arguments).
+ * Scrubs the error paths of a record before it is stored: each attempt's error (already scrubbed
+ * as it ended; again, as a fallback may have added secrets) and the detail of each failed stage
+ * (they quote error messages, which may quote the arguments) — of every stage when the call has
+ * secrets of its own (`everyStage`), since a note may quote a value anywhere.
  */
-export function scrubRecordErrors(record: TraceRecord, redactor: Redactor, secrets: readonly string[]): void {
+export function scrubRecordErrors(
+  record: TraceRecord,
+  redactor: Redactor,
+  secrets: readonly string[],
+  everyStage = false,
+): void {
   const { attempts, stages } = record;
   for (let i = 0; i < attempts.length; i++) {
     const attempt = attempts[i];
@@ -21,7 +28,7 @@ export function scrubRecordErrors(record: TraceRecord, redactor: Redactor, secre
   }
   for (let i = 0; i < stages.length; i++) {
     const stage = stages[i];
-    if (stage?.status === 'failed' && stage.detail) {
+    if ((everyStage || stage?.status === 'failed') && stage?.detail) {
       stages[i] = { ...stage, detail: redactor.scrubText(stage.detail, secrets) };
     }
   }

@@ -1,3 +1,13 @@
+function isWordCode(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+}
+
+/** Whether text[start, end) is not glued to letters or digits on either side. */
+function standsAlone(text: string, start: number, end: number): boolean {
+  if (start > 0 && isWordCode(text.charCodeAt(start)) && isWordCode(text.charCodeAt(start - 1))) return false;
+  return !(end < text.length && isWordCode(text.charCodeAt(end - 1)) && isWordCode(text.charCodeAt(end)));
+}
+
 /** Replaces every occurrence of any of a set of strings in a text. */
 export interface SecretMatcher {
   replaceAll(text: string, replacement: string): string;
@@ -14,10 +24,16 @@ export interface SecretMatcher {
  * milliseconds, not a million map entries.
  *
  * Overlapping occurrences are replaced as one span (a secret inside another leaves nothing of
- * either visible); adjacent ones each get their own replacement.
+ * either visible); adjacent ones each get their own replacement. Secrets shorter than
+ * `boundedBelow` match only where they stand alone: no letter or digit just before or after
+ * (where the secret itself starts or ends with one).
  * @example createSecretMatcher(['hunter22']).replaceAll('pw hunter22', '[REDACTED]') // 'pw [REDACTED]'
  */
-export function createSecretMatcher(secrets: readonly string[]): SecretMatcher {
+export function createSecretMatcher(
+  secrets: readonly string[],
+  options: { boundedBelow?: number } = {},
+): SecretMatcher {
+  const boundedBelow = options.boundedBelow ?? 0;
   const unique = [...new Set(secrets)].filter((secret) => secret.length > 0);
   const capacity = unique.reduce((sum, secret) => sum + secret.length, 1);
   /** The code unit and node of each node's first child (-1: none). */
@@ -26,8 +42,10 @@ export function createSecretMatcher(secrets: readonly string[]): SecretMatcher {
   /** Further children of branching nodes, by code unit. */
   const more = new Map<number, Map<number, number>>();
   const fail = new Int32Array(capacity);
-  /** Length of the longest secret that ends at each node (0: none). */
-  const longest = new Int32Array(capacity);
+  /** Length of the secret that ends exactly at each node (0: none). */
+  const own = new Int32Array(capacity);
+  /** The nearest node on each node's failure chain where a secret ends (-1: none). */
+  const dict = new Int32Array(capacity).fill(-1);
   let nodes = 1;
 
   const step = (node: number, code: number): number => {
@@ -61,7 +79,7 @@ export function createSecretMatcher(secrets: readonly string[]): SecretMatcher {
       }
       node = child;
     }
-    longest[node] = secret.length;
+    own[node] = secret.length;
   }
 
   // Breadth first, so a node's failure link (a shallower node) is final before the node is used.
@@ -76,9 +94,10 @@ export function createSecretMatcher(secrets: readonly string[]): SecretMatcher {
         link = fail[link]!;
         target = step(link, code);
       }
-      fail[child] = target === -1 ? 0 : target;
-      // A secret ending here is longer than any ending at the failure link (a proper suffix).
-      if (longest[child] === 0) longest[child] = longest[fail[child]!]!;
+      const linked = target === -1 ? 0 : target;
+      fail[child] = linked;
+      // The secrets that end here, after its own: those ending at the failure link (its suffixes).
+      dict[child] = own[linked]! > 0 ? linked : dict[linked]!;
       queue.push(child);
     }
   }
@@ -97,9 +116,15 @@ export function createSecretMatcher(secrets: readonly string[]): SecretMatcher {
           next = step(node, code);
         }
         node = next === -1 ? 0 : next;
-        const length = longest[node]!;
-        if (length === 0) continue;
-        let start = i + 1 - length;
+        let found = own[node]! > 0 ? node : dict[node]!;
+        if (found === -1) continue;
+        // A short secret counts only as a word of its own: "sess" must not rewrite "session".
+        // Every secret on this chain is shorter than the last, so at most `boundedBelow` are tried.
+        while (found !== -1 && own[found]! < boundedBelow && !standsAlone(text, i + 1 - own[found]!, i + 1)) {
+          found = dict[found]!;
+        }
+        if (found === -1) continue;
+        let start = i + 1 - own[found]!;
         // Merge with the spans this occurrence overlaps (each span is popped at most once).
         while (spans.length > 0 && spans[spans.length - 1]! > start) {
           const spanStart = spans[spans.length - 2]!;

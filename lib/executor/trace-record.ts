@@ -1,17 +1,23 @@
 import { rawArgumentsOf } from './parse-arguments';
+import type { Redactor } from './redact';
 import type { ExecutionContext, ToolCall, TraceRecord } from './types';
 
-/** The record of a call as it starts: running, nothing decided yet. */
+/**
+ * The record of a call as it starts: running, nothing decided yet. The ids an agent chose (call,
+ * session) are stored and shown like any text, so secret shapes and known secrets leave them too.
+ */
 export function createTraceRecord(
   call: ToolCall,
   ctx: ExecutionContext,
   traceId: string,
   createdAt: number,
+  redactor?: Redactor,
 ): TraceRecord {
+  const scrub = (text: string) => (redactor ? redactor.scrubText(text) : text);
   const record: TraceRecord = {
     id: traceId,
-    toolCallId: call.id || `call_${traceId.replace(/-/g, '').slice(0, 24)}`,
-    sessionId: ctx.sessionId ?? null,
+    toolCallId: call.id ? scrub(call.id) : `call_${traceId.replace(/-/g, '').slice(0, 24)}`,
+    sessionId: ctx.sessionId ? scrub(ctx.sessionId) : null,
     actor: ctx.actor ?? 'api',
     tool: typeof call.name === 'string' ? call.name : String(call.name),
     status: 'running',

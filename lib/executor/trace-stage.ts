@@ -53,7 +53,10 @@ export function createTraceStage(deps: {
     live.end();
     // Secrets must not reach the store or the model through an error message.
     const error = failure && scrubError(failure, redactor, live.secrets);
-    if (error || record.flags.retried || record.flags.fellBack) scrubRecordErrors(record, redactor, live.secrets);
+    const ownSecrets = live.secrets.length > 0;
+    if (error || ownSecrets || record.flags.retried || record.flags.fellBack) {
+      scrubRecordErrors(record, redactor, live.secrets, ownSecrets);
+    }
     record.status = statusFor(error);
     record.error = error ?? null;
     record.modelTruncation = error ? null : (normalized?.modelTruncation ?? null);

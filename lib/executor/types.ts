@@ -89,6 +89,11 @@ export interface TraceContext {
 export interface OutputReporter {
   /** Called with each decoded chunk, in order; the executor keeps it bounded (the trace's caps). */
   write(stream: 'stdout' | 'stderr', text: string): void;
+  /**
+   * Scrubs the call's secrets (and secret shapes) from a text, for what a tool keeps beyond the
+   * call (an MCP server's stderr lines, shown with the server).
+   */
+  scrub?(text: string): string;
 }
 
 /**

@@ -32,7 +32,11 @@ export function runValidateStage(
   const start = stages.lastAt;
   const tool = deps.registry.get(record.tool);
   if (!tool) {
-    record.arguments = deps.redactor.redact(call.args).value;
+    const redacted = deps.redactor.redact(call.args);
+    record.arguments = redacted.value;
+    live.secrets = redacted.secrets;
+    // Not one of ours: the name the model made up is text like any other.
+    record.tool = deps.redactor.scrubText(record.tool, redacted.secrets);
     const available = deps.registry.list().map((t) => t.name);
     const error = errorData('UNKNOWN_TOOL', `There is no tool named "${record.tool}".`, {
       hint: `Call one of: ${available.join(', ') || '(none registered)'}.`,

@@ -15,7 +15,6 @@ import { createTraceEvents, type TraceEvents } from '../events';
 import { createExecutor, type Executor } from '../executor/executor';
 import { createFanOutSink, secondaryFromTraceSink } from '../executor/fan-out-sink';
 import type { Approver, FaultSource, PolicyResolver } from '../executor/ports';
-import { createRedactor } from '../executor/redact';
 import { createRegistry } from '../executor/registry';
 import type { AnyTool, CancelReason, Policy, SideEffect, TraceRecord, TraceSink } from '../executor/types';
 import { createFaultStore, type FaultStore } from '../faults/fault-store';
@@ -27,6 +26,7 @@ import { createPolicyStore, type PolicyStore } from '../policy/policy-store';
 import { replayFaultOf } from '../replay/replay-fault';
 import { createBuiltinTools, createCalculatorPool, detectShellSandbox, type ShellSandbox } from '../tools';
 import { acquireDataFolderLock } from './data-lock';
+import { serverRedactor } from './server-redactor';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -251,11 +251,9 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     propagation: otel ? childOfCallSpan : undefined,
   });
   const registry = createRegistry(builtins.concat(options.tools ?? []));
-  const redactor = createRedactor(config.redactKeys);
-  // Header values of HTTP servers may be secrets: scrubbed, with secret shapes, from what servers say.
-  const headerValues = config.mcpServers.flatMap((server) =>
-    server.transport === 'http' ? Object.values(server.headers).filter((value) => value.length >= 4) : [],
-  );
+  // The server's own secrets (secret-named environment variables, MCP servers' header values)
+  // are scrubbed, with secret shapes, from everything stored or shown, and from what servers say.
+  const redactor = serverRedactor(config);
   // Their tools join the registry as they connect (after the start); until then, and while one is
   // down, the event bus tells live views of each change (`event: tools`).
   let toolsChanged: (server: string | null) => void = () => {};
@@ -263,7 +261,7 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     configs: config.mcpServers,
     registry,
     changed: (server) => toolsChanged(server),
-    scrub: (text) => redactor.scrubText(text, headerValues),
+    scrub: (text) => redactor.scrubText(text),
   });
   // Rules are checked against the tools before anything else opens: a bad rule stops the start.
   // A rule may name a tool of an MCP server that has not connected yet.

@@ -276,7 +276,10 @@ export class UpstreamServer implements UpstreamToolHost {
   }
 
   private heardStderr(raw: string): void {
-    const line = this.scrub(raw);
+    let line = this.scrub(raw);
+    // The line outlives the calls (the server's stderr tail is shown with it): a server that logs
+    // what it was called with must not keep a call's secrets there.
+    for (const output of this.calls) line = output.scrub?.(line) ?? line;
     this.stderrTail.push(line);
     if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
     for (const output of this.calls) output.write('stderr', `${line}\n`);
