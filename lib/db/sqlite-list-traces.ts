@@ -12,6 +12,7 @@ import {
 } from './list-query';
 import type { SqliteDatabase } from './open-database';
 import { toolCalls } from './schema';
+import { SEARCHED_COLUMNS, searchIndexQuery, usesSearchIndex } from './search-index';
 import { chooseTimeRangePlan, type TimeRangePlan } from './time-range-plan';
 import { decodeTraceSummary, type TraceSummaryRow } from './trace-row';
 import type { TracePage, TraceQuery } from './trace-store';
@@ -49,12 +50,11 @@ const SELECT_LIST = [
   `substr(${columns.arguments.name}, 1, ${ARGUMENTS_PREVIEW_CHARS}) AS "argumentsPreview"`,
 ].join(', ');
 
-// What a text search looks at; short columns first, so a hit there skips the long ones.
-const TEXT_SEARCH = `(${[
-  ...['tool_call_id', 'id', 'error_code'].map((column) => `${column} LIKE @pattern ESCAPE '\\'`),
-  "session_id LIKE @prefix ESCAPE '\\'",
-  ...['arguments', 'output', 'stdout', 'stderr'].map((column) => `${column} LIKE @pattern ESCAPE '\\'`),
-].join(' OR ')})`;
+// What a text search looks at (the search index holds the same columns); short columns first,
+// so a hit there skips the long ones.
+const TEXT_SEARCH = `(${SEARCHED_COLUMNS.map((column) =>
+  column === 'session_id' ? "session_id LIKE @prefix ESCAPE '\\'" : `${column} LIKE @pattern ESCAPE '\\'`,
+).join(' OR ')})`;
 
 export interface ListTracesOptions {
   /** Forces one walk for time-range queries instead of choosing per query; for tests and diagnosis. */
@@ -135,6 +135,7 @@ export function createSqliteListTraces(
       beforeSeq: filter.beforeSeq,
       pattern: filter.text === undefined ? undefined : likeContains(filter.text),
       prefix: filter.text === undefined ? undefined : likePrefix(filter.text),
+      match: filter.text !== undefined && usesSearchIndex(filter.text) ? searchIndexQuery(filter.text) : undefined,
       limit: filter.limit + 1,
     };
     const rows = statementFor(filter, planFor(filter), floorSeq !== undefined).all(params) as SummaryRow[];
@@ -166,6 +167,7 @@ export const LIST_TOTAL_SQL = {
  * when there is a time range. Exported for the query-plan tests.
  */
 export function listTracesSql(filter: ListFilter, plan: TimeRangePlan | null, bounded = false): string {
+  if (filter.text !== undefined && usesSearchIndex(filter.text)) return searchSql(filter, bounded);
   const createdAt = plan === 'seq-scan' ? '+created_at' : 'created_at';
   const where = [
     filter.tool !== undefined && 'tool = @tool',
@@ -181,4 +183,27 @@ export function listTracesSql(filter: ListFilter, plan: TimeRangePlan | null, bo
   const table = plan === 'created-at-index' ? 'tool_calls INDEXED BY tool_calls_created_at_idx' : 'tool_calls';
   const conditions = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
   return `SELECT ${SELECT_LIST} FROM ${table}${conditions} ORDER BY seq DESC LIMIT @limit`;
+}
+
+/**
+ * A text search through the search index: its rows holding every trigram of the text, newest
+ * first (FTS5 walks its rowids backwards and stops at the LIMIT), each joined to its call by seq
+ * and kept only when the LIKE test on the call's own columns (and any other filter) passes.
+ * The seq bounds go to the index's rowid, where FTS5 uses them.
+ */
+function searchSql(filter: ListFilter, bounded: boolean): string {
+  const where = [
+    'tool_calls_search MATCH @match',
+    filter.beforeSeq !== undefined && 'tool_calls_search.rowid < @beforeSeq',
+    bounded && 'tool_calls_search.rowid >= @floorSeq',
+    filter.tool !== undefined && 'tool = @tool',
+    filter.status !== undefined && 'status = @status',
+    filter.sessionId !== undefined && 'session_id = @sessionId',
+    filter.from !== undefined && 'created_at >= @from',
+    filter.to !== undefined && 'created_at < @to',
+    filter.faulted !== undefined && `${columns.faulted.name} = ${filter.faulted ? 1 : 0}`,
+    TEXT_SEARCH,
+  ].filter((clause): clause is string => clause !== false);
+  return `SELECT ${SELECT_LIST} FROM tool_calls_search CROSS JOIN tool_calls ON tool_calls.seq = tool_calls_search.rowid
+    WHERE ${where.join(' AND ')} ORDER BY tool_calls_search.rowid DESC LIMIT @limit`;
 }

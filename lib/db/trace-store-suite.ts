@@ -1055,7 +1055,7 @@ export function describeScanWindow(name: string, createStore: () => TraceStore):
   });
 
   describe(`TraceStore scan window: ${name}`, () => {
-    it('stops a search at the window, marks the page partial, and goes on with the cursor', () => {
+    it('stops a search of fewer than three characters at the window, marks the page partial, and goes on with the cursor', () => {
       const store = createStore();
       const needle = makeTrace({ toolCallId: 'call_needle' });
       store.finish(needle);
@@ -1065,7 +1065,7 @@ export function describeScanWindow(name: string, createStore: () => TraceStore):
       let pages = 0;
       let partialPages = 0;
       do {
-        const page = store.list({ text: 'needle', cursor, limit: 5 });
+        const page = store.list({ text: 'ee', cursor, limit: 5 });
         pages++;
         if (page.partial) partialPages++;
         seen.push(...page.items.map((item) => item.toolCallId));
@@ -1074,6 +1074,25 @@ export function describeScanWindow(name: string, createStore: () => TraceStore):
       expect(seen).toEqual(['call_needle']);
       expect(partialPages).toBe(2);
       expect(pages).toBe(3);
+      store.close();
+    });
+
+    it('searches every call, past the window, for a text of three characters or more', () => {
+      const store = createStore();
+      const needle = makeTrace({ toolCallId: 'call_needle' });
+      store.finish(needle);
+      for (let i = 0; i < 25; i++) store.finish(makeTrace({ toolCallId: `call_hay_${i}` }));
+      const page = store.list({ text: 'eed', limit: 5 });
+      expect(page).toMatchObject({ partial: false, nextCursor: null });
+      expect(page.items.map((item) => item.toolCallId)).toEqual(['call_needle']);
+      const hay = store.list({ text: 'HAY_', limit: 20 });
+      expect(hay).toMatchObject({ partial: false });
+      expect(hay.items).toHaveLength(20);
+      const rest = store.list({ text: 'hay_', limit: 20, cursor: hay.nextCursor ?? undefined });
+      expect(rest).toMatchObject({ partial: false, nextCursor: null });
+      expect(rest.items).toHaveLength(5);
+      // With another filter the search reads a window again (the filter is checked row by row).
+      expect(store.list({ text: 'eed', tool: 'calculator', limit: 5 }).partial).toBe(true);
       store.close();
     });
 

@@ -1,0 +1,112 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { TraceRecord } from '../executor/types';
+import { encodeCursor } from './cursor';
+import { resolveListFilter } from './list-query';
+import { migrate } from './migrate';
+import type { SqliteDatabase } from './open-database';
+import { searchIndexQuery, searchIndexSql, usesSearchIndex } from './search-index';
+import { listTracesSql } from './sqlite-list-traces';
+import { createSqliteTraceStore } from './sqlite-trace-store';
+import { createTempDataDir, openTestDatabase } from './test-database';
+import { openDatabaseBefore, writeRowDirectly } from './testing/tool-series-check';
+import { makeTrace } from './trace-store-suite';
+import { createVault } from './vault';
+
+const temp = createTempDataDir('toolscope-search-');
+afterAll(() => temp.remove());
+let count = 0;
+const nextDir = () => path.join(temp.dir, `db-${++count}`);
+
+/** The rows the index alone finds for `text` (before the LIKE test on the columns). */
+const indexed = (db: SqliteDatabase, text: string) =>
+  db
+    .prepare('SELECT rowid FROM tool_calls_search WHERE tool_calls_search MATCH ? ORDER BY rowid')
+    .pluck()
+    .all(searchIndexQuery(text));
+const seqOf = (db: SqliteDatabase, id: string) => db.prepare('SELECT seq FROM tool_calls WHERE id = ?').pluck().get(id);
+
+describe('the search index (SQLite FTS5, trigram)', () => {
+  it('0010 holds exactly the SQL generated for it', () => {
+    const migration = fs
+      .readdirSync('drizzle')
+      .filter((name) => name.endsWith('_search_index.sql'))
+      .map((name) => fs.readFileSync(path.join('drizzle', name), 'utf8'));
+    expect(migration).toEqual([searchIndexSql()]);
+  });
+
+  it('0010 indexes the calls stored before it', () => {
+    const dir = nextDir();
+    const old = openDatabaseBefore(dir, '_search_index');
+    const vault = createVault({ dir });
+    const before = makeTrace({ output: { answer: 'Paris is the capital' } });
+    writeRowDirectly(old, vault, before);
+    migrate(old);
+    expect(indexed(old, 'paris')).toEqual([seqOf(old, before.id)]);
+    const store = createSqliteTraceStore({ db: old, vault });
+    expect(store.list({ text: 'CAPITAL' }).items.map((item) => item.id)).toEqual([before.id]);
+    store.close();
+  });
+
+  it('follows a call through begin, finish, a rewrite and a delete', async () => {
+    const dir = nextDir();
+    const db = openTestDatabase(dir);
+    const store = createSqliteTraceStore({ db, vault: createVault({ dir }) });
+    // A write call's begin is committed on its own, so its finish is an UPDATE of the row.
+    const call: TraceRecord = makeTrace({
+      sideEffect: 'write',
+      status: 'running',
+      finishedAt: null,
+      output: undefined,
+      arguments: { path: 'notes/alpha.md' },
+    });
+    store.begin(call);
+    expect(indexed(db, 'alpha.md')).toEqual([seqOf(db, call.id)]);
+    expect(indexed(db, 'omega')).toEqual([]);
+    await store.finish({ ...call, status: 'succeeded', finishedAt: call.createdAt + 5, output: { text: 'omega' } });
+    expect(indexed(db, 'omega')).toEqual([seqOf(db, call.id)]);
+    await store.finish({ ...call, status: 'succeeded', finishedAt: call.createdAt + 5, output: { text: 'sigma' } });
+    expect(indexed(db, 'omega')).toEqual([]);
+    expect(store.list({ text: 'sigma' }).items.map((item) => item.id)).toEqual([call.id]);
+    expect(store.delete(call.id)).toBe('deleted');
+    expect(indexed(db, 'sigma')).toEqual([]);
+    expect(indexed(db, 'alpha.md')).toEqual([]);
+    store.close();
+  });
+
+  it('walks the index newest first without sorting, and keeps the seq bounds on it', () => {
+    const db = openTestDatabase(nextDir());
+    for (const [query, bounded] of [
+      [{ text: 'paris' }, false],
+      [{ text: 'paris', cursor: encodeCursor(120) }, false],
+      [{ text: 'paris', tool: 'read_file' }, true],
+    ] as const) {
+      const filter = resolveListFilter(query);
+      const plan = db
+        .prepare(`EXPLAIN QUERY PLAN ${listTracesSql(filter, null, bounded)}`)
+        .all({
+          match: searchIndexQuery('paris'),
+          pattern: '%paris%',
+          prefix: 'paris%',
+          limit: 51,
+          beforeSeq: 10,
+          floorSeq: 1,
+          tool: 'x',
+        }) as { detail: string }[];
+      const details = plan.map((row) => row.detail);
+      expect(details[0]).toMatch(/^SCAN tool_calls_search VIRTUAL TABLE INDEX/);
+      expect(details[1]).toMatch(/^SEARCH tool_calls USING INTEGER PRIMARY KEY/);
+      expect(details.join(' | ')).not.toContain('TEMP B-TREE');
+    }
+    db.close();
+  });
+
+  it('uses the index from three characters (code points) on, and quotes what FTS5 would parse', () => {
+    expect(usesSearchIndex('ab')).toBe(false);
+    expect(usesSearchIndex('🚀é')).toBe(false);
+    expect(usesSearchIndex('🚀éx')).toBe(true);
+    expect(searchIndexQuery('a"b OR c')).toBe('"a""b" """b " "b O" " OR" "OR " "R c"');
+    expect(searchIndexQuery('abcdefghijklmn')).toBe('"abc" "def" "ghi" "jkl" "lmn"');
+  });
+});
