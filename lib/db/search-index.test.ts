@@ -83,17 +83,15 @@ describe('the search index (SQLite FTS5, trigram)', () => {
       [{ text: 'paris', tool: 'read_file' }, true],
     ] as const) {
       const filter = resolveListFilter(query);
-      const plan = db
-        .prepare(`EXPLAIN QUERY PLAN ${listTracesSql(filter, null, bounded)}`)
-        .all({
-          match: searchIndexQuery('paris'),
-          pattern: '%paris%',
-          prefix: 'paris%',
-          limit: 51,
-          beforeSeq: 10,
-          floorSeq: 1,
-          tool: 'x',
-        }) as { detail: string }[];
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${listTracesSql(filter, null, bounded)}`).all({
+        match: searchIndexQuery('paris'),
+        pattern: '%paris%',
+        prefix: 'paris%',
+        limit: 51,
+        beforeSeq: 10,
+        floorSeq: 1,
+        tool: 'x',
+      }) as { detail: string }[];
       const details = plan.map((row) => row.detail);
       expect(details[0]).toMatch(/^SCAN tool_calls_search VIRTUAL TABLE INDEX/);
       expect(details[1]).toMatch(/^SEARCH tool_calls USING INTEGER PRIMARY KEY/);

@@ -1,11 +1,4 @@
-import type {
-  ApprovalRecord,
-  Attempt,
-  ModelTruncation,
-  ToolErrorData,
-  TraceRecord,
-  TraceStage,
-} from '../executor/types';
+import type { ApprovalRecord, ModelTruncation, ToolErrorData, TraceRecord } from '../executor/types';
 import {
   decodeAttempts,
   decodeModelMessage,
