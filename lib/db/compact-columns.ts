@@ -1,4 +1,4 @@
-import type { Attempt, TraceStage } from '../executor/types';
+import { type Attempt, STAGE_NAMES, type TraceStage } from '../executor/types';
 
 /**
  * Compact text for the `stages`, `attempts` and `model_message` columns: they held most of a
@@ -8,20 +8,46 @@ import type { Attempt, TraceStage } from '../executor/types';
  */
 
 /**
- * A stage as a tuple: `[name, startedAt, durationMs]`, then `status` and `detail` only when they
- * are not `ok` and null.
+ * Stage details most calls share, written as their index here. Append only: a stored index
+ * must keep meaning the same text.
  */
-type StageTuple =
-  | [string, number, number]
-  | [string, number, number, string]
-  | [string, number, number, string, string];
+const COMMON_DETAILS = [
+  'JSON string',
+  'finalized',
+  '1 attempt',
+  'default for none: allow',
+  'default for read: allow',
+  'default for write: ask',
+  'default for exec: ask',
+  'default for write: allow',
+  'default for exec: allow',
+] as const;
+const detailIndex = new Map<string, number>(COMMON_DETAILS.map((detail, index) => [detail, index]));
 
-/** Encodes stages as JSON tuples. @example encodeStages([{ name: 'parse', status: 'ok', startedAt: 0, durationMs: 0.1, detail: null }]) // '[["parse",0,0.1]]' */
+/** `[startedAt, durationMs, detail?, status?]`: a detail is a COMMON_DETAILS index or its text, null when absent. */
+type StageTail =
+  | [number, number]
+  | [number, number, number | string | null]
+  | [number, number, number | string | null, string];
+/** A stage in its usual place (`STAGE_NAMES` order) leaves its name out; any other starts with it. */
+type StageTuple = StageTail | [string, ...StageTail];
+
+/**
+ * Encodes stages as JSON tuples: `[startedAt, durationMs]`, then the detail (a common one as a
+ * number) and the status only when they are not null and `ok`; the name only when the stage is
+ * not the one the usual order puts there.
+ * @example encodeStages([{ name: 'parse', status: 'ok', startedAt: 0, durationMs: 0.1, detail: 'JSON string' }]) // '[[0,0.1,0]]'
+ */
 export function encodeStages(stages: readonly TraceStage[]): string {
-  const tuples: StageTuple[] = stages.map((stage) => {
-    if (stage.detail !== null) return [stage.name, stage.startedAt, stage.durationMs, stage.status, stage.detail];
-    if (stage.status !== 'ok') return [stage.name, stage.startedAt, stage.durationMs, stage.status];
-    return [stage.name, stage.startedAt, stage.durationMs];
+  const tuples: StageTuple[] = stages.map((stage, index) => {
+    const detail = stage.detail === null ? null : (detailIndex.get(stage.detail) ?? stage.detail);
+    const tail: StageTail =
+      stage.status !== 'ok'
+        ? [stage.startedAt, stage.durationMs, detail, stage.status]
+        : detail !== null
+          ? [stage.startedAt, stage.durationMs, detail]
+          : [stage.startedAt, stage.durationMs];
+    return STAGE_NAMES[index] === stage.name ? tail : [stage.name, ...tail];
   });
   return JSON.stringify(tuples);
 }
@@ -29,10 +55,18 @@ export function encodeStages(stages: readonly TraceStage[]): string {
 /** Reads `encodeStages`' text, or the JSON objects of rows written before it. */
 export function decodeStages(text: string): TraceStage[] {
   const parsed = JSON.parse(text) as (StageTuple | TraceStage)[];
-  return parsed.map((stage) => {
+  return parsed.map((stage, index) => {
     if (!Array.isArray(stage)) return stage;
-    const [name, startedAt, durationMs, status = 'ok', detail = null] = stage;
-    return { name, status, startedAt, durationMs, detail } as TraceStage;
+    const named = typeof stage[0] === 'string';
+    const name = named ? (stage[0] as string) : STAGE_NAMES[index];
+    const [startedAt, durationMs, detail = null, status = 'ok'] = (named ? stage.slice(1) : stage) as StageTail;
+    return {
+      name,
+      status,
+      startedAt,
+      durationMs,
+      detail: typeof detail === 'number' ? (COMMON_DETAILS[detail] ?? null) : detail,
+    } as TraceStage;
   });
 }
 

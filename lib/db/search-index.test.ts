@@ -1,12 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createManualClock } from '../executor/manual-clock';
 import type { TraceRecord } from '../executor/types';
+import { systemCommitTimers } from './commit-timers';
 import { encodeCursor } from './cursor';
 import { resolveListFilter } from './list-query';
 import { migrate } from './migrate';
 import type { SqliteDatabase } from './open-database';
 import { searchIndexQuery, searchIndexSql, usesSearchIndex } from './search-index';
+import { createSearchIndexer, INDEX_IDLE_MS } from './search-indexer';
 import { listTracesSql } from './sqlite-list-traces';
 import { createSqliteTraceStore } from './sqlite-trace-store';
 import { createTempDataDir, openTestDatabase } from './test-database';
@@ -19,12 +22,16 @@ afterAll(() => temp.remove());
 let count = 0;
 const nextDir = () => path.join(temp.dir, `db-${++count}`);
 
-/** The rows the index alone finds for `text` (before the LIKE test on the columns). */
-const indexed = (db: SqliteDatabase, text: string) =>
-  db
+/** The rows the index alone finds for `text` (before the LIKE test on the columns), once the indexer caught up. */
+const indexed = (db: SqliteDatabase, text: string) => {
+  const indexer = createSearchIndexer(db, systemCommitTimers);
+  indexer.indexSome(Number.MAX_SAFE_INTEGER);
+  indexer.stop();
+  return db
     .prepare('SELECT rowid FROM tool_calls_search WHERE tool_calls_search MATCH ? ORDER BY rowid')
     .pluck()
     .all(searchIndexQuery(text));
+};
 const seqOf = (db: SqliteDatabase, id: string) => db.prepare('SELECT seq FROM tool_calls WHERE id = ?').pluck().get(id);
 
 describe('the search index (SQLite FTS5, trigram)', () => {
@@ -36,16 +43,22 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     expect(migration).toEqual([searchIndexSql()]);
   });
 
-  it('0010 indexes the calls stored before it', () => {
+  it('0010 leaves the calls stored before it to the indexer, which indexes them when the store opens', async () => {
     const dir = nextDir();
     const old = openDatabaseBefore(dir, '_search_index');
     const vault = createVault({ dir });
     const before = makeTrace({ output: { answer: 'Paris is the capital' } });
     writeRowDirectly(old, vault, before);
     migrate(old);
-    expect(indexed(old, 'paris')).toEqual([seqOf(old, before.id)]);
-    const store = createSqliteTraceStore({ db: old, vault });
+    expect(old.prepare('SELECT indexed_upto FROM search_state').pluck().get()).toBe(0);
+    const clock = createManualClock();
+    const store = createSqliteTraceStore({ db: old, vault, timers: clock });
+    // Found before the index has it (the rows above its mark are scanned), and after.
     expect(store.list({ text: 'CAPITAL' }).items.map((item) => item.id)).toEqual([before.id]);
+    await clock.advance(INDEX_IDLE_MS);
+    expect(old.prepare('SELECT indexed_upto FROM search_state').pluck().get()).toBe(seqOf(old, before.id));
+    expect(store.list({ text: 'CAPITAL' }).items.map((item) => item.id)).toEqual([before.id]);
+    expect(indexed(old, 'paris')).toEqual([seqOf(old, before.id)]);
     store.close();
   });
 
@@ -75,15 +88,47 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     store.close();
   });
 
+  it('finds calls above the mark and in the index alike, newest first, page after page', async () => {
+    const dir = nextDir();
+    const db = openTestDatabase(dir);
+    const clock = createManualClock();
+    const store = createSqliteTraceStore({ db, vault: createVault({ dir }), timers: clock });
+    const calls = Array.from({ length: 12 }, (_, i) =>
+      makeTrace({ arguments: { path: i % 3 === 0 ? `hay/${i}` : `needle/${i}` } }),
+    );
+    for (const call of calls.slice(0, 7)) store.finish(call);
+    store.flush();
+    await clock.advance(INDEX_IDLE_MS);
+    for (const call of calls.slice(7)) store.finish(call);
+    store.flush();
+    expect(db.prepare('SELECT indexed_upto FROM search_state').pluck().get()).toBe(seqOf(db, calls[6]?.id ?? ''));
+    const expected = calls
+      .filter((_, i) => i % 3 !== 0)
+      .map((call) => call.id)
+      .reverse();
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = store.list({ text: 'NEEDLE/', limit: 3, cursor });
+      expect(page.partial).toBe(false);
+      seen.push(...page.items.map((item) => item.id));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual(expected);
+    store.close();
+  });
+
   it('walks the index newest first without sorting, and keeps the seq bounds on it', () => {
     const db = openTestDatabase(nextDir());
     for (const [query, bounded] of [
       [{ text: 'paris' }, false],
+      [{ text: 'paris' }, true],
       [{ text: 'paris', cursor: encodeCursor(120) }, false],
       [{ text: 'paris', tool: 'read_file' }, true],
     ] as const) {
       const filter = resolveListFilter(query);
       const plan = db.prepare(`EXPLAIN QUERY PLAN ${listTracesSql(filter, null, bounded)}`).all({
+        upto: 100,
         match: searchIndexQuery('paris'),
         pattern: '%paris%',
         prefix: 'paris%',

@@ -3,17 +3,17 @@
  * that a search for any substring of three or more characters reads the rows holding all its
  * trigrams instead of every row.
  *
- * It holds only the index (`content=''`, `detail=none`: no copy of the text, no positions), one
- * document per call made of the searched columns (see `SEARCHED_COLUMNS`): an index entry per
- * distinct trigram of a call, about a byte or two each. The index narrows the rows; the search
- * itself is still the LIKE test on the row's own columns (see `sqlite-list-traces.ts`), so the
- * two stores find exactly the same calls. `contentless_delete=1` lets a row be taken out when a
- * call changes or is deleted.
+ * It holds only the index (`content=''`, `detail=none`, `columnsize=0`: no copy of the text, no
+ * positions, no sizes) of the searched columns of every call (see `SEARCHED_COLUMNS`), one FTS
+ * column each (so no trigram spans two of them): an index entry per distinct trigram of a call,
+ * about a byte or two each.
+ * The index narrows the rows; the search itself is still the LIKE test on the row's own columns
+ * (see `sqlite-list-traces.ts`), so the two stores find exactly the same calls. A row is taken
+ * out with FTS5's `delete` command and the text it was indexed with — the OLD row's values,
+ * which the triggers have (`contentless_delete=1` would also keep a size per row).
  *
- * Triggers on `tool_calls` keep it (migration 0010): a call is indexed in the statement that
- * writes it, inside the group commit's transaction, and most calls are written once (their
- * begin is deferred to their finish); a call written again is indexed again only when a searched
- * column changed.
+ * The indexer fills it after the writes (`search-indexer.ts`); triggers on `tool_calls` take out
+ * or rewrite an indexed call that is deleted or changes a searched column (migration 0010).
  */
 
 /** The columns a text search looks at (`TEXT_SEARCH` in `sqlite-list-traces.ts`). */
@@ -31,35 +31,47 @@ export const SEARCHED_COLUMNS = [
 /** Fewest characters (code points) a search text needs to use the index: one trigram. */
 export const SEARCH_INDEX_MIN_CHARS = 3;
 
-/** The document of the row `row` (NEW, OLD or none for the table itself): the searched columns, one a line. */
-function documentSql(row: 'NEW' | null): string {
-  const column = (name: string) => (row === null ? `\`${name}\`` : `${row}.\`${name}\``);
-  return SEARCHED_COLUMNS.map((name) => `coalesce(${column(name)}, '')`).join(' || char(10) || ');
+/** The searched columns of the row `row` (NEW, OLD, or the table's own), as the index's column values. */
+function valuesSql(row: 'NEW' | 'OLD' | null): string {
+  return SEARCHED_COLUMNS.map((name) => (row === null ? `\`${name}\`` : `${row}.\`${name}\``)).join(', ');
 }
+// Named apart from the columns of `tool_calls`, which a search joins it with.
+const indexColumns = SEARCHED_COLUMNS.map((name) => `\`${name}_trigrams\``).join(', ');
 
+/**
+ * Indexes the calls with `@from < seq <= @to` (they must not be in the index yet): what the indexer
+ * runs (see `search-indexer.ts`), and a bulk load after its inserts.
+ */
+export const SEARCH_INDEX_FILL_SQL = `INSERT INTO \`tool_calls_search\` (\`rowid\`, ${indexColumns}) SELECT \`seq\`, ${valuesSql(null)} FROM \`tool_calls\` WHERE \`seq\` > @from AND \`seq\` <= @to`;
+
+// A contentless table forgets a row by being told the text it indexed: the OLD row's values.
+const deleteSql = `\tINSERT INTO \`tool_calls_search\` (\`tool_calls_search\`, \`rowid\`, ${indexColumns}) VALUES ('delete', OLD.\`seq\`, ${valuesSql('OLD')});`;
+// Only rows the indexer has reached are in the index; it reads the others as they are when it gets there.
+const indexedSql = 'OLD.`seq` <= (SELECT `indexed_upto` FROM `search_state`)';
 const changedSql = SEARCHED_COLUMNS.map((name) => `OLD.\`${name}\` IS NOT NEW.\`${name}\``).join(' OR ');
 
 /**
- * The SQL of migration 0010: the index, filled from the calls already
- * stored, and the triggers that keep it. `drizzle/0010_search_index.sql` holds exactly this.
+ * The SQL of migration 0010: the index, empty, with its mark at 0 (the indexer fills it from the
+ * oldest call on, in the background, when the store opens: a large database opens at once), and
+ * the triggers that put right an indexed call that changes or is deleted.
+ * `drizzle/0010_search_index.sql` holds exactly this.
  */
 export function searchIndexSql(): string {
-  return `CREATE VIRTUAL TABLE \`tool_calls_search\` USING fts5(\`body\`, tokenize = 'trigram', detail = none, content = '', contentless_delete = 1);
+  return `CREATE VIRTUAL TABLE \`tool_calls_search\` USING fts5(${indexColumns}, tokenize = 'trigram', detail = none, content = '', columnsize = 0);
 --> statement-breakpoint
-INSERT INTO \`tool_calls_search\` (\`rowid\`, \`body\`) SELECT \`seq\`, ${documentSql(null)} FROM \`tool_calls\`;
+CREATE TABLE \`search_state\` (\`indexed_upto\` integer NOT NULL);
 --> statement-breakpoint
-CREATE TRIGGER \`tool_calls_search_after_insert\` AFTER INSERT ON \`tool_calls\` BEGIN
-\tINSERT INTO \`tool_calls_search\` (\`rowid\`, \`body\`) VALUES (NEW.\`seq\`, ${documentSql('NEW')});
-END;
+INSERT INTO \`search_state\` (\`indexed_upto\`) VALUES (0);
 --> statement-breakpoint
 CREATE TRIGGER \`tool_calls_search_after_update\` AFTER UPDATE OF ${SEARCHED_COLUMNS.map((name) => `\`${name}\``).join(', ')} ON \`tool_calls\`
-\tWHEN ${changedSql} BEGIN
-\tDELETE FROM \`tool_calls_search\` WHERE \`rowid\` = OLD.\`seq\`;
-\tINSERT INTO \`tool_calls_search\` (\`rowid\`, \`body\`) VALUES (NEW.\`seq\`, ${documentSql('NEW')});
+\tWHEN (${changedSql}) AND ${indexedSql} BEGIN
+${deleteSql}
+\tINSERT INTO \`tool_calls_search\` (\`rowid\`, ${indexColumns}) VALUES (NEW.\`seq\`, ${valuesSql('NEW')});
 END;
 --> statement-breakpoint
-CREATE TRIGGER \`tool_calls_search_after_delete\` AFTER DELETE ON \`tool_calls\` BEGIN
-\tDELETE FROM \`tool_calls_search\` WHERE \`rowid\` = OLD.\`seq\`;
+CREATE TRIGGER \`tool_calls_search_after_delete\` AFTER DELETE ON \`tool_calls\`
+\tWHEN ${indexedSql} BEGIN
+${deleteSql}
 END;
 `;
 }

@@ -9,6 +9,7 @@ import {
   likePrefix,
   resolveListFilter,
   scanFloor,
+  TEXT_SCAN_WINDOW,
 } from './list-query';
 import type { SqliteDatabase } from './open-database';
 import { toolCalls } from './schema';
@@ -86,6 +87,7 @@ export function createSqliteListTraces(
   const newestSeqBefore = sqlite
     .prepare('SELECT seq FROM tool_calls WHERE created_at < ? ORDER BY created_at DESC LIMIT 1')
     .pluck();
+  const indexedUpTo = sqlite.prepare('SELECT indexed_upto FROM search_state').pluck();
   const statements = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
   const totalOfAll = sqlite.prepare(LIST_TOTAL_SQL.all).pluck();
   const totalOfTool = sqlite.prepare(LIST_TOTAL_SQL.tool).pluck();
@@ -112,8 +114,8 @@ export function createSqliteListTraces(
     });
   }
 
-  function statementFor(filter: ListFilter, plan: TimeRangePlan | null, bounded: boolean) {
-    const text = listTracesSql(filter, plan, bounded);
+  function statementFor(filter: ListFilter, plan: TimeRangePlan | null, bounded: boolean, part?: SearchPart) {
+    const text = listTracesSql(filter, plan, bounded, part);
     let statement = statements.get(text);
     if (!statement) {
       statement = sqlite.prepare(text);
@@ -122,9 +124,36 @@ export function createSqliteListTraces(
     return statement;
   }
 
+  /**
+   * A search through the index: the rows above its mark (not indexed yet, a few) by LIKE, newest
+   * first, then the index below the mark. Many rows above the mark (the index being filled after
+   * migration 0010) are read a window at a time, the page then partial.
+   */
+  function searchRows(filter: ListFilter, params: Record<string, unknown>, floor: number | undefined, newest: number) {
+    const upto = (indexedUpTo.get() as number | undefined) ?? 0;
+    const top = filter.beforeSeq === undefined ? newest : Math.min(newest, filter.beforeSeq - 1);
+    let floorSeq = floor;
+    if (floorSeq === undefined && top - upto > TEXT_SCAN_WINDOW) floorSeq = top - TEXT_SCAN_WINDOW + 1;
+    const rows = statementFor(filter, null, true, 'unindexed').all({
+      ...params,
+      floorSeq: Math.max(upto + 1, floorSeq ?? 0),
+    }) as SummaryRow[];
+    if (rows.length <= filter.limit && (floorSeq === undefined || floorSeq <= upto)) {
+      const indexed = statementFor(filter, null, floorSeq !== undefined, 'indexed').all({
+        ...params,
+        floorSeq,
+        upto,
+        limit: filter.limit + 1 - rows.length,
+      }) as SummaryRow[];
+      rows.push(...indexed);
+    }
+    return { rows, floorSeq };
+  }
+
   // One read transaction: the total and the page see the same snapshot.
   const list = sqlite.transaction((filter: ListFilter): TracePage => {
-    const floorSeq = scanFloor(filter, (newestSeq.get() as number | null) ?? 0, scanWindow);
+    const newest = (newestSeq.get() as number | null) ?? 0;
+    let floorSeq = scanFloor(filter, newest, scanWindow);
     const params = {
       floorSeq,
       tool: filter.tool,
@@ -138,7 +167,12 @@ export function createSqliteListTraces(
       match: filter.text !== undefined && usesSearchIndex(filter.text) ? searchIndexQuery(filter.text) : undefined,
       limit: filter.limit + 1,
     };
-    const rows = statementFor(filter, planFor(filter), floorSeq !== undefined).all(params) as SummaryRow[];
+    let rows: SummaryRow[];
+    if (params.match !== undefined) {
+      ({ rows, floorSeq } = searchRows(filter, params, floorSeq, newest));
+    } else {
+      rows = statementFor(filter, planFor(filter), floorSeq !== undefined).all(params) as SummaryRow[];
+    }
     const page = rows.slice(0, filter.limit);
     const last = page.at(-1);
     const total = totalFor(filter);
@@ -162,12 +196,21 @@ export const LIST_TOTAL_SQL = {
   tool: 'SELECT calls FROM tool_counts WHERE tool = ?',
 } as const;
 
+/** Which rows of a search a statement reads: the ones the index holds, or the ones above its mark. */
+export type SearchPart = 'indexed' | 'unindexed';
+
 /**
  * The SELECT for one list query: the filters present (as named parameters), pinned to `plan`
  * when there is a time range. Exported for the query-plan tests.
  */
-export function listTracesSql(filter: ListFilter, plan: TimeRangePlan | null, bounded = false): string {
-  if (filter.text !== undefined && usesSearchIndex(filter.text)) return searchSql(filter, bounded);
+export function listTracesSql(
+  filter: ListFilter,
+  plan: TimeRangePlan | null,
+  bounded = false,
+  part: SearchPart = 'indexed',
+): string {
+  if (part === 'indexed' && filter.text !== undefined && usesSearchIndex(filter.text))
+    return searchSql(filter, bounded);
   const createdAt = plan === 'seq-scan' ? '+created_at' : 'created_at';
   const where = [
     filter.tool !== undefined && 'tool = @tool',
@@ -194,6 +237,7 @@ export function listTracesSql(filter: ListFilter, plan: TimeRangePlan | null, bo
 function searchSql(filter: ListFilter, bounded: boolean): string {
   const where = [
     'tool_calls_search MATCH @match',
+    'tool_calls_search.rowid <= @upto',
     filter.beforeSeq !== undefined && 'tool_calls_search.rowid < @beforeSeq',
     bounded && 'tool_calls_search.rowid >= @floorSeq',
     filter.tool !== undefined && 'tool = @tool',

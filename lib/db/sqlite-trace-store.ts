@@ -5,6 +5,7 @@ import { type CommitTimers, systemCommitTimers } from './commit-timers';
 import { createGroupCommit, DEFAULT_MAX_BATCH } from './group-commit';
 import type { SqliteDatabase } from './open-database';
 import { type ToolCallRow, toolCalls } from './schema';
+import { createSearchIndexer } from './search-indexer';
 import { createSessionSequence } from './session-sequence';
 import { createSqliteBatchMessages } from './sqlite-batch-messages';
 import { createSqliteImportTraces } from './sqlite-import-traces';
@@ -208,6 +209,9 @@ export function createSqliteTraceStore({
   const interrupt = sqlite.prepare<Record<string, unknown>, FinishedCall>(TRACE_WRITE_SQL.interrupt);
   const interruptFinished = sqlite.prepare(TRACE_WRITE_SQL.interruptFinished);
   const addToToolSeries = createAddToToolSeries(sqlite);
+  const searchIndexer = createSearchIndexer(sqlite, timers);
+  /** The newest seq this store inserted: tells the indexer how far behind it is. */
+  let newestSeq = 0;
   const batchMessages = createSqliteBatchMessages(sqlite);
   const importAll = createSqliteImportTraces(sqlite, { columns: ALL, addToToolSeries });
   const getById = db
@@ -232,7 +236,12 @@ export function createSqliteTraceStore({
     // The trace id is the associated data: a sealed blob copied into another row will not open.
     const values = { ...write.values, sealedArguments: vault.seal(write.rawArguments, write.id) };
     sealedInFlight.set(write.id, write.rawArguments);
-    if (upsert.run(values).changes === 1) return true;
+    const inserted = upsert.run(values);
+    if (inserted.changes === 1) {
+      // An upsert that updated leaves lastInsertRowid at an older row's: never past the newest.
+      newestSeq = Math.max(newestSeq, Number(inserted.lastInsertRowid));
+      return true;
+    }
     upsertFinished.run(values);
     return false;
   }
@@ -255,6 +264,7 @@ export function createSqliteTraceStore({
   const group = createGroupCommit<PendingWrite>({
     commit(writes) {
       writeAll(writes);
+      searchIndexer.afterCommit(newestSeq);
       for (const done of writes) {
         if (!done.final) continue;
         sealedInFlight.delete(done.id);
@@ -397,6 +407,7 @@ export function createSqliteTraceStore({
 
     close() {
       flush();
+      searchIndexer.stop();
       sealedInFlight.clear();
       sessionSeq.clear();
       sqlite.close();
