@@ -557,3 +557,45 @@ export function seedStore(options: { dir: string; calls: number; progress?: (tex
   db.close();
   return (performance.now() - start) / 1000;
 }
+
+/** What a seeded folder says about itself (`seed.json`): reused while it matches. */
+interface SeedMarker {
+  calls: number;
+  schema: string;
+  seedSeconds: number;
+}
+
+/** The migrations applied and the generator's version: a seeded folder is stale when either changes. */
+export function seedSchemaVersion(): string {
+  const journal = JSON.parse(fs.readFileSync(path.join(process.cwd(), 'drizzle', 'meta', '_journal.json'), 'utf8')) as {
+    entries: { tag: string }[];
+  };
+  return `${journal.entries.map((entry) => entry.tag).join(',')}#seed-${SEED_VERSION}`;
+}
+
+/**
+ * A data folder holding `calls` seeded calls: `TOOLSCOPE_BENCH_DATA_DIR`, or
+ * `bench/tmp/store-<calls>`; seeded now unless its `seed.json` says it already holds them for
+ * the current migrations and generator. Returns the folder and the seconds its seeding took.
+ */
+export function ensureSeeded(options: { calls: number; progress?: (text: string) => void }): {
+  dir: string;
+  seedSeconds: number;
+  cached: boolean;
+} {
+  const dir = path.resolve(process.env.TOOLSCOPE_BENCH_DATA_DIR ?? path.join('bench', 'tmp', `store-${options.calls}`));
+  const markerFile = path.join(dir, 'seed.json');
+  const schema = seedSchemaVersion();
+  if (fs.existsSync(markerFile)) {
+    const marker = JSON.parse(fs.readFileSync(markerFile, 'utf8')) as SeedMarker;
+    if (marker.calls === options.calls && marker.schema === schema) {
+      return { dir, seedSeconds: marker.seedSeconds, cached: true };
+    }
+  }
+  fs.rmSync(markerFile, { force: true });
+  options.progress?.(`seeding ${options.calls} calls into ${dir} (schema ${schema})`);
+  const seedSeconds = seedStore({ dir, calls: options.calls, progress: options.progress });
+  const marker: SeedMarker = { calls: options.calls, schema, seedSeconds };
+  fs.writeFileSync(markerFile, `${JSON.stringify(marker, null, 2)}\n`);
+  return { dir, seedSeconds, cached: false };
+}
