@@ -21,7 +21,8 @@ export const SEARCHED_COLUMNS = [
   'id',
   'tool_call_id',
   'session_id',
-  'error_code',
+  // The error's JSON: its code, message and hint.
+  'error',
   'arguments',
   'output',
   'stdout',

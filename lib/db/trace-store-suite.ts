@@ -444,7 +444,7 @@ export function describeTraceStore(
         expect(ids(store.list({ text: 'nowhere' }))).toEqual([]);
       });
 
-      it('searches the trace id, error code, output, stdout and stderr, and the session id as a prefix', () => {
+      it('searches the trace id, the error (code, message, hint), output, stdout and stderr, and the session id as a prefix', () => {
         const failure = { code: 'OUTPUT_LIMIT', message: 'too much', retryable: false, kind: 'internal' } as const;
         const [byTraceId, byCode, bySession, byOutput, byStdout, byStderr] = record(
           makeTrace({ id: 'trace-XyZ-77' }),
@@ -461,7 +461,8 @@ export function describeTraceStore(
         expect(ids(store.list({ text: 'paris' }))).toEqual([byOutput?.id]);
         expect(ids(store.list({ text: '12 MODULES' }))).toEqual([byStdout?.id]);
         expect(ids(store.list({ text: 'deprecated' }))).toEqual([byStderr?.id]);
-        expect(ids(store.list({ text: 'too much' }))).toEqual([]);
+        expect(ids(store.list({ text: 'too much' }))).toEqual([byCode?.id]);
+        expect(ids(store.list({ text: 'not enough' }))).toEqual([]);
       });
 
       it('takes % and _ in search text literally', () => {
