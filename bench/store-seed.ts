@@ -1,6 +1,7 @@
 /**
  * Fills a data folder with N realistic recorded calls, fast: rows encoded exactly as the trace
- * store encodes them (`encodeTraceRecord`, arguments sealed by the vault), inserted in batches by
+ * store encodes them (`encodeTraceRecord`, raw arguments sealed by the vault when they are not
+ * their stored text), inserted in batches by
  * one prepared statement with the indexes and triggers of `tool_calls` set aside, then the indexes
  * built, the aggregates (tool counts, sessions, series) and the search index filled in bulk — what
  * the triggers and the store would have written call by call, in one pass each.
@@ -17,13 +18,14 @@ import Database from 'better-sqlite3';
 import { migrate } from '../lib/db/migrate';
 import { SEARCH_INDEX_FILL_SQL } from '../lib/db/search-index';
 import { sessionTriggersSql } from '../lib/db/session-triggers';
+import { SAME_AS_ARGUMENTS } from '../lib/db/sqlite-trace-store';
 import { createAddToToolSeries, type FinishedCall } from '../lib/db/tool-series-batch';
 import { encodeTraceRecord } from '../lib/db/trace-row';
 import { createVault } from '../lib/db/vault';
 import type { Attempt, CallStatus, ToolErrorData, TraceRecord, TraceStage } from '../lib/executor/types';
 
 /** Bump when the generated calls change: a cached folder of another version is seeded again. */
-export const SEED_VERSION = 1;
+export const SEED_VERSION = 2;
 /** Calls per session, and sessions running at once (their calls interleave). */
 const SESSION_CALLS = 40;
 const CONCURRENT_SESSIONS = 8;
@@ -420,7 +422,8 @@ export function seedCall(i: number, total: number): TraceRecord & { sessionSeq: 
     status,
     sideEffect: shape.sideEffect,
     arguments: shape.arguments,
-    rawArguments: JSON.stringify(shape.arguments),
+    // As sent: compact JSON mostly, spaced by some clients (those are sealed, see SAME_AS_ARGUMENTS).
+    rawArguments: random.next() < 0.15 ? JSON.stringify(shape.arguments, null, 1) : JSON.stringify(shape.arguments),
     editedArguments: null,
     rawEditedArguments: null,
     approval: null,
@@ -526,7 +529,8 @@ export function seedStore(options: { dir: string; calls: number; progress?: (tex
     for (let i = from; i < to; i++) {
       const call = seedCall(i, total);
       const values = encodeTraceRecord(call, call.sessionSeq) as Record<string, unknown>;
-      values.sealedArguments = vault.seal(call.rawArguments, call.id);
+      values.sealedArguments =
+        call.rawArguments === values.arguments ? SAME_AS_ARGUMENTS : vault.seal(call.rawArguments, call.id);
       insert.run(keys.map((key) => values[key] ?? null));
       if (call.finishedAt !== null) {
         finished.push({ tool: call.tool, status: call.status, finishedAt: call.finishedAt, latencyMs: call.latencyMs });
