@@ -146,7 +146,7 @@ const editedOwner = (id: string) => `${id}#edited`;
 
 interface PendingWrite {
   id: string;
-  values: TraceRowValues & { sealedEditedArguments: Buffer | null };
+  values: TraceRowValues & { sealedEditedArguments: Buffer | null; sealedArguments?: Buffer };
   rawArguments: string;
   /** The row may not exist yet: write it with INSERT … ON CONFLICT (and seal the raw arguments). */
   insert: boolean;
@@ -243,7 +243,9 @@ export function createSqliteTraceStore({
     // The trace id is the associated data: a sealed blob copied into another row will not open.
     const sealedArguments =
       write.rawArguments === write.values.arguments ? SAME_AS_ARGUMENTS : vault.seal(write.rawArguments, write.id);
-    const values = { ...write.values, sealedArguments };
+    // Set on the queued values, not a copy: this is every call's path, and the write is done with after.
+    const values = write.values;
+    values.sealedArguments = sealedArguments;
     sealedInFlight.set(write.id, write.rawArguments);
     const inserted = upsert.run(values);
     if (inserted.changes === 1) {
