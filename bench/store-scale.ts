@@ -145,11 +145,14 @@ export async function measureStoreAtScale(options: {
       const matches = store.list({ text: query, limit: 50 }).items.length;
       search.push({ query, ...time(SAMPLES, () => store.list({ text: query, limit: 50 })), matches });
     };
+    // Rare and common words, an error message, a path, ids, two common words rarely side by side, nothing.
     for (const query of [
+      'api',
       'ETIMEDOUT',
       'payment',
       'AssertionError: expected 42',
       'src/ledger/refund',
+      'queue worker',
       middle.toolCallId,
       oldest.id.slice(-12),
       'no such text anywhere',
