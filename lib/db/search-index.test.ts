@@ -4,13 +4,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../executor/manual-clock';
 import type { TraceRecord } from '../executor/types';
 import { systemCommitTimers } from './commit-timers';
-import { encodeCursor } from './cursor';
 import { resolveListFilter } from './list-query';
 import { migrate } from './migrate';
 import type { SqliteDatabase } from './open-database';
 import { searchIndexQuery, searchIndexSql, usesSearchIndex } from './search-index';
 import { createSearchIndexer, INDEX_IDLE_MS } from './search-indexer';
-import { listTracesSql } from './sqlite-list-traces';
+import { listTracesSql, MAX_SEARCH_CANDIDATES, SEARCH_CANDIDATES_SQL } from './sqlite-list-traces';
 import { createSqliteTraceStore } from './sqlite-trace-store';
 import { createTempDataDir, openTestDatabase } from './test-database';
 import { openDatabaseBefore, writeRowDirectly } from './testing/tool-series-check';
@@ -118,32 +117,48 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     store.close();
   });
 
-  it('walks the index newest first without sorting, and keeps the seq bounds on it', () => {
+  it('walks the index newest first without sorting, then reads each candidate by seq', () => {
     const db = openTestDatabase(nextDir());
-    for (const [query, bounded] of [
-      [{ text: 'paris' }, false],
-      [{ text: 'paris' }, true],
-      [{ text: 'paris', cursor: encodeCursor(120) }, false],
-      [{ text: 'paris', tool: 'read_file' }, true],
-    ] as const) {
-      const filter = resolveListFilter(query);
-      const plan = db.prepare(`EXPLAIN QUERY PLAN ${listTracesSql(filter, null, bounded)}`).all({
-        upto: 100,
-        match: searchIndexQuery('paris'),
+    const plan = (sql: string, params: Record<string, unknown>) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[]).map((row) => row.detail);
+    const candidates = plan(SEARCH_CANDIDATES_SQL, {
+      match: searchIndexQuery('paris'),
+      below: 10,
+      floor: 0,
+      count: 51,
+    });
+    expect(candidates).toEqual([expect.stringMatching(/^SCAN tool_calls_search VIRTUAL TABLE INDEX/)]);
+    for (const query of [{ text: 'paris' }, { text: 'paris', tool: 'read_file' }]) {
+      const verify = plan(listTracesSql(resolveListFilter(query), null), {
+        candidates: '[3,2,1]',
         pattern: '%paris%',
         prefix: 'paris%',
-        limit: 51,
-        beforeSeq: 10,
-        floorSeq: 1,
-        tool: 'x',
-      }) as { detail: string }[];
-      const details = plan.map((row) => row.detail);
-      expect(details[0]).toMatch(/^SCAN tool_calls_search VIRTUAL TABLE INDEX/);
-      expect(details[1]).toMatch(/^SEARCH tool_calls USING INTEGER PRIMARY KEY/);
-      expect(details.join(' | ')).not.toContain('TEMP B-TREE');
+        tool: 'read_file',
+      });
+      expect(verify.join(' | ')).toMatch(/^SEARCH tool_calls USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+      expect(verify.join(' | ')).not.toMatch(/SCAN tool_calls(?! USING)/);
     }
     db.close();
   });
+
+  it('stops a page after MAX_SEARCH_CANDIDATES rows that hold the trigrams but not the text, and goes on with the cursor', () => {
+    const dir = nextDir();
+    const db = openTestDatabase(dir);
+    const store = createSqliteTraceStore({ db, vault: createVault({ dir }) });
+    const match = makeTrace({ arguments: { note: 'queue worker' } });
+    store.finish(match);
+    // Every trigram of "queue worker", never side by side.
+    for (let i = 0; i < MAX_SEARCH_CANDIDATES * 1.5; i++)
+      store.finish(makeTrace({ arguments: { note: 'queue x worker' } }));
+    store.flush();
+    indexed(db, 'queue');
+    const first = store.list({ text: 'queue worker' });
+    expect(first).toMatchObject({ items: [], partial: true });
+    const second = store.list({ text: 'queue worker', cursor: first.nextCursor ?? undefined });
+    expect(second.items.map((item) => item.id)).toEqual([match.id]);
+    expect(second).toMatchObject({ partial: false, nextCursor: null });
+    store.close();
+  }, 60_000);
 
   it('uses the index from three characters (code points) on, and quotes what FTS5 would parse', () => {
     expect(usesSearchIndex('ab')).toBe(false);

@@ -88,6 +88,7 @@ export function createSqliteListTraces(
     .prepare('SELECT seq FROM tool_calls WHERE created_at < ? ORDER BY created_at DESC LIMIT 1')
     .pluck();
   const indexedUpTo = sqlite.prepare('SELECT indexed_upto FROM search_state').pluck();
+  const searchCandidates = sqlite.prepare(SEARCH_CANDIDATES_SQL).pluck();
   const statements = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
   const totalOfAll = sqlite.prepare(LIST_TOTAL_SQL.all).pluck();
   const totalOfTool = sqlite.prepare(LIST_TOTAL_SQL.tool).pluck();
@@ -138,14 +139,22 @@ export function createSqliteListTraces(
       ...params,
       floorSeq: Math.max(upto + 1, floorSeq ?? 0),
     }) as SummaryRow[];
-    if (rows.length <= filter.limit && (floorSeq === undefined || floorSeq <= upto)) {
-      const indexed = statementFor(filter, null, floorSeq !== undefined, 'indexed').all({
-        ...params,
-        floorSeq,
-        upto,
-        limit: filter.limit + 1 - rows.length,
-      }) as SummaryRow[];
-      rows.push(...indexed);
+    if (rows.length > filter.limit || (floorSeq !== undefined && floorSeq > upto)) return { rows, floorSeq };
+    // The index's rows holding every trigram, newest first, in growing chunks, each checked on its
+    // call's columns; a page stops after MAX_SEARCH_CANDIDATES of them (partial, the cursor at the
+    // last one checked), so text whose trigrams are all common but never side by side stays quick.
+    const verify = statementFor(filter, null, false, 'indexed');
+    let below = Math.min(upto + 1, filter.beforeSeq ?? Number.POSITIVE_INFINITY);
+    let count = filter.limit + 1 - rows.length;
+    let checked = 0;
+    while (rows.length <= filter.limit) {
+      const ids = searchCandidates.all({ match: params.match, below, floor: floorSeq ?? 0, count }) as number[];
+      if (ids.length > 0) rows.push(...(verify.all({ ...params, candidates: JSON.stringify(ids) }) as SummaryRow[]));
+      if (ids.length < count) break;
+      below = ids.at(-1) as number;
+      checked += ids.length;
+      if (checked >= MAX_SEARCH_CANDIDATES && rows.length <= filter.limit) return { rows, floorSeq: below };
+      count = Math.min(count * 4, 4096);
     }
     return { rows, floorSeq };
   }
@@ -209,8 +218,7 @@ export function listTracesSql(
   bounded = false,
   part: SearchPart = 'indexed',
 ): string {
-  if (part === 'indexed' && filter.text !== undefined && usesSearchIndex(filter.text))
-    return searchSql(filter, bounded);
+  if (part === 'indexed' && filter.text !== undefined && usesSearchIndex(filter.text)) return searchSql(filter);
   const createdAt = plan === 'seq-scan' ? '+created_at' : 'created_at';
   const where = [
     filter.tool !== undefined && 'tool = @tool',
@@ -229,25 +237,30 @@ export function listTracesSql(
 }
 
 /**
- * A text search through the search index: its rows holding every trigram of the text, newest
- * first (FTS5 walks its rowids backwards and stops at the LIMIT), each joined to its call by seq
- * and kept only when the LIKE test on the call's own columns (and any other filter) passes.
- * The seq bounds go to the index's rowid, where FTS5 uses them.
+ * The rows of the search index holding every trigram of a text, newest first, below `@below`
+ * (FTS5 walks its rowids backwards and stops at the LIMIT); exported for the plan tests.
  */
-function searchSql(filter: ListFilter, bounded: boolean): string {
+export const SEARCH_CANDIDATES_SQL = `SELECT rowid FROM tool_calls_search WHERE tool_calls_search MATCH @match
+    AND rowid < @below AND rowid >= @floor ORDER BY rowid DESC LIMIT @count`;
+
+/** Candidate rows a search checks at most per page; see `searchRows`. */
+export const MAX_SEARCH_CANDIDATES = 20_000;
+
+/**
+ * The check of a chunk of search candidates (`@candidates`, a JSON array of seqs): each call
+ * read by seq, kept when the LIKE test on its own columns (and any other filter) passes.
+ */
+function searchSql(filter: ListFilter): string {
   const where = [
-    'tool_calls_search MATCH @match',
-    'tool_calls_search.rowid <= @upto',
-    filter.beforeSeq !== undefined && 'tool_calls_search.rowid < @beforeSeq',
-    bounded && 'tool_calls_search.rowid >= @floorSeq',
-    filter.tool !== undefined && 'tool = @tool',
-    filter.status !== undefined && 'status = @status',
-    filter.sessionId !== undefined && 'session_id = @sessionId',
-    filter.from !== undefined && 'created_at >= @from',
-    filter.to !== undefined && 'created_at < @to',
+    'seq IN (SELECT value FROM json_each(@candidates))',
+    // Unary +: checked on each candidate, never an index walk of their own.
+    filter.tool !== undefined && '+tool = @tool',
+    filter.status !== undefined && '+status = @status',
+    filter.sessionId !== undefined && '+session_id = @sessionId',
+    filter.from !== undefined && '+created_at >= @from',
+    filter.to !== undefined && '+created_at < @to',
     filter.faulted !== undefined && `${columns.faulted.name} = ${filter.faulted ? 1 : 0}`,
     TEXT_SEARCH,
   ].filter((clause): clause is string => clause !== false);
-  return `SELECT ${SELECT_LIST} FROM tool_calls_search CROSS JOIN tool_calls ON tool_calls.seq = tool_calls_search.rowid
-    WHERE ${where.join(' AND ')} ORDER BY tool_calls_search.rowid DESC LIMIT @limit`;
+  return `SELECT ${SELECT_LIST} FROM tool_calls WHERE ${where.join(' AND ')} ORDER BY seq DESC`;
 }
