@@ -3,7 +3,7 @@ import type { SqliteDatabase } from './open-database';
 import { SEARCH_INDEX_FILL_SQL } from './search-index';
 
 /** Rows indexed in one step: a few milliseconds of the event loop, one FTS5 segment. */
-export const INDEX_STEP_ROWS = 1024;
+export const INDEX_STEP_ROWS = 512;
 /** How long writes must pause before indexing starts: it does not compete with a burst of calls. */
 export const INDEX_IDLE_MS = 50;
 /** Rows left unindexed that make indexing start even while writes go on (searches scan them by LIKE). */
