@@ -87,6 +87,23 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     store.close();
   });
 
+  it('indexes once writes pause for INDEX_IDLE_MS, not while they go on', async () => {
+    const dir = nextDir();
+    const db = openTestDatabase(dir);
+    const clock = createManualClock();
+    const store = createSqliteTraceStore({ db, vault: createVault({ dir }), timers: clock });
+    const mark = () => db.prepare('SELECT indexed_upto FROM search_state').pluck().get();
+    for (let i = 0; i < 5; i++) {
+      store.finish(makeTrace());
+      store.flush();
+      await clock.advance(INDEX_IDLE_MS - 1);
+    }
+    expect(mark()).toBe(0);
+    await clock.advance(1);
+    expect(mark()).toBe(5);
+    store.close();
+  });
+
   it('finds calls above the mark and in the index alike, newest first, page after page', async () => {
     const dir = nextDir();
     const db = openTestDatabase(dir);
