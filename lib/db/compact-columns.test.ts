@@ -53,8 +53,26 @@ describe('compact columns', () => {
     fc.assert(
       fc.property(fc.array(stage, { maxLength: 8 }), (stages) => {
         expect(decodeStages(encodeStages(stages))).toEqual(stages);
+        expect(() => JSON.parse(encodeStages(stages))).not.toThrow();
         expect(decodeStages(JSON.stringify(stages))).toEqual(stages);
       }),
+    );
+  });
+
+  it('writes exactly the JSON of the stage tuples', () => {
+    const stages: TraceStage[] = [
+      { name: 'parse', status: 'ok', startedAt: 0, durationMs: 0.1, detail: 'JSON string' },
+      { name: 'validate', status: 'failed', startedAt: -0, durationMs: 1e21, detail: 'quote " and \\ and \u2028' },
+      { name: 'trace', status: 'ok', startedAt: 1.5, durationMs: 2, detail: null },
+      { name: 'normalize', status: 'skipped', startedAt: 3, durationMs: Number.NaN, detail: null },
+    ];
+    expect(encodeStages(stages)).toBe(
+      JSON.stringify([
+        [0, 0.1, 0],
+        [0, 1e21, 'quote " and \\ and \u2028', 'failed'],
+        ['trace', 1.5, 2],
+        ['normalize', 3, null, null, 'skipped'],
+      ]),
     );
   });
 
