@@ -2,10 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { encodeCursor } from './cursor';
 import {
   containsIgnoringAsciiCase,
+  type ListFilter,
   likeContains,
   likePrefix,
+  needsBoundedScan,
   resolveLimit,
   resolveListFilter,
+  searchesAlone,
   startsWithIgnoringAsciiCase,
 } from './list-query';
 
@@ -55,5 +58,22 @@ describe('resolveListFilter', () => {
       limit: 5,
       beforeSeq: 9,
     });
+  });
+});
+
+describe('needsBoundedScan', () => {
+  const filter = (extra: Partial<ListFilter>): ListFilter => ({ limit: 50, ...extra });
+  it('leaves a text search of a trigram or more alone unbounded: the search index reads every call', () => {
+    expect(needsBoundedScan(filter({ text: 'abc' }))).toBe(false);
+    expect(needsBoundedScan(filter({ text: 'abc', beforeSeq: 10 }))).toBe(false);
+    expect(searchesAlone(filter({ text: '🚀éx' }))).toBe(true);
+  });
+  it('bounds a shorter text, a text with other filters, two equalities and the faulted flag', () => {
+    expect(needsBoundedScan(filter({ text: 'ab' }))).toBe(true);
+    expect(needsBoundedScan(filter({ text: 'abc', tool: 't' }))).toBe(true);
+    expect(needsBoundedScan(filter({ text: 'abc', from: 1 }))).toBe(true);
+    expect(needsBoundedScan(filter({ tool: 't', status: 'failed' }))).toBe(true);
+    expect(needsBoundedScan(filter({ faulted: true }))).toBe(true);
+    expect(needsBoundedScan(filter({ tool: 't' }))).toBe(false);
   });
 });

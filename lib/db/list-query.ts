@@ -1,5 +1,6 @@
 import type { CallStatus } from '../executor/types';
 import { decodeCursor } from './cursor';
+import { usesSearchIndex } from './search-index';
 import type { TraceQuery } from './trace-store';
 
 /** Page size when a query names none. */
@@ -110,11 +111,21 @@ export function resolveListFilter(query: TraceQuery = {}): ListFilter {
 
 /**
  * Whether the query checks rows one by one instead of walking one index: it then reads a bounded
- * window. The faulted flag has no index of its own (a rare value, checked row by row).
+ * window. The faulted flag has no index of its own (a rare value, checked row by row). A text
+ * search alone walks the search index (see `search-index.ts`) over every call, unbounded, when
+ * its text has a trigram; a shorter text, or a text with other filters, reads a window.
  */
 export function needsBoundedScan(filter: ListFilter): boolean {
   const equalities = [filter.tool, filter.status, filter.sessionId].filter((value) => value !== undefined).length;
-  return filter.text !== undefined || filter.faulted !== undefined || equalities > 1;
+  if (filter.text !== undefined) return !searchesAlone(filter);
+  return filter.faulted !== undefined || equalities > 1;
+}
+
+/** Whether the query is a text search the search index answers alone: a trigram or more, no other filter. */
+export function searchesAlone(filter: ListFilter): boolean {
+  const { tool, status, sessionId, from, to, text, faulted } = filter;
+  if (text === undefined || !usesSearchIndex(text)) return false;
+  return [tool, status, sessionId, from, to, faulted].every((value) => value === undefined);
 }
 
 /**

@@ -413,7 +413,7 @@ function matchesText(values: TraceRowValues, text: string): boolean {
   return (
     contains(values.toolCallId) ||
     contains(values.id) ||
-    contains(values.errorCode) ||
+    contains(values.error) ||
     (values.sessionId !== null && startsWithIgnoringAsciiCase(values.sessionId, text)) ||
     contains(values.arguments) ||
     contains(values.output) ||

@@ -9,9 +9,11 @@ import {
   likePrefix,
   resolveListFilter,
   scanFloor,
+  TEXT_SCAN_WINDOW,
 } from './list-query';
 import type { SqliteDatabase } from './open-database';
 import { toolCalls } from './schema';
+import { SEARCHED_COLUMNS, searchIndexQuery, usesSearchIndex } from './search-index';
 import { chooseTimeRangePlan, type TimeRangePlan } from './time-range-plan';
 import { decodeTraceSummary, type TraceSummaryRow } from './trace-row';
 import type { TracePage, TraceQuery } from './trace-store';
@@ -49,12 +51,11 @@ const SELECT_LIST = [
   `substr(${columns.arguments.name}, 1, ${ARGUMENTS_PREVIEW_CHARS}) AS "argumentsPreview"`,
 ].join(', ');
 
-// What a text search looks at; short columns first, so a hit there skips the long ones.
-const TEXT_SEARCH = `(${[
-  ...['tool_call_id', 'id', 'error_code'].map((column) => `${column} LIKE @pattern ESCAPE '\\'`),
-  "session_id LIKE @prefix ESCAPE '\\'",
-  ...['arguments', 'output', 'stdout', 'stderr'].map((column) => `${column} LIKE @pattern ESCAPE '\\'`),
-].join(' OR ')})`;
+// What a text search looks at (the search index holds the same columns); short columns first,
+// so a hit there skips the long ones.
+const TEXT_SEARCH = `(${SEARCHED_COLUMNS.map((column) =>
+  column === 'session_id' ? "session_id LIKE @prefix ESCAPE '\\'" : `${column} LIKE @pattern ESCAPE '\\'`,
+).join(' OR ')})`;
 
 export interface ListTracesOptions {
   /** Forces one walk for time-range queries instead of choosing per query; for tests and diagnosis. */
@@ -86,6 +87,8 @@ export function createSqliteListTraces(
   const newestSeqBefore = sqlite
     .prepare('SELECT seq FROM tool_calls WHERE created_at < ? ORDER BY created_at DESC LIMIT 1')
     .pluck();
+  const indexedUpTo = sqlite.prepare('SELECT indexed_upto FROM search_state').pluck();
+  const searchCandidates = sqlite.prepare(SEARCH_CANDIDATES_SQL).pluck();
   const statements = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
   const totalOfAll = sqlite.prepare(LIST_TOTAL_SQL.all).pluck();
   const totalOfTool = sqlite.prepare(LIST_TOTAL_SQL.tool).pluck();
@@ -112,8 +115,8 @@ export function createSqliteListTraces(
     });
   }
 
-  function statementFor(filter: ListFilter, plan: TimeRangePlan | null, bounded: boolean) {
-    const text = listTracesSql(filter, plan, bounded);
+  function statementFor(filter: ListFilter, plan: TimeRangePlan | null, bounded: boolean, part?: SearchPart) {
+    const text = listTracesSql(filter, plan, bounded, part);
     let statement = statements.get(text);
     if (!statement) {
       statement = sqlite.prepare(text);
@@ -122,9 +125,44 @@ export function createSqliteListTraces(
     return statement;
   }
 
+  /**
+   * A search through the index: the rows above its mark (not indexed yet, a few) by LIKE, newest
+   * first, then the index below the mark. Many rows above the mark (the index being filled after
+   * migration 0010) are read a window at a time, the page then partial.
+   */
+  function searchRows(filter: ListFilter, params: Record<string, unknown>, floor: number | undefined, newest: number) {
+    const upto = (indexedUpTo.get() as number | undefined) ?? 0;
+    const top = filter.beforeSeq === undefined ? newest : Math.min(newest, filter.beforeSeq - 1);
+    let floorSeq = floor;
+    if (floorSeq === undefined && top - upto > TEXT_SCAN_WINDOW) floorSeq = top - TEXT_SCAN_WINDOW + 1;
+    const rows = statementFor(filter, null, true, 'unindexed').all({
+      ...params,
+      floorSeq: Math.max(upto + 1, floorSeq ?? 0),
+    }) as SummaryRow[];
+    if (rows.length > filter.limit || (floorSeq !== undefined && floorSeq > upto)) return { rows, floorSeq };
+    // The index's rows holding every trigram, newest first, in growing chunks, each checked on its
+    // call's columns; a page stops after MAX_SEARCH_CANDIDATES of them (partial, the cursor at the
+    // last one checked), so text whose trigrams are all common but never side by side stays quick.
+    const verify = statementFor(filter, null, false, 'indexed');
+    let below = Math.min(upto + 1, filter.beforeSeq ?? Number.POSITIVE_INFINITY);
+    let count = filter.limit + 1 - rows.length;
+    let checked = 0;
+    while (rows.length <= filter.limit) {
+      const ids = searchCandidates.all({ match: params.match, below, floor: floorSeq ?? 0, count }) as number[];
+      if (ids.length > 0) rows.push(...(verify.all({ ...params, candidates: JSON.stringify(ids) }) as SummaryRow[]));
+      if (ids.length < count) break;
+      below = ids.at(-1) as number;
+      checked += ids.length;
+      if (checked >= MAX_SEARCH_CANDIDATES && rows.length <= filter.limit) return { rows, floorSeq: below };
+      count = Math.min(count * 4, 4096);
+    }
+    return { rows, floorSeq };
+  }
+
   // One read transaction: the total and the page see the same snapshot.
   const list = sqlite.transaction((filter: ListFilter): TracePage => {
-    const floorSeq = scanFloor(filter, (newestSeq.get() as number | null) ?? 0, scanWindow);
+    const newest = (newestSeq.get() as number | null) ?? 0;
+    let floorSeq = scanFloor(filter, newest, scanWindow);
     const params = {
       floorSeq,
       tool: filter.tool,
@@ -135,9 +173,15 @@ export function createSqliteListTraces(
       beforeSeq: filter.beforeSeq,
       pattern: filter.text === undefined ? undefined : likeContains(filter.text),
       prefix: filter.text === undefined ? undefined : likePrefix(filter.text),
+      match: filter.text !== undefined && usesSearchIndex(filter.text) ? searchIndexQuery(filter.text) : undefined,
       limit: filter.limit + 1,
     };
-    const rows = statementFor(filter, planFor(filter), floorSeq !== undefined).all(params) as SummaryRow[];
+    let rows: SummaryRow[];
+    if (params.match !== undefined) {
+      ({ rows, floorSeq } = searchRows(filter, params, floorSeq, newest));
+    } else {
+      rows = statementFor(filter, planFor(filter), floorSeq !== undefined).all(params) as SummaryRow[];
+    }
     const page = rows.slice(0, filter.limit);
     const last = page.at(-1);
     const total = totalFor(filter);
@@ -161,11 +205,20 @@ export const LIST_TOTAL_SQL = {
   tool: 'SELECT calls FROM tool_counts WHERE tool = ?',
 } as const;
 
+/** Which rows of a search a statement reads: the ones the index holds, or the ones above its mark. */
+export type SearchPart = 'indexed' | 'unindexed';
+
 /**
  * The SELECT for one list query: the filters present (as named parameters), pinned to `plan`
  * when there is a time range. Exported for the query-plan tests.
  */
-export function listTracesSql(filter: ListFilter, plan: TimeRangePlan | null, bounded = false): string {
+export function listTracesSql(
+  filter: ListFilter,
+  plan: TimeRangePlan | null,
+  bounded = false,
+  part: SearchPart = 'indexed',
+): string {
+  if (part === 'indexed' && filter.text !== undefined && usesSearchIndex(filter.text)) return searchSql(filter);
   const createdAt = plan === 'seq-scan' ? '+created_at' : 'created_at';
   const where = [
     filter.tool !== undefined && 'tool = @tool',
@@ -181,4 +234,33 @@ export function listTracesSql(filter: ListFilter, plan: TimeRangePlan | null, bo
   const table = plan === 'created-at-index' ? 'tool_calls INDEXED BY tool_calls_created_at_idx' : 'tool_calls';
   const conditions = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
   return `SELECT ${SELECT_LIST} FROM ${table}${conditions} ORDER BY seq DESC LIMIT @limit`;
+}
+
+/**
+ * The rows of the search index holding every trigram of a text, newest first, below `@below`
+ * (FTS5 walks its rowids backwards and stops at the LIMIT); exported for the plan tests.
+ */
+export const SEARCH_CANDIDATES_SQL = `SELECT rowid FROM tool_calls_search WHERE tool_calls_search MATCH @match
+    AND rowid < @below AND rowid >= @floor ORDER BY rowid DESC LIMIT @count`;
+
+/** Candidate rows a search checks at most per page; see `searchRows`. */
+export const MAX_SEARCH_CANDIDATES = 20_000;
+
+/**
+ * The check of a chunk of search candidates (`@candidates`, a JSON array of seqs): each call
+ * read by seq, kept when the LIKE test on its own columns (and any other filter) passes.
+ */
+function searchSql(filter: ListFilter): string {
+  const where = [
+    'seq IN (SELECT value FROM json_each(@candidates))',
+    // Unary +: checked on each candidate, never an index walk of their own.
+    filter.tool !== undefined && '+tool = @tool',
+    filter.status !== undefined && '+status = @status',
+    filter.sessionId !== undefined && '+session_id = @sessionId',
+    filter.from !== undefined && '+created_at >= @from',
+    filter.to !== undefined && '+created_at < @to',
+    filter.faulted !== undefined && `${columns.faulted.name} = ${filter.faulted ? 1 : 0}`,
+    TEXT_SEARCH,
+  ].filter((clause): clause is string => clause !== false);
+  return `SELECT ${SELECT_LIST} FROM tool_calls WHERE ${where.join(' AND ')} ORDER BY seq DESC`;
 }

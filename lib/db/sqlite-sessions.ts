@@ -1,4 +1,5 @@
-import type { ApprovalRecord, Attempt } from '../executor/types';
+import type { ApprovalRecord } from '../executor/types';
+import { decodeAttempts } from './compact-columns';
 import { ARGUMENTS_PREVIEW_CHARS, likeContains } from './list-query';
 import type { SqliteDatabase } from './open-database';
 import { decodeSessionCursor, encodeSessionCursor } from './session-cursor';
@@ -121,7 +122,7 @@ export function decodeSessionCall(row: CallRow): SessionCall {
     ...decodeTraceSummary(row),
     batchId: row.batchId,
     approval: row.approval === null ? null : (JSON.parse(row.approval) as ApprovalRecord),
-    attempts: JSON.parse(row.attempts) as Attempt[],
+    attempts: decodeAttempts(row.attempts, row.tool),
     arguments: row.arguments,
   };
 }

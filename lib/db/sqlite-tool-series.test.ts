@@ -341,3 +341,27 @@ describe.each([
     );
   });
 });
+
+describe('every tool read twice for the tools page', () => {
+  it('serves the second read from the first while nothing changed, and reads again after a write or a delete', () => {
+    const first = call({ finishedAt: T0 + 5 * MINUTE });
+    const now = T0 + 10 * MINUTE;
+    expect(series.series({ range: 'day', now }).summary.calls).toBe(1);
+    expect(series.seriesByTool({ range: 'day', now }).tools.map((s) => [s.tool, s.summary.calls])).toEqual([
+      ['calculator', 1],
+    ]);
+    call({ tool: 'shell', finishedAt: T0 + 6 * MINUTE });
+    expect(series.seriesByTool({ range: 'day', now }).tools.map((s) => [s.tool, s.summary.calls])).toEqual([
+      ['calculator', 1],
+      ['shell', 1],
+    ]);
+    expect(series.series({ range: 'day', now }).summary.calls).toBe(2);
+    expect(store.delete(first.id)).toBe('deleted');
+    expect(series.series({ range: 'day', now }).summary.calls).toBe(1);
+    // Another connection's commit is seen too (both rows: a deleted call leaves its row at 0).
+    const other = openDatabase(db.name);
+    other.prepare('UPDATE tool_series_minutes SET calls = calls + 1').run();
+    other.close();
+    expect(series.series({ range: 'day', now }).summary.calls).toBe(3);
+  });
+});

@@ -148,6 +148,21 @@ export function createSqliteToolSeries(db: SqliteDatabase, options: { beforeRead
   const pruneMinutes = db.prepare(toolSeriesSql('tool_series_minutes').prune);
   const pruneHours = db.prepare(toolSeriesSql('tool_series_hours').prune);
   const seen = db.prepare(SEEN_SQL).pluck();
+  // What changed the data since: commits of other connections, then rows this one changed.
+  const version = db.prepare("SELECT (SELECT data_version FROM pragma_data_version) || ':' || total_changes()").pluck();
+  let lastByTool: { key: string; rows: (BinRow & { tool: string })[] } | null = null;
+
+  /**
+   * Every tool's rows of a range. The tools page asks for all tools and for each tool in turn,
+   * the same rows twice: the second read is served from the first while nothing changed.
+   */
+  function byToolRows(range: SeriesRange, params: ReturnType<typeof window>) {
+    const key = `${range}:${params.from}:${params.to}:${version.get()}`;
+    if (lastByTool?.key !== key) {
+      lastByTool = { key, rows: statements[range].byTool.all(params) as (BinRow & { tool: string })[] };
+    }
+    return lastByTool.rows;
+  }
   const lastCalled = db.prepare(LAST_CALLED_SQL);
 
   function window(range: SeriesRange, now: number) {
@@ -165,7 +180,7 @@ export function createSqliteToolSeries(db: SqliteDatabase, options: { beforeRead
       }
       // All tools: add up the per-tool sums of each bucket.
       const sums = new Map<number, BinRow>();
-      for (const row of statements[range].byTool.all(params) as (BinRow & { tool: string })[]) {
+      for (const row of byToolRows(range, params)) {
         const sum = sums.get(row.i);
         if (!sum) {
           const { tool: _tool, ...rest } = row;
@@ -181,7 +196,7 @@ export function createSqliteToolSeries(db: SqliteDatabase, options: { beforeRead
       options.beforeRead?.();
       const params = window(range, now);
       const byTool = new Map<string, BinRow[]>();
-      for (const row of statements[range].byTool.all(params) as (BinRow & { tool: string })[]) {
+      for (const row of byToolRows(range, params)) {
         const rows = byTool.get(row.tool) ?? [];
         rows.push(row);
         byTool.set(row.tool, rows);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createManualClock, type ManualClock } from '../executor/manual-clock';
 import type { CallStatus, TraceRecord } from '../executor/types';
-import { COMMIT_RETRY_MS, createSqliteTraceStore } from './sqlite-trace-store';
+import { COMMIT_RETRY_MS, createSqliteTraceStore, SAME_AS_ARGUMENTS } from './sqlite-trace-store';
 import { createTempDataDir, openTestDatabase } from './test-database';
 import type { TraceStore } from './trace-store';
 import { type CommittedReader, describeScanWindow, describeTraceStore, makeTrace, stored } from './trace-store-suite';
@@ -152,9 +152,29 @@ describe('sqlite trace store', () => {
     expect(bytesOnDisk().includes('sk-live-')).toBe(false);
   });
 
+  it('seals no copy of raw arguments that redaction left as they were (the stored text is them)', () => {
+    const { db, store } = open();
+    const plain = makeTrace({ arguments: { path: 'a.txt' }, rawArguments: '{"path":"a.txt"}' });
+    const spaced = makeTrace({ arguments: { path: 'a.txt' }, rawArguments: '{"path": "a.txt"}' });
+    store.finish(plain);
+    store.finish(spaced);
+    store.flush();
+    const sealedOf = (id: string) =>
+      db.prepare('SELECT sealed_arguments FROM tool_calls WHERE id = ?').pluck().get(id) as Buffer;
+    expect(sealedOf(plain.id)).toEqual(SAME_AS_ARGUMENTS);
+    expect(sealedOf(spaced.id).length).toBeGreaterThan(28);
+    expect(store.openSealedArguments(plain.id)).toEqual({ rawArguments: '{"path":"a.txt"}', rawEditedArguments: null });
+    expect(store.openSealedArguments(spaced.id)?.rawArguments).toBe('{"path": "a.txt"}');
+    store.close();
+  });
+
   it('fails loudly when a sealed value was altered or moved to another row', () => {
     const { db, store } = open();
-    const [a, b] = [makeTrace(), makeTrace()];
+    // Raw arguments other than their redacted text, so they are sealed.
+    const [a, b] = [
+      makeTrace({ rawArguments: '{"expression": "1 + 1"}' }),
+      makeTrace({ rawArguments: '{"expression": "2"}' }),
+    ];
     if (!a || !b) throw new Error('fixtures');
     store.finish(a);
     store.finish(b);
@@ -263,12 +283,17 @@ describe('sqlite trace store write path', () => {
       },
     };
     store = createSqliteTraceStore({ db: openTestDatabase(dir), vault: countingVault });
-    const trace = makeTrace({ status: 'running' });
+    // Raw arguments other than their redacted text (those are not sealed at all).
+    const rawArguments = '{ "expression": "1 + 1" }';
+    const trace = makeTrace({ status: 'running', rawArguments });
     store.begin(trace);
     store.update({ ...trace, status: 'awaiting_approval' });
     store.finish({ ...trace, status: 'succeeded' });
     store.flush();
     expect(seals).toBe(1);
+    store.finish(makeTrace({ rawArguments }));
+    store.flush();
+    expect(seals).toBe(2);
     store.finish(makeTrace());
     store.flush();
     expect(seals).toBe(2);

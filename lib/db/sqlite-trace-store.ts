@@ -5,6 +5,7 @@ import { type CommitTimers, systemCommitTimers } from './commit-timers';
 import { createGroupCommit, DEFAULT_MAX_BATCH } from './group-commit';
 import type { SqliteDatabase } from './open-database';
 import { type ToolCallRow, toolCalls } from './schema';
+import { createSearchIndexer } from './search-indexer';
 import { createSessionSequence } from './session-sequence';
 import { createSqliteBatchMessages } from './sqlite-batch-messages';
 import { createSqliteImportTraces } from './sqlite-import-traces';
@@ -124,7 +125,7 @@ export const TRACE_WRITE_SQL = {
 export const TRACE_READ_SQL = {
   replays: 'SELECT id FROM tool_calls WHERE replay_of = @id ORDER BY seq',
   sealed:
-    'SELECT sealed_arguments AS sealedArguments, sealed_edited_arguments AS sealedEditedArguments FROM tool_calls WHERE id = @id',
+    'SELECT sealed_arguments AS sealedArguments, sealed_edited_arguments AS sealedEditedArguments, arguments FROM tool_calls WHERE id = @id',
   sessionSeqMax: 'SELECT MAX(session_seq) FROM tool_calls WHERE session_id = @sessionId',
 } as const;
 
@@ -133,12 +134,19 @@ export const MAX_PENDING_WRITES = DEFAULT_MAX_BATCH;
 /** After a failed commit, when the writes it left queued are tried again. */
 export const COMMIT_RETRY_MS = 1000;
 
+/**
+ * `sealed_arguments` of a call whose raw arguments are, byte for byte, the redacted arguments
+ * stored in plain text (redaction changed nothing): sealing them would hide nothing, and cost a
+ * cipher per call and ~30 bytes more than the text. One byte, shorter than any sealed value.
+ */
+export const SAME_AS_ARGUMENTS = Buffer.of(0);
+
 /** The owner a call's edited arguments are sealed to: not its id, so the two blobs cannot be swapped. */
 const editedOwner = (id: string) => `${id}#edited`;
 
 interface PendingWrite {
   id: string;
-  values: TraceRowValues & { sealedEditedArguments: Buffer | null };
+  values: TraceRowValues & { sealedEditedArguments: Buffer | null; sealedArguments?: Buffer };
   rawArguments: string;
   /** The row may not exist yet: write it with INSERT … ON CONFLICT (and seal the raw arguments). */
   insert: boolean;
@@ -208,6 +216,9 @@ export function createSqliteTraceStore({
   const interrupt = sqlite.prepare<Record<string, unknown>, FinishedCall>(TRACE_WRITE_SQL.interrupt);
   const interruptFinished = sqlite.prepare(TRACE_WRITE_SQL.interruptFinished);
   const addToToolSeries = createAddToToolSeries(sqlite);
+  const searchIndexer = createSearchIndexer(sqlite, timers);
+  /** The newest seq this store inserted: tells the indexer how far behind it is. */
+  let newestSeq = 0;
   const batchMessages = createSqliteBatchMessages(sqlite);
   const importAll = createSqliteImportTraces(sqlite, { columns: ALL, addToToolSeries });
   const getById = db
@@ -230,9 +241,18 @@ export function createSqliteTraceStore({
       if (updateFinished.run(write.values).changes === 1) return false;
     }
     // The trace id is the associated data: a sealed blob copied into another row will not open.
-    const values = { ...write.values, sealedArguments: vault.seal(write.rawArguments, write.id) };
+    const sealedArguments =
+      write.rawArguments === write.values.arguments ? SAME_AS_ARGUMENTS : vault.seal(write.rawArguments, write.id);
+    // Set on the queued values, not a copy: this is every call's path, and the write is done with after.
+    const values = write.values;
+    values.sealedArguments = sealedArguments;
     sealedInFlight.set(write.id, write.rawArguments);
-    if (upsert.run(values).changes === 1) return true;
+    const inserted = upsert.run(values);
+    if (inserted.changes === 1) {
+      // An upsert that updated leaves lastInsertRowid at an older row's: never past the newest.
+      newestSeq = Math.max(newestSeq, Number(inserted.lastInsertRowid));
+      return true;
+    }
     upsertFinished.run(values);
     return false;
   }
@@ -255,6 +275,7 @@ export function createSqliteTraceStore({
   const group = createGroupCommit<PendingWrite>({
     commit(writes) {
       writeAll(writes);
+      searchIndexer.afterCommit(newestSeq);
       for (const done of writes) {
         if (!done.final) continue;
         sealedInFlight.delete(done.id);
@@ -310,12 +331,13 @@ export function createSqliteTraceStore({
     openSealedArguments(id) {
       flush();
       const row = sealedById.get({ id }) as
-        | { sealedArguments: Buffer; sealedEditedArguments: Buffer | null }
+        | { sealedArguments: Buffer; sealedEditedArguments: Buffer | null; arguments: string | null }
         | undefined;
       // An imported call has no sealed arguments (an empty blob): nothing can run it again.
       if (!row || row.sealedArguments.length === 0) return null;
+      const same = row.sealedArguments.equals(SAME_AS_ARGUMENTS) && row.arguments !== null;
       return {
-        rawArguments: vault.open(row.sealedArguments, id),
+        rawArguments: same ? (row.arguments as string) : vault.open(row.sealedArguments, id),
         rawEditedArguments: row.sealedEditedArguments ? vault.open(row.sealedEditedArguments, editedOwner(id)) : null,
       };
     },
@@ -397,6 +419,7 @@ export function createSqliteTraceStore({
 
     close() {
       flush();
+      searchIndexer.stop();
       sealedInFlight.clear();
       sessionSeq.clear();
       sqlite.close();

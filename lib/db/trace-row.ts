@@ -1,11 +1,12 @@
-import type {
-  ApprovalRecord,
-  Attempt,
-  ModelTruncation,
-  ToolErrorData,
-  TraceRecord,
-  TraceStage,
-} from '../executor/types';
+import type { ApprovalRecord, ModelTruncation, ToolErrorData, TraceRecord } from '../executor/types';
+import {
+  decodeAttempts,
+  decodeModelMessage,
+  decodeStages,
+  encodeAttempts,
+  encodeModelMessage,
+  encodeStages,
+} from './compact-columns';
 import { fromJson, toJson } from './json-column';
 import type { ToolCallRow } from './schema';
 import type { StoredTrace, TraceSummary } from './trace-store';
@@ -46,12 +47,14 @@ export type TraceSummaryRow = Pick<
 const bit = (value: boolean): 0 | 1 => (value ? 1 : 0);
 
 /**
- * Flattens a trace record into column values: JSON fields as text, flags as 0/1, the error code
- * copied out for the list. `rawArguments` is left out on purpose — only the vault may see it.
+ * Flattens a trace record into column values: JSON fields as text (stages, attempts and a model
+ * message that repeats the output in the compact forms of `compact-columns.ts`), flags as 0/1,
+ * the error code copied out for the list. `rawArguments` is left out on purpose — only the vault may see it.
  * `sessionSeq` is the call's place in its session, which the store assigned.
  * Both stores keep exactly this form, so they round-trip records identically.
  */
 export function encodeTraceRecord(record: TraceRecord, sessionSeq: number | null): TraceRowValues {
+  const output = toJson(record.output);
   return {
     id: record.id,
     toolCallId: record.toolCallId,
@@ -64,16 +67,16 @@ export function encodeTraceRecord(record: TraceRecord, sessionSeq: number | null
     createdAt: record.createdAt,
     finishedAt: record.finishedAt,
     latencyMs: record.latencyMs,
-    stages: toJson(record.stages) ?? '[]',
-    attempts: toJson(record.attempts) ?? '[]',
+    stages: encodeStages(record.stages),
+    attempts: encodeAttempts(record.attempts, record.tool),
     attemptCount: record.attempts.length,
-    output: toJson(record.output),
+    output,
     stdout: record.stdout,
     stderr: record.stderr,
     exitCode: record.exitCode,
     error: record.error === null ? null : toJson(record.error),
     errorCode: record.error?.code ?? null,
-    modelMessage: record.modelMessage,
+    modelMessage: encodeModelMessage(record.modelMessage, output),
     modelTruncation: record.modelTruncation === null ? null : toJson(record.modelTruncation),
     retried: bit(record.flags.retried),
     fellBack: bit(record.flags.fellBack),
@@ -111,14 +114,14 @@ export function decodeStoredTrace(row: StoredTraceRow): StoredTrace {
     createdAt: row.createdAt,
     finishedAt: row.finishedAt,
     latencyMs: row.latencyMs,
-    stages: fromJson(row.stages) as TraceStage[],
-    attempts: fromJson(row.attempts) as Attempt[],
+    stages: decodeStages(row.stages),
+    attempts: decodeAttempts(row.attempts, row.tool),
     output: fromJson(row.output),
     stdout: row.stdout,
     stderr: row.stderr,
     exitCode: row.exitCode,
     error: (fromJson(row.error) ?? null) as ToolErrorData | null,
-    modelMessage: row.modelMessage,
+    modelMessage: decodeModelMessage(row.modelMessage, row.output),
     modelTruncation: (fromJson(row.modelTruncation) ?? null) as ModelTruncation | null,
     flags: decodeFlags(row),
     metadata: fromJson(row.metadata) as Record<string, unknown>,

@@ -444,7 +444,7 @@ export function describeTraceStore(
         expect(ids(store.list({ text: 'nowhere' }))).toEqual([]);
       });
 
-      it('searches the trace id, error code, output, stdout and stderr, and the session id as a prefix', () => {
+      it('searches the trace id, the error (code, message, hint), output, stdout and stderr, and the session id as a prefix', () => {
         const failure = { code: 'OUTPUT_LIMIT', message: 'too much', retryable: false, kind: 'internal' } as const;
         const [byTraceId, byCode, bySession, byOutput, byStdout, byStderr] = record(
           makeTrace({ id: 'trace-XyZ-77' }),
@@ -461,7 +461,8 @@ export function describeTraceStore(
         expect(ids(store.list({ text: 'paris' }))).toEqual([byOutput?.id]);
         expect(ids(store.list({ text: '12 MODULES' }))).toEqual([byStdout?.id]);
         expect(ids(store.list({ text: 'deprecated' }))).toEqual([byStderr?.id]);
-        expect(ids(store.list({ text: 'too much' }))).toEqual([]);
+        expect(ids(store.list({ text: 'too much' }))).toEqual([byCode?.id]);
+        expect(ids(store.list({ text: 'not enough' }))).toEqual([]);
       });
 
       it('takes % and _ in search text literally', () => {
@@ -1055,7 +1056,7 @@ export function describeScanWindow(name: string, createStore: () => TraceStore):
   });
 
   describe(`TraceStore scan window: ${name}`, () => {
-    it('stops a search at the window, marks the page partial, and goes on with the cursor', () => {
+    it('stops a search of fewer than three characters at the window, marks the page partial, and goes on with the cursor', () => {
       const store = createStore();
       const needle = makeTrace({ toolCallId: 'call_needle' });
       store.finish(needle);
@@ -1065,7 +1066,7 @@ export function describeScanWindow(name: string, createStore: () => TraceStore):
       let pages = 0;
       let partialPages = 0;
       do {
-        const page = store.list({ text: 'needle', cursor, limit: 5 });
+        const page = store.list({ text: 'ee', cursor, limit: 5 });
         pages++;
         if (page.partial) partialPages++;
         seen.push(...page.items.map((item) => item.toolCallId));
@@ -1074,6 +1075,25 @@ export function describeScanWindow(name: string, createStore: () => TraceStore):
       expect(seen).toEqual(['call_needle']);
       expect(partialPages).toBe(2);
       expect(pages).toBe(3);
+      store.close();
+    });
+
+    it('searches every call, past the window, for a text of three characters or more', () => {
+      const store = createStore();
+      const needle = makeTrace({ toolCallId: 'call_needle' });
+      store.finish(needle);
+      for (let i = 0; i < 25; i++) store.finish(makeTrace({ toolCallId: `call_hay_${i}` }));
+      const page = store.list({ text: 'eed', limit: 5 });
+      expect(page).toMatchObject({ partial: false, nextCursor: null });
+      expect(page.items.map((item) => item.toolCallId)).toEqual(['call_needle']);
+      const hay = store.list({ text: 'HAY_', limit: 20 });
+      expect(hay).toMatchObject({ partial: false });
+      expect(hay.items).toHaveLength(20);
+      const rest = store.list({ text: 'hay_', limit: 20, cursor: hay.nextCursor ?? undefined });
+      expect(rest).toMatchObject({ partial: false, nextCursor: null });
+      expect(rest.items).toHaveLength(5);
+      // With another filter the search reads a window again (the filter is checked row by row).
+      expect(store.list({ text: 'eed', tool: 'calculator', limit: 5 }).partial).toBe(true);
       store.close();
     });
 

@@ -76,7 +76,8 @@ describe('createToolscope', () => {
   it('creates the data folder, workspace, database and a 0600 vault key', async () => {
     const dir = dataDir();
     const ts = createToolscope(loadConfig({ TOOLSCOPE_DATA_DIR: 'data' }, dir));
-    const result = await ts.executor.execute({ name: 'calculator', arguments: '{"expression":"1+1"}' });
+    // Spaced: raw arguments other than their stored text are sealed, which creates the key.
+    const result = await ts.executor.execute({ name: 'calculator', arguments: '{"expression": "1+1"}' });
     expect(result.success).toBe(true);
     ts.close();
     expect(fs.existsSync(path.join(dir, 'data', 'workspace'))).toBe(true);

@@ -1,0 +1,187 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createManualClock } from '../executor/manual-clock';
+import type { TraceRecord } from '../executor/types';
+import { systemCommitTimers } from './commit-timers';
+import { resolveListFilter } from './list-query';
+import { migrate } from './migrate';
+import type { SqliteDatabase } from './open-database';
+import { searchIndexQuery, searchIndexSql, usesSearchIndex } from './search-index';
+import { createSearchIndexer, INDEX_IDLE_MS } from './search-indexer';
+import { listTracesSql, MAX_SEARCH_CANDIDATES, SEARCH_CANDIDATES_SQL } from './sqlite-list-traces';
+import { createSqliteTraceStore } from './sqlite-trace-store';
+import { createTempDataDir, openTestDatabase } from './test-database';
+import { openDatabaseBefore, writeRowDirectly } from './testing/tool-series-check';
+import { makeTrace } from './trace-store-suite';
+import { createVault } from './vault';
+
+const temp = createTempDataDir('toolscope-search-');
+afterAll(() => temp.remove());
+let count = 0;
+const nextDir = () => path.join(temp.dir, `db-${++count}`);
+
+/** The rows the index alone finds for `text` (before the LIKE test on the columns), once the indexer caught up. */
+const indexed = (db: SqliteDatabase, text: string) => {
+  const indexer = createSearchIndexer(db, systemCommitTimers);
+  indexer.indexSome(Number.MAX_SAFE_INTEGER);
+  indexer.stop();
+  return db
+    .prepare('SELECT rowid FROM tool_calls_search WHERE tool_calls_search MATCH ? ORDER BY rowid')
+    .pluck()
+    .all(searchIndexQuery(text));
+};
+const seqOf = (db: SqliteDatabase, id: string) => db.prepare('SELECT seq FROM tool_calls WHERE id = ?').pluck().get(id);
+
+describe('the search index (SQLite FTS5, trigram)', () => {
+  it('0010 holds exactly the SQL generated for it', () => {
+    const migration = fs
+      .readdirSync('drizzle')
+      .filter((name) => name.endsWith('_search_index.sql'))
+      .map((name) => fs.readFileSync(path.join('drizzle', name), 'utf8'));
+    expect(migration).toEqual([searchIndexSql()]);
+  });
+
+  it('0010 leaves the calls stored before it to the indexer, which indexes them when the store opens', async () => {
+    const dir = nextDir();
+    const old = openDatabaseBefore(dir, '_search_index');
+    const vault = createVault({ dir });
+    const before = makeTrace({ output: { answer: 'Paris is the capital' } });
+    writeRowDirectly(old, vault, before);
+    migrate(old);
+    expect(old.prepare('SELECT indexed_upto FROM search_state').pluck().get()).toBe(0);
+    const clock = createManualClock();
+    const store = createSqliteTraceStore({ db: old, vault, timers: clock });
+    // Found before the index has it (the rows above its mark are scanned), and after.
+    expect(store.list({ text: 'CAPITAL' }).items.map((item) => item.id)).toEqual([before.id]);
+    await clock.advance(INDEX_IDLE_MS);
+    expect(old.prepare('SELECT indexed_upto FROM search_state').pluck().get()).toBe(seqOf(old, before.id));
+    expect(store.list({ text: 'CAPITAL' }).items.map((item) => item.id)).toEqual([before.id]);
+    expect(indexed(old, 'paris')).toEqual([seqOf(old, before.id)]);
+    store.close();
+  });
+
+  it('follows a call through begin, finish, a rewrite and a delete', async () => {
+    const dir = nextDir();
+    const db = openTestDatabase(dir);
+    const store = createSqliteTraceStore({ db, vault: createVault({ dir }) });
+    // A write call's begin is committed on its own, so its finish is an UPDATE of the row.
+    const call: TraceRecord = makeTrace({
+      sideEffect: 'write',
+      status: 'running',
+      finishedAt: null,
+      output: undefined,
+      arguments: { path: 'notes/alpha.md' },
+    });
+    store.begin(call);
+    expect(indexed(db, 'alpha.md')).toEqual([seqOf(db, call.id)]);
+    expect(indexed(db, 'omega')).toEqual([]);
+    await store.finish({ ...call, status: 'succeeded', finishedAt: call.createdAt + 5, output: { text: 'omega' } });
+    expect(indexed(db, 'omega')).toEqual([seqOf(db, call.id)]);
+    await store.finish({ ...call, status: 'succeeded', finishedAt: call.createdAt + 5, output: { text: 'sigma' } });
+    expect(indexed(db, 'omega')).toEqual([]);
+    expect(store.list({ text: 'sigma' }).items.map((item) => item.id)).toEqual([call.id]);
+    expect(store.delete(call.id)).toBe('deleted');
+    expect(indexed(db, 'sigma')).toEqual([]);
+    expect(indexed(db, 'alpha.md')).toEqual([]);
+    store.close();
+  });
+
+  it('indexes once writes pause for INDEX_IDLE_MS, not while they go on', async () => {
+    const dir = nextDir();
+    const db = openTestDatabase(dir);
+    const clock = createManualClock();
+    const store = createSqliteTraceStore({ db, vault: createVault({ dir }), timers: clock });
+    const mark = () => db.prepare('SELECT indexed_upto FROM search_state').pluck().get();
+    for (let i = 0; i < 5; i++) {
+      store.finish(makeTrace());
+      store.flush();
+      await clock.advance(INDEX_IDLE_MS - 1);
+    }
+    expect(mark()).toBe(0);
+    await clock.advance(1);
+    expect(mark()).toBe(5);
+    store.close();
+  });
+
+  it('finds calls above the mark and in the index alike, newest first, page after page', async () => {
+    const dir = nextDir();
+    const db = openTestDatabase(dir);
+    const clock = createManualClock();
+    const store = createSqliteTraceStore({ db, vault: createVault({ dir }), timers: clock });
+    const calls = Array.from({ length: 12 }, (_, i) =>
+      makeTrace({ arguments: { path: i % 3 === 0 ? `hay/${i}` : `needle/${i}` } }),
+    );
+    for (const call of calls.slice(0, 7)) store.finish(call);
+    store.flush();
+    await clock.advance(INDEX_IDLE_MS);
+    for (const call of calls.slice(7)) store.finish(call);
+    store.flush();
+    expect(db.prepare('SELECT indexed_upto FROM search_state').pluck().get()).toBe(seqOf(db, calls[6]?.id ?? ''));
+    const expected = calls
+      .filter((_, i) => i % 3 !== 0)
+      .map((call) => call.id)
+      .reverse();
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = store.list({ text: 'NEEDLE/', limit: 3, cursor });
+      expect(page.partial).toBe(false);
+      seen.push(...page.items.map((item) => item.id));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual(expected);
+    store.close();
+  });
+
+  it('walks the index newest first without sorting, then reads each candidate by seq', () => {
+    const db = openTestDatabase(nextDir());
+    const plan = (sql: string, params: Record<string, unknown>) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[]).map((row) => row.detail);
+    const candidates = plan(SEARCH_CANDIDATES_SQL, {
+      match: searchIndexQuery('paris'),
+      below: 10,
+      floor: 0,
+      count: 51,
+    });
+    expect(candidates).toEqual([expect.stringMatching(/^SCAN tool_calls_search VIRTUAL TABLE INDEX/)]);
+    for (const query of [{ text: 'paris' }, { text: 'paris', tool: 'read_file' }]) {
+      const verify = plan(listTracesSql(resolveListFilter(query), null), {
+        candidates: '[3,2,1]',
+        pattern: '%paris%',
+        prefix: 'paris%',
+        tool: 'read_file',
+      });
+      expect(verify.join(' | ')).toMatch(/^SEARCH tool_calls USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+      expect(verify.join(' | ')).not.toMatch(/SCAN tool_calls(?! USING)/);
+    }
+    db.close();
+  });
+
+  it('stops a page after MAX_SEARCH_CANDIDATES rows that hold the trigrams but not the text, and goes on with the cursor', () => {
+    const dir = nextDir();
+    const db = openTestDatabase(dir);
+    const store = createSqliteTraceStore({ db, vault: createVault({ dir }) });
+    const match = makeTrace({ arguments: { note: 'queue worker' } });
+    store.finish(match);
+    // Every trigram of "queue worker", never side by side.
+    for (let i = 0; i < MAX_SEARCH_CANDIDATES * 1.5; i++)
+      store.finish(makeTrace({ arguments: { note: 'queue x worker' } }));
+    store.flush();
+    indexed(db, 'queue');
+    const first = store.list({ text: 'queue worker' });
+    expect(first).toMatchObject({ items: [], partial: true });
+    const second = store.list({ text: 'queue worker', cursor: first.nextCursor ?? undefined });
+    expect(second.items.map((item) => item.id)).toEqual([match.id]);
+    expect(second).toMatchObject({ partial: false, nextCursor: null });
+    store.close();
+  }, 60_000);
+
+  it('uses the index from three characters (code points) on, and quotes what FTS5 would parse', () => {
+    expect(usesSearchIndex('ab')).toBe(false);
+    expect(usesSearchIndex('🚀é')).toBe(false);
+    expect(usesSearchIndex('🚀éx')).toBe(true);
+    expect(searchIndexQuery('a"b OR c')).toBe('"a""b" """b " "b O" " OR" "OR " "R c"');
+    expect(searchIndexQuery('abcdefghijklmn')).toBe('"abc" "def" "ghi" "jkl" "lmn"');
+  });
+});

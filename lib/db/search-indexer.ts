@@ -1,0 +1,103 @@
+import type { CommitTimers } from './commit-timers';
+import type { SqliteDatabase } from './open-database';
+import { SEARCH_INDEX_FILL_SQL } from './search-index';
+
+/** Rows indexed in one step: a few milliseconds of the event loop, one FTS5 segment. */
+export const INDEX_STEP_ROWS = 512;
+/** How long writes must pause before indexing starts: it does not compete with a burst of calls. */
+export const INDEX_IDLE_MS = 50;
+/** Rows left unindexed that make indexing start even while writes go on (searches scan them by LIKE). */
+export const MAX_UNINDEXED_ROWS = 50_000;
+
+/**
+ * Keeps the search index (see `search-index.ts`) up with `tool_calls`, off the write path:
+ * a call is written by the group commit alone, and indexed later in steps of INDEX_STEP_ROWS
+ * rows (in seq order, one transaction each, which also moves `search_state.indexed_upto`). A
+ * search reads the index up to `indexed_upto` and scans the few rows above it (see
+ * `sqlite-list-traces.ts`); a row changed or deleted after it was indexed is put right by the
+ * triggers of migration 0010.
+ *
+ * Indexing a call in the transaction that writes it (a trigger) halved the calls/s of the
+ * executor: FTS5 writes a segment per transaction, and the group commit commits often.
+ */
+export interface SearchIndexer {
+  /** The newest seq the index holds: every call at or below it is indexed. */
+  indexedUpTo(): number;
+  /** Indexes up to `rows` rows not yet indexed, oldest first; returns how many it indexed. */
+  indexSome(rows: number): number;
+  /** Told after the store committed rows up to `newestSeq`: schedules indexing (see INDEX_IDLE_MS). */
+  afterCommit(newestSeq: number): void;
+  /** Stops the scheduled indexing. */
+  stop(): void;
+}
+
+/**
+ * Creates the indexer of one connection; several processes may each run one (every step is a
+ * write transaction that reads the mark it moves).
+ * @example const indexer = createSearchIndexer(sqlite, systemCommitTimers)
+ */
+export function createSearchIndexer(sqlite: SqliteDatabase, timers: CommitTimers): SearchIndexer {
+  const readMark = sqlite.prepare('SELECT indexed_upto FROM search_state').pluck();
+  const stepEnd = sqlite.prepare('SELECT seq FROM tool_calls WHERE seq > ? ORDER BY seq LIMIT 1 OFFSET ?').pluck();
+  const newest = sqlite.prepare('SELECT max(seq) FROM tool_calls').pluck();
+  const fill = sqlite.prepare(SEARCH_INDEX_FILL_SQL);
+  const moveMark = sqlite.prepare('UPDATE search_state SET indexed_upto = ?');
+  let timer: unknown = null;
+  /** What the last step or read saw; a hint for scheduling, never used to decide what to index. */
+  let knownMark = (readMark.get() as number | undefined) ?? 0;
+  let knownNewest = (newest.get() as number | null) ?? 0;
+
+  const step = sqlite.transaction((rows: number): number => {
+    const from = (readMark.get() as number) ?? 0;
+    const to = (stepEnd.get(from, rows - 1) as number | undefined) ?? (newest.get() as number | null) ?? from;
+    knownMark = to;
+    if (to <= from) return 0;
+    const indexed = fill.run({ from, to }).changes;
+    moveMark.run(to);
+    return indexed;
+  });
+
+  function schedule(ms: number): void {
+    if (timer !== null) timers.clearTimeout(timer);
+    timer = timers.setTimeout(run, ms);
+  }
+
+  function run(): void {
+    timer = null;
+    try {
+      step(INDEX_STEP_ROWS);
+    } catch (error) {
+      // Busy (another process writes) or closed: the next commit schedules it again.
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY')
+        console.error('[toolscope] search indexing failed:', error);
+      return;
+    }
+    // Yield to the event loop between steps; go on until caught up.
+    if (knownMark < knownNewest) schedule(0);
+  }
+
+  // Rows stored before this process (or before migration 0010) are indexed from the start.
+  if (knownMark < knownNewest) schedule(INDEX_IDLE_MS);
+
+  return {
+    indexedUpTo: () => (readMark.get() as number | undefined) ?? 0,
+    indexSome(rows) {
+      let indexed = 0;
+      while (indexed < rows) {
+        const done = step(Math.min(INDEX_STEP_ROWS, rows - indexed));
+        if (done === 0) break;
+        indexed += done;
+      }
+      return indexed;
+    },
+    afterCommit(newestSeq) {
+      if (newestSeq > knownNewest) knownNewest = newestSeq;
+      if (knownNewest - knownMark >= MAX_UNINDEXED_ROWS) schedule(0);
+      else schedule(INDEX_IDLE_MS);
+    },
+    stop() {
+      if (timer !== null) timers.clearTimeout(timer);
+      timer = null;
+    },
+  };
+}
