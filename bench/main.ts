@@ -10,7 +10,8 @@
  * 5. Stop the app by its pid, count the stored calls read-only against the answered ones.
  * The load generator always runs in a child process of its own, never beside a server.
  * Settings: BENCH_CONNECTIONS=50 BENCH_SECONDS=5 BENCH_RUNS=3 BENCH_WARMUP_SECONDS=3
- * BENCH_SUBSCRIBERS=200 BENCH_EXECUTOR_CALLS=100000 BENCH_EXECUTOR_RUNS=3.
+ * BENCH_SUBSCRIBERS=200 BENCH_EXECUTOR_CALLS=100000 BENCH_EXECUTOR_RUNS=3 BENCH_STORE_CALLS=10000000
+ * (0 skips the store at scale; TOOLSCOPE_BENCH_DATA_DIR keeps its seeded folder elsewhere).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -25,6 +26,7 @@ import { meterCpu, processTreeRssBytes } from './process-usage';
 import { measureBatchSchedule, measureLangchainInvoke, measureTimeouts } from './reference-rows';
 import { type BenchResult, checkTargets, formatTable, resultFileName, summarizeLoad } from './results';
 import type { SubscriberCounts } from './sse-subscribers';
+import { measureStoreAtScale } from './store-scale';
 
 const setting = (name: string, fallback: number) => Number(process.env[name] || fallback);
 const settings = {
@@ -35,6 +37,7 @@ const settings = {
   subscribers: setting('BENCH_SUBSCRIBERS', 200),
   executorCalls: setting('BENCH_EXECUTOR_CALLS', 100_000),
   executorRuns: setting('BENCH_EXECUTOR_RUNS', 3),
+  storeCalls: setting('BENCH_STORE_CALLS', 10_000_000),
   body: JSON.stringify({
     session_id: 'bench',
     tool_calls: [{ id: 'c', type: 'function', function: { name: 'calculator', arguments: '{"expression":"2+2"}' } }],
@@ -171,6 +174,9 @@ async function main() {
   progress('a batch of mixed durations, pool against fixed chunks; timeouts');
   const batch = await measureBatchSchedule(5);
   const timeouts = await measureTimeouts(5);
+  const { storeCalls } = settings;
+  progress(`the store at ${storeCalls} calls (seeded once, then reused while the schema is the same)`);
+  const store = storeCalls > 0 ? await measureStoreAtScale({ calls: storeCalls, progress }) : null;
   progress('building the app if needed (node scripts/build.mjs)');
   const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: ['ignore', 2, 2] });
   if (build.status !== 0) throw new Error('the build failed');
@@ -194,6 +200,7 @@ async function main() {
     langchain,
     batch,
     timeouts,
+    store,
     http: { bare, ...app, persisted },
   };
   const result: BenchResult = { ...partial, targets: checkTargets(partial) };

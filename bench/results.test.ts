@@ -34,6 +34,7 @@ function result(app: { rps: number; p99Ms: number }, persisted = { answered: 100
       subscribers: 200,
       executorCalls: 1000,
       executorRuns: 3,
+      storeCalls: 1000,
       body: '{}',
     },
     executor: {
@@ -43,6 +44,19 @@ function result(app: { rps: number; p99Ms: number }, persisted = { answered: 100
     langchain: { p50Us: 24, p99Us: 60, meanUs: 28 },
     batch: { calls: 20, concurrency: 4, idealMs: 160, poolMs: 162, chunkedIdealMs: 305, chunkedMs: 307 },
     timeouts: { toolAnsweredMs: 100.6, shellAnsweredMs: 101, shellGoneAfterMs: 3, shellError: null },
+    store: {
+      calls: 10_000_000,
+      seedSeconds: 1600,
+      bytesPerCall: 580,
+      dbBytes: 5.8e9,
+      walBytes: 0,
+      pages: [
+        { name: 'traces list', path: '/', p50Ms: 0.3, p99Ms: 0.6 },
+        { name: 'tools page (day)', path: '/tools', p50Ms: 2.1, p99Ms: 4 },
+      ],
+      search: [{ query: 'refund', p50Ms: 12, p99Ms: 20, matches: 50 }],
+      notes: [],
+    },
     http: {
       bare: http(32_000, 3),
       app: http(app.rps, app.p99Ms),
@@ -101,6 +115,21 @@ describe('checkTargets', () => {
       value: 'success: undefined',
     });
     expect(byName['executor p50 in memory vs LangChain (#12)']).toMatchObject({ met: true, value: '7.7 µs' });
+  });
+
+  it('checks the store at scale: every page under 50 ms, every search under 100 ms, bytes per call', () => {
+    const value = result({ rps: 5_000, p99Ms: 10 });
+    const met = (v: typeof value) => Object.fromEntries(checkTargets(v).map((t) => [t.name, t.met]));
+    expect(met(value)['slowest page p50 at 10,000,000 calls (#12)']).toBe(true);
+    value.store!.search.push({ query: 'x y', p50Ms: 120, p99Ms: 200, matches: 0 });
+    value.store!.bytesPerCall = 914;
+    const byName = Object.fromEntries(checkTargets(value).map((t) => [t.name, t]));
+    expect(byName['slowest text search p50 at 10,000,000 (#12)']).toMatchObject({
+      met: false,
+      value: '120.0 ms ("x y")',
+    });
+    expect(byName['bytes per stored call (#12)']).toMatchObject({ met: false, value: '914' });
+    expect(formatTable(value)).toContain('store, 10,000,000 calls: 914 bytes per call');
   });
 
   it('misses persistence when fewer calls are stored than were answered', () => {

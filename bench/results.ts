@@ -2,6 +2,7 @@ import type { OverheadFigures } from './executor-overhead';
 import type { LoadReport, RunFigures } from './load-generator';
 import { median } from './percentile';
 import type { BatchFigures, InvokeFigures, TimeoutFigures } from './reference-rows';
+import type { StoreScaleReport } from './store-scale';
 
 /** One HTTP measurement: the median of its runs' figures, errors summed over the runs. */
 export interface HttpFigures {
@@ -38,6 +39,7 @@ export interface BenchResult {
     subscribers: number;
     executorCalls: number;
     executorRuns: number;
+    storeCalls: number;
     body: string;
   };
   executor: { inMemory: OverheadFigures; sqlite: OverheadFigures };
@@ -45,6 +47,8 @@ export interface BenchResult {
   langchain: InvokeFigures;
   batch: BatchFigures;
   timeouts: TimeoutFigures;
+  /** The store at scale (`BENCH_STORE_CALLS`, 10,000,000): each page's server-side reads, text search, bytes per call; null when skipped (0). */
+  store: StoreScaleReport | null;
   http: {
     bare: HttpFigures;
     app: HttpFigures;
@@ -136,6 +140,7 @@ export function checkTargets(result: Omit<BenchResult, 'targets'>): TargetCheck[
       value: result.timeouts.shellError ?? ms(result.timeouts.shellGoneAfterMs),
       met: result.timeouts.shellError === null && result.timeouts.shellGoneAfterMs <= 100,
     },
+    ...storeTargets(result.store),
     { name: 'app calls/s (#7)', target: '≥ 5,000', value: count(app.rps), met: app.rps >= 5000 },
     { name: 'app p99 (#7)', target: '< 20 ms', value: ms(app.p99Ms), met: app.p99Ms < 20 },
     { name: 'app / bare node:http (#7)', target: '≥ 15%', value: pct(ratio), met: ratio >= 0.15 },
@@ -168,6 +173,35 @@ export function checkTargets(result: Omit<BenchResult, 'targets'>): TargetCheck[
       target: '0',
       value: String(app.errors + sse.errors + bare.errors + result.http.appNotFound.errors),
       met: app.errors + sse.errors + bare.errors + result.http.appNotFound.errors === 0,
+    },
+  ];
+}
+
+function storeTargets(store: StoreScaleReport | null): TargetCheck[] {
+  if (!store) return [];
+  const slowest = <T extends { p50Ms: number }>(rows: T[]) =>
+    rows.reduce((max, row) => (row.p50Ms > max.p50Ms ? row : max), rows[0] as T);
+  const page = slowest(store.pages);
+  const search = slowest(store.search);
+  const calls = count(store.calls);
+  return [
+    {
+      name: `slowest page p50 at ${calls} calls (#12)`,
+      target: '< 50 ms',
+      value: page ? `${ms(page.p50Ms)} (${page.name})` : '–',
+      met: store.pages.length > 0 && store.pages.every((row) => row.p50Ms < 50),
+    },
+    {
+      name: `slowest text search p50 at ${calls} (#12)`,
+      target: '< 100 ms',
+      value: search ? `${ms(search.p50Ms)} (${JSON.stringify(search.query)})` : '–',
+      met: store.search.length > 0 && store.search.every((row) => row.p50Ms < 100),
+    },
+    {
+      name: 'bytes per stored call (#12)',
+      target: '≤ 600',
+      value: count(store.bytesPerCall),
+      met: store.bytesPerCall <= 600,
     },
   ];
 }
@@ -252,6 +286,7 @@ export function formatTable(result: BenchResult): string {
       '',
       `run_shell sleep: answered ${ms(result.timeouts.shellAnsweredMs)}, its processes gone ${ms(result.timeouts.shellGoneAfterMs)} after`,
     ),
+    ...storeRows(result.store, row),
     httpRow('bare node:http: POST, JSON.parse, small JSON', http.bare, 'the ceiling'),
     httpRow(
       'app: POST /api/v1/tool-calls',
@@ -289,6 +324,30 @@ export function formatTable(result: BenchResult): string {
     ),
   ];
   return lines.join('\n');
+}
+
+function storeRows(
+  store: StoreScaleReport | null,
+  row: (label: string, rate: string, p50: string, p99: string, errors: string, cpu?: string, note?: string) => string,
+): string[] {
+  if (!store) return ['store at scale: skipped (BENCH_STORE_CALLS=0)'];
+  const calls = count(store.calls);
+  return [
+    `store, ${calls} calls: ${count(store.bytesPerCall)} bytes per call (database ${mb(store.dbBytes)}, WAL ${mb(store.walBytes)}); seeded in ${count(store.seedSeconds)} s; server-side reads of each page, p50/p99 of repeated reads`,
+    ...store.pages.map((page) => row(`  ${page.name}`, '', ms(page.p50Ms), ms(page.p99Ms), '', '', page.path)),
+    ...store.search.map((search) =>
+      row(
+        `  search ${JSON.stringify(search.query)}`,
+        '',
+        ms(search.p50Ms),
+        ms(search.p99Ms),
+        '',
+        '',
+        `${count(search.matches)} matches on the first page; over every call`,
+      ),
+    ),
+    ...store.notes.map((note) => `  - ${note}`),
+  ];
 }
 
 /** `bench/results/<date>.json`, with a date that is a valid file name everywhere. */
