@@ -1,7 +1,8 @@
 import type { SecondarySink } from '../executor/fan-out-sink';
-import type { CallSpanOptions, CallSpans } from './call-spans';
+import type { ToolInfo } from './call-spans';
 import type { OtelSettings } from './otel-settings';
-import { childOfCallSpan, type TracePropagation } from './trace-context';
+import { startCallSpansWorker } from './otel-worker';
+import { callSpanIds, childOfCallSpan, type TracePropagation } from './trace-context';
 
 export interface OtelExport {
   /** The exporter as a secondary sink of the fan-out: told of finished calls only, in batches. */
@@ -10,34 +11,39 @@ export interface OtelExport {
   propagation: TracePropagation;
 }
 
+export interface OtelExportOptions {
+  /** The registry's view of a tool; unknown tools are `function`s without a description. */
+  toolInfo?: (name: string) => ToolInfo | undefined;
+  /** Where export failures are said (rate-limited). Default `console.error`. */
+  log?: (message: string) => void;
+}
+
 /**
  * OpenTelemetry export of calls (see `call-spans.ts`), for `createToolscope` when
- * `otelSettingsFromEnv` is not null. The SDK is loaded only then, and off the start's path
- * (a dynamic import): a Toolscope without `OTEL_EXPORTER_OTLP_ENDPOINT` never loads it.
+ * `otelSettingsFromEnv` is not null. The SDK runs in a worker thread of its own
+ * (`otel-worker.ts`), started only then: a Toolscope without `OTEL_EXPORTER_OTLP_ENDPOINT` never
+ * loads it. The event loop only names each call's tool and span ids and posts the records.
  */
-export function createOtelExport(settings: OtelSettings, options: CallSpanOptions = {}): OtelExport {
+export function createOtelExport(settings: OtelSettings, options: OtelExportOptions = {}): OtelExport {
   const log = options.log ?? ((message: string) => console.error(message));
   for (const warning of settings.warnings) log(`[toolscope] OpenTelemetry: ${warning}`);
-  const spans: Promise<CallSpans | null> = import('./call-spans').then(
-    (module) => module.createCallSpans(settings, options),
-    (error: unknown) => {
-      log(`[toolscope] OpenTelemetry export is off: the SDK could not be loaded (${String(error)})`);
-      return null;
-    },
-  );
+  const toolInfo = options.toolInfo ?? (() => undefined);
+  const worker = startCallSpansWorker(settings, log);
   return {
     propagation: childOfCallSpan,
     sink: {
       name: `OpenTelemetry ${displayUrl(settings.tracesUrl)}`,
       events: ['finish'],
-      async write(events) {
-        const exporter = await spans;
-        if (!exporter) return;
-        for (const event of events) exporter.export(event.record);
+      write(events) {
+        return worker.export(
+          events.map(({ record }) => ({
+            record,
+            info: toolInfo(record.tool),
+            ids: callSpanIds(record.id, record.traceContext),
+          })),
+        );
       },
-      async close() {
-        await (await spans)?.shutdown();
-      },
+      close: () => worker.shutdown(),
     },
   };
 }

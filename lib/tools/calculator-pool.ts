@@ -1,8 +1,7 @@
-import path from 'node:path';
 import { createExpressionCheck } from './check-expression';
 import { type Calculation, type CalculationInput, createEvaluator } from './evaluate-expression';
 import { createSafeMath, MAX_RANGE_ELEMENTS } from './safe-math';
-import { createWorkerPool, type WorkerPool } from './worker-pool';
+import { createWorkerPool, moduleFolders, type WorkerPool } from './worker-pool';
 
 /** Longest expression the calculator reads. */
 export const MAX_EXPRESSION_LENGTH = 1000;
@@ -43,17 +42,8 @@ export function createCalculatorPool(options: { size?: number; deadlineMs?: numb
     deadlineMs: options.deadlineMs ?? CALCULATION_DEADLINE_MS,
     size: options.size ?? 2,
     resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
-    resolvePaths: packageFolders(),
+    resolvePaths: moduleFolders(),
   });
-}
-
-/**
- * Where `mathjs` is found: the working directory (`npm start`, vitest) and the folder of the
- * script that started Node (a bundled server started from elsewhere).
- */
-function packageFolders(): string[] {
-  const entry = process.argv[1];
-  return entry ? [process.cwd(), path.dirname(entry)] : [process.cwd()];
 }
 
 let shared: CalculatorPool | undefined;

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 import { type Clock, systemClock, type TimerHandle } from '../executor/clock';
 
@@ -119,11 +120,20 @@ parentPort.postMessage({ ready: true });
 }
 
 /**
+ * Where a worker's `require` finds packages: the working directory (`npm start`, vitest) and the
+ * folder of the script that started Node (a bundled server started from elsewhere).
+ */
+export function moduleFolders(): string[] {
+  const entry = process.argv[1];
+  return entry ? [process.cwd(), path.dirname(entry)] : [process.cwd()];
+}
+
+/**
  * The name of the helper esbuild's `keepNames` wraps named functions in (`__name(fn, "name")`,
  * renamed when minified). Handler source text built from this bundle's functions carries those
  * calls into the worker, which defines the helper under the name this module's own code shows.
  */
-function keepNamesHelper(): string {
+export function keepNamesHelper(): string {
   const probe = () => {
     const named = () => 0;
     return named;
