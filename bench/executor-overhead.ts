@@ -37,7 +37,8 @@ export interface OverheadFigures {
 const IN_FLIGHT = 50;
 const call = { id: 'call_bench', name: 'noop', arguments: '{"n":1}' };
 
-const noop = defineTool({
+/** The bench's no-op tool: one number in, nothing done. */
+export const noop = defineTool({
   name: 'noop',
   description: 'Does nothing',
   sideEffect: 'none',

@@ -5,13 +5,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { z } from 'zod';
 import { openDatabase } from '../lib/db/open-database';
 import { createSqliteTraceStore } from '../lib/db/sqlite-trace-store';
 import { createVault } from '../lib/db/vault';
-import { defineTool } from '../lib/executor/define-tool';
 import { createExecutor } from '../lib/executor/executor';
 import { createRegistry } from '../lib/executor/registry';
+import { noop } from './executor-overhead';
 import { percentile } from './percentile';
 
 export interface PersistedThroughput {
@@ -20,14 +19,6 @@ export interface PersistedThroughput {
   p50Us: number;
   notes: string[];
 }
-
-const noop = defineTool({
-  name: 'noop',
-  description: 'Does nothing',
-  sideEffect: 'none',
-  inputSchema: z.object({ n: z.number() }),
-  execute: () => ({ ok: true }),
-});
 
 /**
  * Runs `calls` no-op calls through the executor with the SQLite store of a fresh temp folder,
