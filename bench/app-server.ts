@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { freePort } from '../lib/server/testing/free-port';
 
 export interface AppServer {
   pid: number;
@@ -12,17 +12,7 @@ export interface AppServer {
   stop(graceMs?: number): Promise<{ code: number | null; signal: string | null; killed: boolean }>;
 }
 
-/** A port nothing listens on right now (the kernel's pick). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+export { freePort };
 
 /**
  * Starts the app as `npm start` does (`node scripts/start.mjs`, in its own process group) with

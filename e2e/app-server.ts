@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from '@playwright/test';
+import { freePort } from '../lib/server/testing/free-port';
 
 /**
  * Default shell programs plus `sh`, so e2e tests can run a program that prints and then waits;
@@ -141,17 +141,8 @@ export async function startAppServer({
   return { pid, child, stop };
 }
 
-/** A port free now (E2E_RESTART_PORT is live-cancel's, which may run beside the spec asking). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+// A port free now (E2E_RESTART_PORT is live-cancel's, which may run beside the spec asking).
+export { freePort };
 
 /**
  * A Toolscope of the calling `describe`'s own, on a free port and a fresh data folder: started

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './free-port';
 
 const root = path.resolve(__dirname, '../../..');
 
@@ -20,17 +20,6 @@ export async function hasCurrentBuild(testName: string): Promise<boolean> {
   if (!built)
     console.warn(`[${testName}] skipped: .next is missing or older than the sources; run node scripts/build.mjs`);
   return built;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read JSON answers whose shape they assert on
