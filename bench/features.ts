@@ -73,10 +73,10 @@ export async function waitForMcp(origin: string, timeoutMs = 60_000): Promise<st
   let last = '';
   while (Date.now() < deadline) {
     const response = await fetch(`${origin}/api/v1/mcp/servers`);
-    const body = (await response.json()) as { servers?: { name: string; state?: string; status?: string }[] };
+    const body = (await response.json()) as { servers?: { name: string; state: string }[] };
     const server = body.servers?.find((s) => s.name === 'everything');
     last = JSON.stringify(server ?? body);
-    if (server && (server.state ?? server.status) === 'connected') return last;
+    if (server?.state === 'connected') return last;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`the upstream MCP server did not connect: ${last}`);
