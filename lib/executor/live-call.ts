@@ -1,3 +1,4 @@
+import { boundErrorMessage } from './bound-error';
 import { type CancelHook, type Cancellable, cancelReasonOf } from './call-cancellation';
 import type { Clock } from './clock';
 import { createLiveOutput, type LiveOutput } from './live-output';
@@ -155,10 +156,11 @@ export class LiveCall implements Cancellable {
 
   /**
    * An attempt's error as it goes in the record: scrubbed now, since a live view (the trace page,
-   * `GET /api/v1/traces/:id`) shows the record while the call still runs.
+   * `GET /api/v1/traces/:id`) shows the record while the call still runs; then its message cut
+   * to its bound (see `bound-error.ts`).
    */
   scrubError(error: ToolErrorData): ToolErrorData {
-    return scrubError(error, this.redactor, this.secrets);
+    return boundErrorMessage(scrubError(error, this.redactor, this.secrets));
   }
 
   /** Hands the recorded result to whoever waits on it (cancel callers). */

@@ -22,6 +22,15 @@ export interface AttemptRunner {
   circuitState(tool: string): CircuitState;
 }
 
+/**
+ * An attempt's result as the call goes on with it: a failure's error scrubbed and bounded
+ * (`live.scrubError`), which the attempt's entry, the call's outcome, the execute stage's detail
+ * and the model message all carry.
+ */
+function asRecorded(live: LiveCall, result: AttemptResult): AttemptResult {
+  return result.outcome === 'ok' ? result : { ...result, error: live.scrubError(result.error) };
+}
+
 /** Breakers count failures that say the tool is unwell, not calls it answered with a "no". */
 function isHealthFailure(error: ToolErrorData): boolean {
   return error.kind === 'temporary' || error.kind === 'timeout';
@@ -127,7 +136,10 @@ export function createAttemptRunner(deps: {
     return { attempt, index, started, result };
   }
 
-  /** Ends an attempt: its final entry replaces the running one. Returns the backoff before the next, or null. */
+  /**
+   * Ends an attempt with its result as recorded (`asRecorded`): its final entry replaces the
+   * running one. Returns the backoff before the next, or null.
+   */
   function endAttempt(
     tool: AnyTool,
     live: LiveCall,
@@ -159,7 +171,7 @@ export function createAttemptRunner(deps: {
       durationMs: roundMs(clock.now() - step.started),
       outcome: result.outcome,
       timeoutMs: attempt.timeoutMs,
-      error: result.outcome === 'ok' ? null : live.scrubError(result.error),
+      error: result.outcome === 'ok' ? null : result.error,
       backoffMs,
       ...(backoffReason ? { backoffReason } : {}),
       fault: attempt.fault,
@@ -225,8 +237,9 @@ export function createAttemptRunner(deps: {
     fallback: boolean,
     breaker: CircuitBreaker | null,
     step: { attempt: Attempt; index: number; started: number },
-    result: AttemptResult,
+    ended: AttemptResult,
   ): ToolOutcome | Promise<ToolOutcome> {
+    const result = asRecorded(live, ended);
     const backoffMs = endAttempt(tool, live, step, result, 1);
     if (backoffMs === null) return concludeAttempts(breaker, result);
     return (async () => {
@@ -239,7 +252,7 @@ export function createAttemptRunner(deps: {
           break;
         }
         const next = startAttempt(tool, input, live, t0, fallback, n);
-        last = await next.result;
+        last = asRecorded(live, await next.result);
         wait = endAttempt(tool, live, next, last, n);
       }
       return concludeAttempts(breaker, last);
