@@ -1,9 +1,16 @@
 import type { CommitTimers } from './commit-timers';
 import type { SqliteDatabase } from './open-database';
-import { SEARCH_INDEX_FILL_SQL } from './search-index';
+import { SEARCH_INDEX_FILL_SQL, SEARCHED_COLUMNS } from './search-index';
 
-/** Rows indexed in one step: a few milliseconds of the event loop, one FTS5 segment. */
+/** Rows indexed in one step at most: a few milliseconds of the event loop, one FTS5 segment. */
 export const INDEX_STEP_ROWS = 512;
+/**
+ * Characters of searched text indexed in one step at most (a step always takes one row): FTS5
+ * tokenizes about 1 MiB per 100–250 ms on the 2-core machine, on the event loop. Typical calls
+ * (well under 1 KiB each) fill INDEX_STEP_ROWS first; calls with large outputs (up to
+ * `limits.maxTraceBytes` each) no longer make a step of seconds.
+ */
+export const INDEX_STEP_CHARS = 512 * 1024;
 /** How long writes must pause before indexing starts: it does not compete with a burst of calls. */
 export const INDEX_IDLE_MS = 50;
 /** Rows left unindexed that make indexing start even while writes go on (searches scan them by LIKE). */
@@ -11,8 +18,9 @@ export const MAX_UNINDEXED_ROWS = 50_000;
 
 /**
  * Keeps the search index (see `search-index.ts`) up with `tool_calls`, off the write path:
- * a call is written by the group commit alone, and indexed later in steps of INDEX_STEP_ROWS
- * rows (in seq order, one transaction each, which also moves `search_state.indexed_upto`). A
+ * a call is written by the group commit alone, and indexed later in steps of at most
+ * INDEX_STEP_ROWS rows and INDEX_STEP_CHARS characters of searched text (in seq order, one
+ * transaction each, which also moves `search_state.indexed_upto`, the event loop free between). A
  * search reads the index up to `indexed_upto` and scans the few rows above it (see
  * `sqlite-list-traces.ts`); a row changed or deleted after it was indexed is put right by the
  * triggers of migration 0010.
@@ -38,7 +46,7 @@ export interface SearchIndexer {
  */
 export function createSearchIndexer(sqlite: SqliteDatabase, timers: CommitTimers): SearchIndexer {
   const readMark = sqlite.prepare('SELECT indexed_upto FROM search_state').pluck();
-  const stepEnd = sqlite.prepare('SELECT seq FROM tool_calls WHERE seq > ? ORDER BY seq LIMIT 1 OFFSET ?').pluck();
+  const stepEnd = sqlite.prepare(STEP_END_SQL).pluck();
   const newest = sqlite.prepare('SELECT max(seq) FROM tool_calls').pluck();
   const fill = sqlite.prepare(SEARCH_INDEX_FILL_SQL);
   const moveMark = sqlite.prepare('UPDATE search_state SET indexed_upto = ?');
@@ -49,7 +57,7 @@ export function createSearchIndexer(sqlite: SqliteDatabase, timers: CommitTimers
 
   const step = sqlite.transaction((rows: number): number => {
     const from = (readMark.get() as number) ?? 0;
-    const to = (stepEnd.get(from, rows - 1) as number | undefined) ?? (newest.get() as number | null) ?? from;
+    const to = (stepEnd.get({ from, rows, chars: INDEX_STEP_CHARS }) as number | null) ?? from;
     knownMark = to;
     if (to <= from) return 0;
     const indexed = fill.run({ from, to }).changes;
@@ -101,3 +109,16 @@ export function createSearchIndexer(sqlite: SqliteDatabase, timers: CommitTimers
     },
   };
 }
+
+/** The searched text of a row, in characters (bytes for a BLOB). */
+const rowChars = SEARCHED_COLUMNS.map((name) => `coalesce(length(\`${name}\`), 0)`).join(' + ');
+
+/**
+ * The last seq of the next step: of the (at most `@rows`) rows above `@from`, the first one and
+ * those after it while their searched text adds up to `@chars` at most; null when none is left.
+ */
+export const STEP_END_SQL = `SELECT max(seq) FROM (
+  SELECT seq, row_number() OVER running AS n, sum(chars) OVER running AS total
+  FROM (SELECT seq, ${rowChars} AS chars FROM tool_calls WHERE seq > @from ORDER BY seq LIMIT @rows)
+  WINDOW running AS (ORDER BY seq ROWS UNBOUNDED PRECEDING)
+) WHERE n = 1 OR total <= @chars`;
