@@ -1,0 +1,60 @@
+// A stdio MCP server whose tools are slow, huge or never answer, for
+// lib/hardening/event-loop-tools.test.ts: `sleep` answers after `ms`, `huge` answers with `chars`
+// characters of text (as an error result with `error: true`), `hang` never answers.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const object = (properties = {}, required = []) => ({ type: 'object', properties, required });
+// Read-only (they run without approval), not idempotent (one attempt, no retries to wait for).
+const annotations = { readOnlyHint: true, idempotentHint: false };
+const TOOLS = [
+  {
+    name: 'sleep',
+    description: 'Answers after ms milliseconds',
+    inputSchema: object({ ms: { type: 'integer', minimum: 0 } }, ['ms']),
+    annotations,
+  },
+  {
+    name: 'huge',
+    description: 'Answers with chars characters of text; an error result with error: true',
+    inputSchema: object({ chars: { type: 'integer', minimum: 0 }, error: { type: 'boolean' } }, ['chars']),
+    annotations,
+  },
+  { name: 'hang', description: 'Never answers', inputSchema: object(), annotations },
+];
+
+/**
+ * `chars` characters of varied text (words of a seeded generator, not one repeated letter): as
+ * much work for redaction, truncation and the search index as real output of that size.
+ */
+function text(chars) {
+  const parts = [];
+  let length = 0;
+  let state = 12345;
+  while (length < chars) {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    const word = `${state.toString(36)} `;
+    parts.push(word);
+    length += word.length;
+  }
+  return parts.join('').slice(0, chars);
+}
+
+const server = new Server({ name: 'slow-fixture', version: '1.0.0' }, { capabilities: { tools: {} } });
+server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
+server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  const args = request.params.arguments ?? {};
+  switch (request.params.name) {
+    case 'sleep':
+      await new Promise((resolve) => setTimeout(resolve, args.ms));
+      return { content: [{ type: 'text', text: `slept ${args.ms} ms` }] };
+    case 'huge':
+      return { content: [{ type: 'text', text: text(args.chars) }], isError: args.error === true };
+    case 'hang':
+      return new Promise(() => {});
+    default:
+      return { content: [{ type: 'text', text: `no tool ${request.params.name}` }], isError: true };
+  }
+});
+await server.connect(new StdioServerTransport());
