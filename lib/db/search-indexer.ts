@@ -6,11 +6,11 @@ import { SEARCH_INDEX_FILL_SQL, SEARCHED_COLUMNS } from './search-index';
 export const INDEX_STEP_ROWS = 512;
 /**
  * Characters of searched text indexed in one step at most (a step always takes one row): FTS5
- * tokenizes about 1 MiB per 100–250 ms on the 2-core machine, on the event loop. Typical calls
- * (well under 1 KiB each) fill INDEX_STEP_ROWS first; calls with large outputs (up to
+ * tokenizes 1 MiB in 0.1–0.5 s on the 2-core machine, on the event loop. Typical calls (a few
+ * hundred bytes each) fill most of INDEX_STEP_ROWS first; calls with large outputs (up to
  * `limits.maxTraceBytes` each) no longer make a step of seconds.
  */
-export const INDEX_STEP_CHARS = 512 * 1024;
+export const INDEX_STEP_CHARS = 256 * 1024;
 /** How long writes must pause before indexing starts: it does not compete with a burst of calls. */
 export const INDEX_IDLE_MS = 50;
 /** Rows left unindexed that make indexing start even while writes go on (searches scan them by LIKE). */
