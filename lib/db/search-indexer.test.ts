@@ -3,7 +3,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../executor/manual-clock';
 import type { CommitTimers } from './commit-timers';
 import type { SqliteDatabase } from './open-database';
-import { createSearchIndexer, INDEX_STEP_CHARS, INDEX_STEP_ROWS } from './search-indexer';
+import { searchIndexQuery } from './search-index';
+import { createSearchIndexer, HOLD_RUNNING_MS, INDEX_STEP_CHARS, INDEX_STEP_ROWS } from './search-indexer';
 import { createSqliteTraceStore } from './sqlite-trace-store';
 import { createTempDataDir, openTestDatabase } from './test-database';
 import { makeTrace } from './trace-store-suite';
@@ -16,23 +17,29 @@ const nextDir = () => path.join(temp.dir, `db-${++count}`);
 
 /**
  * An indexer on `db` whose scheduled steps run one at a time, when the test says: `step()` runs
- * the next and answers the mark after it.
+ * the next and answers the mark after it; `delay()` is the wait the indexer asked for the next.
  */
-function steppedIndexer(db: SqliteDatabase) {
-  const queued: (() => void)[] = [];
+function steppedIndexer(db: SqliteDatabase, now: () => number = Date.now) {
+  const queued: { callback: () => void; ms: number }[] = [];
   const timers: CommitTimers = {
-    setTimeout: (callback) => queued.push(callback),
+    setTimeout: (callback, ms) => queued.push({ callback, ms }),
     clearTimeout: () => queued.splice(0),
   };
-  const indexer = createSearchIndexer(db, timers);
+  const indexer = createSearchIndexer(db, timers, now);
   return {
     step(): number {
-      queued.shift()?.();
+      queued.shift()?.callback();
       return indexer.indexedUpTo();
     },
+    delay: () => queued[0]?.ms ?? null,
+    afterCommit: (newest: number) => indexer.afterCommit(newest),
     stop: () => indexer.stop(),
   };
 }
+
+/** The rows the index holds for `text` (before any LIKE test). */
+const inIndex = (db: SqliteDatabase, text: string) =>
+  db.prepare('SELECT rowid FROM tool_calls_search WHERE tool_calls_search MATCH ?').pluck().all(searchIndexQuery(text));
 
 /** A call whose output is `chars` characters of text ending in `word`. */
 const withOutput = (chars: number, word: string) => makeTrace({ output: `${'x'.repeat(chars - word.length)}${word}` });
@@ -81,6 +88,70 @@ describe('the search indexer', () => {
     const indexer = steppedIndexer(db);
     expect(indexer.step()).toBe(INDEX_STEP_ROWS);
     expect(indexer.step()).toBe(INDEX_STEP_ROWS + 3);
+    indexer.stop();
+    store.close();
+  });
+
+  it('holds a call still running back, with the calls after it, and indexes it once it finished', () => {
+    const dir = nextDir();
+    const db = openTestDatabase(dir);
+    const store = createSqliteTraceStore({ db, vault: createVault({ dir }), timers: createManualClock() });
+    const now = 1_800_000_000_000;
+    const before = makeTrace({ output: 'alpha before' });
+    // A write call's begin is committed on its own: the finish is an UPDATE of the row.
+    const running = makeTrace({
+      sideEffect: 'write',
+      status: 'running',
+      createdAt: now - 1_000,
+      finishedAt: null,
+      output: undefined,
+    });
+    const after = makeTrace({ output: 'gamma after' });
+    store.finish(before);
+    store.begin(running);
+    store.finish(after);
+    store.flush();
+    const seqOf = (id: string) => db.prepare('SELECT seq FROM tool_calls WHERE id = ?').pluck().get(id);
+    const indexer = steppedIndexer(db, () => now);
+    expect(indexer.step()).toBe(seqOf(before.id));
+    // Tried again when its hold ends.
+    expect(indexer.delay()).toBe(HOLD_RUNNING_MS - 1_000);
+    // The calls after it are found all the same (above the mark, by LIKE).
+    expect(store.list({ text: 'gamma after' }).items.map((item) => item.id)).toEqual([after.id]);
+    // Its result is written without touching the index…
+    store.finish({ ...running, status: 'succeeded', finishedAt: now, output: 'omega result' });
+    store.flush();
+    expect(inIndex(db, 'omega')).toEqual([]);
+    expect(store.list({ text: 'omega result' }).items.map((item) => item.id)).toEqual([running.id]);
+    // …and indexed by the next step, with the calls after it.
+    indexer.afterCommit(seqOf(after.id) as number);
+    expect(indexer.step()).toBe(seqOf(after.id));
+    expect(inIndex(db, 'omega')).toEqual([seqOf(running.id)]);
+    expect(inIndex(db, 'gamma')).toEqual([seqOf(after.id)]);
+    indexer.stop();
+    store.close();
+  });
+
+  it('indexes a call running for longer than HOLD_RUNNING_MS as before', () => {
+    const dir = nextDir();
+    const db = openTestDatabase(dir);
+    const store = createSqliteTraceStore({ db, vault: createVault({ dir }), timers: createManualClock() });
+    const now = 1_800_000_000_000;
+    const running = makeTrace({
+      sideEffect: 'write',
+      status: 'awaiting_approval',
+      createdAt: now - HOLD_RUNNING_MS - 1,
+      finishedAt: null,
+      output: undefined,
+      arguments: { path: 'notes/delta.md' },
+    });
+    store.begin(running);
+    store.finish(makeTrace());
+    store.flush();
+    const indexer = steppedIndexer(db, () => now);
+    expect(indexer.step()).toBe(2);
+    expect(indexer.delay()).toBe(null);
+    expect(inIndex(db, 'delta.md')).toEqual([1]);
     indexer.stop();
     store.close();
   });

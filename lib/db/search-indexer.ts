@@ -15,6 +15,15 @@ export const INDEX_STEP_CHARS = 256 * 1024;
 export const INDEX_IDLE_MS = 50;
 /** Rows left unindexed that make indexing start even while writes go on (searches scan them by LIKE). */
 export const MAX_UNINDEXED_ROWS = 50_000;
+/**
+ * How long a call still running (or awaiting approval) holds the indexer back, with every call
+ * after it (searches read them by LIKE above the mark meanwhile). A call indexed while it runs is
+ * indexed again when it finishes, by the trigger, inside the write of its result: with a large
+ * output (up to `limits.maxTraceBytes`), a pause of the event loop in the middle of a commit,
+ * seconds when several such calls finish together. Held, it is indexed once, after it finished,
+ * in a step like any other. Not held while MAX_UNINDEXED_ROWS or more wait.
+ */
+export const HOLD_RUNNING_MS = 10_000;
 
 /**
  * Keeps the search index (see `search-index.ts`) up with `tool_calls`, off the write path:
@@ -23,7 +32,8 @@ export const MAX_UNINDEXED_ROWS = 50_000;
  * transaction each, which also moves `search_state.indexed_upto`, the event loop free between). A
  * search reads the index up to `indexed_upto` and scans the few rows above it (see
  * `sqlite-list-traces.ts`); a row changed or deleted after it was indexed is put right by the
- * triggers of migration 0010.
+ * triggers of migration 0010. A call still running holds the mark back for a while (see
+ * HOLD_RUNNING_MS), so that its result is indexed once, in a step, not again inside its write.
  *
  * Indexing a call in the transaction that writes it (a trigger) halved the calls/s of the
  * executor: FTS5 writes a segment per transaction, and the group commit commits often.
@@ -44,9 +54,14 @@ export interface SearchIndexer {
  * write transaction that reads the mark it moves).
  * @example const indexer = createSearchIndexer(sqlite, systemCommitTimers)
  */
-export function createSearchIndexer(sqlite: SqliteDatabase, timers: CommitTimers): SearchIndexer {
+export function createSearchIndexer(
+  sqlite: SqliteDatabase,
+  timers: CommitTimers,
+  now: () => number = Date.now,
+): SearchIndexer {
   const readMark = sqlite.prepare('SELECT indexed_upto FROM search_state').pluck();
   const stepEnd = sqlite.prepare(STEP_END_SQL).pluck();
+  const firstHeld = sqlite.prepare(FIRST_HELD_SQL);
   const newest = sqlite.prepare('SELECT max(seq) FROM tool_calls').pluck();
   const fill = sqlite.prepare(SEARCH_INDEX_FILL_SQL);
   const moveMark = sqlite.prepare('UPDATE search_state SET indexed_upto = ?');
@@ -54,10 +69,21 @@ export function createSearchIndexer(sqlite: SqliteDatabase, timers: CommitTimers
   /** What the last step or read saw; a hint for scheduling, never used to decide what to index. */
   let knownMark = (readMark.get() as number | undefined) ?? 0;
   let knownNewest = (newest.get() as number | null) ?? 0;
+  /** Set by a step a running call held back: in how many ms its hold ends. */
+  let heldForMs: number | null = null;
 
-  const step = sqlite.transaction((rows: number): number => {
+  const step = sqlite.transaction((rows: number, hold: boolean): number => {
     const from = (readMark.get() as number) ?? 0;
-    const to = (stepEnd.get({ from, rows, chars: INDEX_STEP_CHARS }) as number | null) ?? from;
+    let to = (stepEnd.get({ from, rows, chars: INDEX_STEP_CHARS }) as number | null) ?? from;
+    heldForMs = null;
+    if (hold && to > from && knownNewest - from < MAX_UNINDEXED_ROWS) {
+      const since = now() - HOLD_RUNNING_MS;
+      const held = firstHeld.get({ from, to, since }) as { seq: number; created_at: number } | undefined;
+      if (held) {
+        to = held.seq - 1;
+        heldForMs = Math.max(1, held.created_at - since);
+      }
+    }
     knownMark = to;
     if (to <= from) return 0;
     const indexed = fill.run({ from, to }).changes;
@@ -73,15 +99,16 @@ export function createSearchIndexer(sqlite: SqliteDatabase, timers: CommitTimers
   function run(): void {
     timer = null;
     try {
-      step(INDEX_STEP_ROWS);
+      step(INDEX_STEP_ROWS, true);
     } catch (error) {
       // Busy (another process writes) or closed: the next commit schedules it again.
       if ((error as { code?: unknown }).code !== 'SQLITE_BUSY')
         console.error('[toolscope] search indexing failed:', error);
       return;
     }
-    // Yield to the event loop between steps; go on until caught up.
-    if (knownMark < knownNewest) schedule(0);
+    // Yield to the event loop between steps; go on until caught up, or until a held call may go.
+    if (heldForMs !== null) schedule(heldForMs);
+    else if (knownMark < knownNewest) schedule(0);
   }
 
   // Rows stored before this process (or before migration 0010) are indexed from the start.
@@ -90,9 +117,10 @@ export function createSearchIndexer(sqlite: SqliteDatabase, timers: CommitTimers
   return {
     indexedUpTo: () => (readMark.get() as number | undefined) ?? 0,
     indexSome(rows) {
+      // Holds nothing back: everything stored is indexed.
       let indexed = 0;
       while (indexed < rows) {
-        const done = step(Math.min(INDEX_STEP_ROWS, rows - indexed));
+        const done = step(Math.min(INDEX_STEP_ROWS, rows - indexed), false);
         if (done === 0) break;
         indexed += done;
       }
@@ -122,3 +150,8 @@ export const STEP_END_SQL = `SELECT max(seq) FROM (
   FROM (SELECT seq, ${rowChars} AS chars FROM tool_calls WHERE seq > @from ORDER BY seq LIMIT @rows)
   WINDOW running AS (ORDER BY seq ROWS UNBOUNDED PRECEDING)
 ) WHERE n = 1 OR total <= @chars`;
+
+/** The first call of a step (`@from` < seq <= `@to`) still running that began after `@since`. */
+export const FIRST_HELD_SQL = `SELECT seq, created_at FROM tool_calls
+  WHERE seq > @from AND seq <= @to AND status IN ('running', 'awaiting_approval') AND created_at > @since
+  ORDER BY seq LIMIT 1`;
