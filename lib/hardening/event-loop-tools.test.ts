@@ -220,6 +220,21 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
       expect(page.value.html).not.toContain(secret);
     });
 
+    it('serves others while 12 upstream calls with 2 MB outputs each finish together', async () => {
+      const run = await probeWhile(() =>
+        post({
+          session_id: 'mcp-huge-batch',
+          max_concurrency: 12,
+          tool_calls: Array.from({ length: 12 }, (_, i) => call(`huge_${i}`, 'slow__huge', { chars: 2_000_000 })),
+        }),
+      );
+      expect(run.worstMs).toBeLessThan(HUGE_ROW_MS);
+      const results = run.value.results as Json[];
+      expect(results.map((r) => [r.status, r.metadata.truncated])).toEqual(
+        Array.from({ length: 12 }, () => ['succeeded', true]),
+      );
+    });
+
     it('serves others while a 5 MB upstream error body becomes a structured, bounded error', async () => {
       const run = await probeWhile(() =>
         post({
