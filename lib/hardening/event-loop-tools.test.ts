@@ -254,6 +254,23 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
       expect(JSON.stringify(trace.json).length).toBeLessThan(8 * MAX_ERROR_MESSAGE_CHARS);
     });
 
+    it('serves others while a 12 MB upstream answer is dropped, and fails the call OUTPUT_LIMIT at once', async () => {
+      const run = await probeWhile(() =>
+        post({ session_id: 'mcp-oversized', tool_calls: [call('oversized', 'slow__huge', { chars: 12_000_000 })] }),
+      );
+      expect(run.worstMs).toBeLessThan(PROMPT_MS);
+      // Not left to time out: the dropped answer fails its call.
+      expect(run.ms).toBeLessThan(UPSTREAM_TIMEOUT_MS);
+      const [result] = run.value.results;
+      expect(result).toMatchObject({ status: 'failed', error: { code: 'OUTPUT_LIMIT', kind: 'limit' } });
+      expect(result.error.message).toMatch(
+        /^The MCP server "slow" answered too much: its answer was \d+ bytes, over the 10 MiB/,
+      );
+      // The server is still connected, and answers the next call.
+      const next = await post({ tool_calls: [call('after', 'slow__sleep', { ms: 1 })] });
+      expect(next.results[0]).toMatchObject({ status: 'succeeded', output: 'slept 1 ms' });
+    });
+
     it('serves others while an upstream tool never answers, and ends it TIMEOUT at its timeout_ms', async () => {
       const run = await probeWhile(() =>
         post({ session_id: 'mcp-hang', tool_calls: [call('hang', 'slow__hang', {})] }),

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { createLineReader, oversizedAnswer } from './line-reader';
 
 /** Server processes still running: if Toolscope exits before closing them, their groups are ended too. */
 const running = new Set<ChildProcess>();
@@ -36,7 +37,9 @@ export interface ProcessExit {
  * 1. the child runs in a process group of its own, and closing kills the group (a server started
  *    through `npx` or a shell leaves no grandchild behind);
  * 2. each line the child writes to stderr goes to `onStderrLine`;
- * 3. how the child ended (exit code or signal) is kept for the message saying why it is down.
+ * 3. how the child ended (exit code or signal) is kept for the message saying why it is down;
+ * 4. stdout is split into lines in linear time, and a message over MAX_STDIO_MESSAGE_BYTES is
+ *    dropped as it comes, answered by an error for its request (see `line-reader.ts`).
  */
 export class StdioProcessTransport implements Transport {
   onclose?: () => void;
@@ -47,7 +50,22 @@ export class StdioProcessTransport implements Transport {
   /** Set once the child has exited. */
   exit: ProcessExit | null = null;
   private child: ChildProcess | null = null;
-  private readonly buffer = new ReadBuffer();
+  private readonly lines = createLineReader({
+    line: (text) => {
+      let message: JSONRPCMessage;
+      try {
+        message = deserializeMessage(text);
+      } catch (error) {
+        this.onerror?.(error as Error);
+        return;
+      }
+      this.deliver(message);
+    },
+    oversized: (bytes, id) => {
+      if (id !== null) this.deliver(oversizedAnswer(id, bytes));
+      else this.onerror?.(new Error(`A message of ${bytes} bytes was dropped: over the stdio message limit`));
+    },
+  });
   private stderrRest = '';
   private delivering: Promise<void> = Promise.resolve();
 
@@ -91,20 +109,7 @@ export class StdioProcessTransport implements Transport {
         this.onclose?.();
       });
       child.stdin?.on('error', (error) => this.onerror?.(error));
-      child.stdout?.on('data', (chunk: Buffer) => {
-        this.buffer.append(chunk);
-        for (;;) {
-          let message: JSONRPCMessage | null;
-          try {
-            message = this.buffer.readMessage();
-          } catch (error) {
-            this.onerror?.(error as Error);
-            continue;
-          }
-          if (message === null) break;
-          this.deliver(message);
-        }
-      });
+      child.stdout?.on('data', (chunk: Buffer) => this.lines.push(chunk));
       child.stderr?.setEncoding('utf8');
       child.stderr?.on('data', (text: string) => {
         const lines = (this.stderrRest + text).split('\n');

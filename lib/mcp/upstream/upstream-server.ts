@@ -5,6 +5,7 @@ import type { McpServerConfig } from '../../config';
 import { ToolError } from '../../executor/errors';
 import type { AnyTool, OutputReporter, ToolAvailability, ToolContext } from '../../executor/types';
 import { outputOfCallResult } from './call-result';
+import { MAX_STDIO_MESSAGE_BYTES, OVERSIZED_MESSAGE_CODE } from './line-reader';
 import { causeOf, exitClause, listAllTools, progressLine } from './server-talk';
 import { StdioProcessTransport } from './stdio-transport';
 import { createUpstreamTool, type UpstreamToolHost } from './upstream-tool';
@@ -330,6 +331,13 @@ export class UpstreamServer implements UpstreamToolHost {
       void client.close().catch(() => {});
       this.scheduleRetry();
       this.deps.changed();
+    }
+    if (code === OVERSIZED_MESSAGE_CODE) {
+      return new ToolError({
+        code: 'OUTPUT_LIMIT',
+        message: `The MCP server "${this.name}" answered too much: ${message.replace(/^MCP error -?\d+: /, '')}.`,
+        details: { limit_bytes: MAX_STDIO_MESSAGE_BYTES },
+      });
     }
     // -32000: the SDK's "connection closed" (a stdio server that exited).
     if (code === -32000 || !rpc || this.state !== 'connected') {
