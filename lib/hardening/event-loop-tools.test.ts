@@ -27,7 +27,11 @@ const FIXTURE = path.resolve('lib/hardening/testing/slow-mcp-server.mjs');
 // biome-ignore lint/suspicious/noExplicitAny: the tests read JSON answers whose shape they assert on
 type Json = any;
 
-/** The worst latency a probe may see: a loop blocked for a moment shows as seconds, not this. */
+/**
+ * The worst latency a probe may see: a loop blocked for a moment shows as seconds, not this. On
+ * a machine busier than its cores (`npm test` runs files in parallel; other work may run), every
+ * latency here stretches, a stall as much as a probe: the bounds stretch by the same factor.
+ */
 const PROMPT_MS = 500;
 /**
  * The bound where one call writes about 1 MiB of searched text (a huge output cut to the trace
@@ -38,7 +42,7 @@ const PROMPT_MS = 500;
  */
 const HUGE_ROW_MS = 1_000;
 /** The upstream server's `timeout_ms`. */
-const UPSTREAM_TIMEOUT_MS = 3_000;
+const UPSTREAM_TIMEOUT_MS = 5_000;
 /** The built server's cap on what a trace keeps of an output (`limits.maxTraceBytes`' default). */
 const TRACE_CAP = 1024 * 1024;
 /** What the model receives of an output at most (`limits.maxModelOutputChars`' default). */
@@ -65,6 +69,9 @@ function variedText(chars: number, seed: number): string {
   }
   return parts.join('').slice(0, chars);
 }
+
+/** How much busier than its cores the machine is (the last minute's load average), at least 1. */
+const crowding = () => Math.max(1, (os.loadavg()[0] ?? 0) / os.cpus().length);
 
 interface Probed<T> {
   value: T;
@@ -181,7 +188,7 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
       const run = await probeWhile(() =>
         post({ session_id: 'mcp-slow', tool_calls: [call('slow', 'slow__sleep', { ms: 2_000 })] }),
       );
-      expect(run.worstMs).toBeLessThan(PROMPT_MS);
+      expect(run.worstMs).toBeLessThan(PROMPT_MS * crowding());
       expect(run.ms).toBeGreaterThanOrEqual(2_000);
       expect(run.value.results[0]).toMatchObject({ status: 'succeeded', output: 'slept 2000 ms' });
     });
@@ -194,7 +201,7 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
           tool_calls: [call('huge', 'slow__huge', { chars: 5_000_000, api_key: secret })],
         }),
       );
-      expect(run.worstMs).toBeLessThan(HUGE_ROW_MS);
+      expect(run.worstMs).toBeLessThan(HUGE_ROW_MS * crowding());
       const [result] = run.value.results;
       expect(result).toMatchObject({ status: 'succeeded', metadata: { truncated: true } });
       // The model gets head and tail within its cap; the trace keeps up to its own.
@@ -214,7 +221,7 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
         },
         { minProbes: 1 },
       );
-      expect(page.worstMs).toBeLessThan(PROMPT_MS);
+      expect(page.worstMs).toBeLessThan(PROMPT_MS * crowding());
       expect(page.value.status).toBe(200);
       expect(page.value.html).toContain('slow__huge');
       expect(page.value.html).not.toContain(secret);
@@ -228,7 +235,7 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
           tool_calls: Array.from({ length: 12 }, (_, i) => call(`huge_${i}`, 'slow__huge', { chars: 2_000_000 })),
         }),
       );
-      expect(run.worstMs).toBeLessThan(HUGE_ROW_MS);
+      expect(run.worstMs).toBeLessThan(HUGE_ROW_MS * crowding());
       const results = run.value.results as Json[];
       expect(results.map((r) => [r.status, r.metadata.truncated])).toEqual(
         Array.from({ length: 12 }, () => ['succeeded', true]),
@@ -242,7 +249,7 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
           tool_calls: [call('huge_error', 'slow__huge', { chars: 5_000_000, error: true })],
         }),
       );
-      expect(run.worstMs).toBeLessThan(PROMPT_MS);
+      expect(run.worstMs).toBeLessThan(PROMPT_MS * crowding());
       const [result] = run.value.results;
       expect(result).toMatchObject({ status: 'failed', error: { code: 'UPSTREAM_TOOL_ERROR' } });
       expect(result.error.message.length).toBeLessThanOrEqual(MAX_ERROR_MESSAGE_CHARS);
@@ -258,7 +265,7 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
       const run = await probeWhile(() =>
         post({ session_id: 'mcp-oversized', tool_calls: [call('oversized', 'slow__huge', { chars: 12_000_000 })] }),
       );
-      expect(run.worstMs).toBeLessThan(PROMPT_MS);
+      expect(run.worstMs).toBeLessThan(PROMPT_MS * crowding());
       // Not left to time out: the dropped answer fails its call.
       expect(run.ms).toBeLessThan(UPSTREAM_TIMEOUT_MS);
       const [result] = run.value.results;
@@ -275,7 +282,7 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
       const run = await probeWhile(() =>
         post({ session_id: 'mcp-hang', tool_calls: [call('hang', 'slow__hang', {})] }),
       );
-      expect(run.worstMs).toBeLessThan(PROMPT_MS);
+      expect(run.worstMs).toBeLessThan(PROMPT_MS * crowding());
       expect(run.ms).toBeGreaterThanOrEqual(UPSTREAM_TIMEOUT_MS);
       expect(run.ms).toBeLessThan(UPSTREAM_TIMEOUT_MS + 2_000);
       expect(run.value.results[0]).toMatchObject({ status: 'failed', error: { code: 'TIMEOUT' } });
@@ -303,7 +310,7 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
         },
         { readsOnly: true },
       );
-      expect(run.worstMs).toBeLessThan(PROMPT_MS);
+      expect(run.worstMs).toBeLessThan(PROMPT_MS * crowding());
       expect(run.value.results.every((r: Json) => r.status === 'succeeded')).toBe(true);
       // Found by a text search (through the index, or above its mark while it is being filled).
       const word = variedText(200_000, 33)
@@ -329,7 +336,7 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
       const run = await probeWhile(() => server.send('POST', `/api/v1/traces/${original.results[0].trace_id}/replay`), {
         minProbes: 1,
       });
-      expect(run.worstMs).toBeLessThan(PROMPT_MS);
+      expect(run.worstMs).toBeLessThan(PROMPT_MS * crowding());
       expect(run.value.status).toBe(200);
       expect(run.value.json).toMatchObject({ status: 'failed', error: { code: 'EVALUATION_LIMIT', kind: 'limit' } });
     });
@@ -347,15 +354,18 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
       });
       expect(original.results.map((r: Json) => r.status)).toEqual(['succeeded', 'failed', 'failed', 'failed']);
       const run = await probeWhile(() => server.send('POST', '/api/v1/sessions/replay-slow/replay', {}));
-      expect(run.worstMs).toBeLessThan(PROMPT_MS);
+      expect(run.worstMs).toBeLessThan(PROMPT_MS * crowding());
       expect(run.ms).toBeGreaterThanOrEqual(2_000);
       expect(run.value.status).toBe(200);
       const results = run.value.json.results as Json[];
+      // Two workers for three calculations: on a crowded machine the third may wait past the
+      // tool's 5 s timeout for a worker to be replaced (each stopped at its deadline is).
+      const stopped = expect.stringMatching(/^(EVALUATION_LIMIT|TIMEOUT)$/);
       expect(results.map((r) => [r.tool, r.status, r.error?.code ?? null])).toEqual([
         ['run_shell', 'succeeded', null],
-        ['calculator', 'failed', 'EVALUATION_LIMIT'],
-        ['calculator', 'failed', 'EVALUATION_LIMIT'],
-        ['calculator', 'failed', 'EVALUATION_LIMIT'],
+        ['calculator', 'failed', stopped],
+        ['calculator', 'failed', stopped],
+        ['calculator', 'failed', stopped],
       ]);
     });
 
@@ -373,7 +383,7 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
           }),
         { minProbes: 1 },
       );
-      expect(run.worstMs).toBeLessThan(HUGE_ROW_MS);
+      expect(run.worstMs).toBeLessThan(HUGE_ROW_MS * crowding());
       expect(run.value.status).toBe(200);
       expect(run.value.json).toMatchObject({ status: 'succeeded', output: 'slept 500 ms' });
       const trace = await server.send('GET', `/api/v1/traces/${run.value.json.trace_id}`);
@@ -401,7 +411,7 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
       const run = await probeWhile(() =>
         post({ session_id: 'fault-latency', tool_calls: [call('late', 'calculator', { expression: '6 * 7' })] }),
       );
-      expect(run.worstMs).toBeLessThan(PROMPT_MS);
+      expect(run.worstMs).toBeLessThan(PROMPT_MS * crowding());
       expect(run.ms).toBeGreaterThanOrEqual(3_000);
       expect(run.value.results[0]).toMatchObject({
         status: 'succeeded',
@@ -421,7 +431,7 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
       const run = await probeWhile(() =>
         post({ session_id: 'fault-timeout', tool_calls: [call('hung', 'slow__sleep', { ms: 10 })] }),
       );
-      expect(run.worstMs).toBeLessThan(PROMPT_MS);
+      expect(run.worstMs).toBeLessThan(PROMPT_MS * crowding());
       expect(run.ms).toBeGreaterThanOrEqual(UPSTREAM_TIMEOUT_MS);
       const [result] = run.value.results;
       expect(result).toMatchObject({ status: 'failed', error: { code: 'TIMEOUT' }, metadata: { faulted: true } });
@@ -439,7 +449,7 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
       });
       const calls = Array.from({ length: 100 }, (_, i) => call(`b${i}`, 'calculator', { expression: `${i} + 1` }));
       const run = await probeWhile(() => post({ session_id: 'fault-batch', max_concurrency: 64, tool_calls: calls }));
-      expect(run.worstMs).toBeLessThan(PROMPT_MS);
+      expect(run.worstMs).toBeLessThan(PROMPT_MS * crowding());
       // Two rounds of at most 64 calls, each delayed 1.5 s.
       expect(run.ms).toBeGreaterThanOrEqual(3_000);
       const results = run.value.results as Json[];
@@ -482,7 +492,7 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
         await sleep(1_500); // a person takes a while
         return (await server.send('GET', '/api/v1/traces?session=approval-wait&tool=calculator')).json;
       });
-      expect(run.worstMs).toBeLessThan(PROMPT_MS);
+      expect(run.worstMs).toBeLessThan(PROMPT_MS * crowding());
       expect(waiting).toMatchObject({ tool: 'write_file', session_id: 'approval-wait' });
       expect(run.value.items[0]).toMatchObject({ tool: 'calculator', status: 'succeeded' });
       // The request waits for the decision, and only for it.
