@@ -8,7 +8,7 @@ import { resolveListFilter } from './list-query';
 import { migrate } from './migrate';
 import type { SqliteDatabase } from './open-database';
 import { searchIndexQuery, searchIndexSql, usesSearchIndex } from './search-index';
-import { createSearchIndexer, INDEX_IDLE_MS } from './search-indexer';
+import { CATCH_UP_PAUSE_MS, createSearchIndexer, INDEX_IDLE_MS, INDEX_STEP_ROWS } from './search-indexer';
 import { listTracesSql, MAX_SEARCH_CANDIDATES, SEARCH_CANDIDATES_SQL } from './sqlite-list-traces';
 import { createSqliteTraceStore } from './sqlite-trace-store';
 import { createTempDataDir, openTestDatabase } from './test-database';
@@ -34,15 +34,15 @@ const indexed = (db: SqliteDatabase, text: string) => {
 const seqOf = (db: SqliteDatabase, id: string) => db.prepare('SELECT seq FROM tool_calls WHERE id = ?').pluck().get(id);
 
 describe('the search index (SQLite FTS5, trigram)', () => {
-  it('0010 holds exactly the SQL generated for it', () => {
+  it('0011 holds exactly the SQL generated for it', () => {
     const migration = fs
       .readdirSync('drizzle')
-      .filter((name) => name.endsWith('_search_index.sql'))
+      .filter((name) => name.endsWith('_search_id_tails.sql'))
       .map((name) => fs.readFileSync(path.join('drizzle', name), 'utf8'));
     expect(migration).toEqual([searchIndexSql()]);
   });
 
-  it('0010 leaves the calls stored before it to the indexer, which indexes them when the store opens', async () => {
+  it('0010 and 0011 leave the calls stored before them to the indexer, which indexes them when the store opens', async () => {
     const dir = nextDir();
     const old = openDatabaseBefore(dir, '_search_index');
     const vault = createVault({ dir });
@@ -104,6 +104,38 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     store.close();
   });
 
+  it('far behind while writes go on: a step every CATCH_UP_PAUSE_MS until caught up; once writes pause, steps at once', async () => {
+    const dir = nextDir();
+    const db = openTestDatabase(dir);
+    const vault = createVault({ dir });
+    const clock = createManualClock();
+    const indexer = createSearchIndexer(db, clock, { maxUnindexedRows: 2 * INDEX_STEP_ROWS });
+    const write = (count: number) => {
+      for (let i = 0; i < count; i++) writeRowDirectly(db, vault, makeTrace());
+      indexer.afterCommit(db.prepare('SELECT max(seq) FROM tool_calls').pluck().get() as number);
+    };
+    write(2 * INDEX_STEP_ROWS - 1);
+    await clock.advance(CATCH_UP_PAUSE_MS);
+    expect(indexer.indexedUpTo()).toBe(0);
+    write(1);
+    // Writes go on, one commit per pause: one step each time, never a backlog swallowed at once.
+    for (let steps = 1; steps <= 2; steps++) {
+      await clock.advance(CATCH_UP_PAUSE_MS - 1);
+      expect(indexer.indexedUpTo()).toBe((steps - 1) * INDEX_STEP_ROWS);
+      await clock.advance(1);
+      expect(indexer.indexedUpTo()).toBe(steps * INDEX_STEP_ROWS);
+      write(1);
+    }
+    // Commits do not push a catch-up step back; once they stop, the steps follow each other at once.
+    write(3 * INDEX_STEP_ROWS);
+    await clock.advance(CATCH_UP_PAUSE_MS);
+    expect(indexer.indexedUpTo()).toBe(3 * INDEX_STEP_ROWS);
+    await clock.advance(CATCH_UP_PAUSE_MS);
+    expect(indexer.indexedUpTo()).toBe(db.prepare('SELECT max(seq) FROM tool_calls').pluck().get());
+    indexer.stop();
+    db.close();
+  });
+
   it('finds calls above the mark and in the index alike, newest first, page after page', async () => {
     const dir = nextDir();
     const db = openTestDatabase(dir);
@@ -134,6 +166,27 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     store.close();
   });
 
+  it('holds the last 12 characters of each id: found by them and by a text ending the id, in the index and above its mark alike', async () => {
+    const dir = nextDir();
+    const db = openTestDatabase(dir);
+    const clock = createManualClock();
+    const store = createSqliteTraceStore({ db, vault: createVault({ dir }), timers: clock });
+    const call = makeTrace({ id: '01a190d0-1c3a-7a12-8a44-a1d1e7a3e465', toolCallId: 'call_UKPSLNJnmCctDlVRKxHhVP6q' });
+    store.finish(call);
+    store.flush();
+    const found = (text: string) => store.list({ text }).items.map((item) => item.id);
+    const texts = ['e7a3e465', call.id, 'call_UKPSLNJnmCctDlVRKxHhVP6q', 'DLVRKXHHVP6Q', '7a12-8a44', 'call_UKPSLNJ'];
+    const above = texts.map(found);
+    await clock.advance(INDEX_IDLE_MS);
+    expect(db.prepare('SELECT indexed_upto FROM search_state').pluck().get()).toBe(seqOf(db, call.id));
+    expect(texts.map(found)).toEqual(above);
+    expect(above).toEqual([[call.id], [call.id], [call.id], [call.id], [], []]);
+    // The index alone: the tails, not the middles.
+    expect(indexed(db, 'e7a3e465')).toEqual([seqOf(db, call.id)]);
+    expect(indexed(db, '7a12-8a44')).toEqual([]);
+    store.close();
+  });
+
   it('walks the index newest first without sorting, then reads each candidate by seq', () => {
     const db = openTestDatabase(nextDir());
     const plan = (sql: string, params: Record<string, unknown>) =>
@@ -150,6 +203,7 @@ describe('the search index (SQLite FTS5, trigram)', () => {
         candidates: '[3,2,1]',
         pattern: '%paris%',
         prefix: 'paris%',
+        suffix: '%paris',
         tool: 'read_file',
       });
       expect(verify.join(' | ')).toMatch(/^SEARCH tool_calls USING INTEGER PRIMARY KEY \(rowid=\?\)/);
@@ -182,6 +236,8 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     expect(usesSearchIndex('🚀é')).toBe(false);
     expect(usesSearchIndex('🚀éx')).toBe(true);
     expect(searchIndexQuery('a"b OR c')).toBe('"a""b" """b " "b O" " OR" "OR " "R c"');
-    expect(searchIndexQuery('abcdefghijklmn')).toBe('"abc" "def" "ghi" "jkl" "lmn"');
+    expect(searchIndexQuery('abcdefghijkl')).toBe('"abc" "def" "ghi" "jkl"');
+    // Longer than an id's indexed tail: also the rows whose id it may end.
+    expect(searchIndexQuery('abcdefghijklmn')).toBe('("abc" "def" "ghi" "jkl" "lmn") OR ("cde" "fgh" "ijk" "lmn")');
   });
 });

@@ -7,13 +7,20 @@ import {
   type ListFilter,
   likeContains,
   likePrefix,
+  likeSuffix,
   resolveListFilter,
   scanFloor,
   TEXT_SCAN_WINDOW,
 } from './list-query';
 import type { SqliteDatabase } from './open-database';
 import { toolCalls } from './schema';
-import { SEARCHED_COLUMNS, searchIndexQuery, usesSearchIndex } from './search-index';
+import {
+  ID_TAIL_CHARS,
+  SEARCHED_COLUMNS,
+  searchIndexQuery,
+  TAIL_INDEXED_COLUMNS,
+  usesSearchIndex,
+} from './search-index';
 import { chooseTimeRangePlan, type TimeRangePlan } from './time-range-plan';
 import { decodeTraceSummary, type TraceSummaryRow } from './trace-row';
 import type { TracePage, TraceQuery } from './trace-store';
@@ -51,11 +58,15 @@ const SELECT_LIST = [
   `substr(${columns.arguments.name}, 1, ${ARGUMENTS_PREVIEW_CHARS}) AS "argumentsPreview"`,
 ].join(', ');
 
-// What a text search looks at (the search index holds the same columns); short columns first,
-// so a hit there skips the long ones.
-const TEXT_SEARCH = `(${SEARCHED_COLUMNS.map((column) =>
-  column === 'session_id' ? "session_id LIKE @prefix ESCAPE '\\'" : `${column} LIKE @pattern ESCAPE '\\'`,
-).join(' OR ')})`;
+// What a text search looks at (the search index holds the same columns, the ids by their tails:
+// see `idMatches`); short columns first, so a hit there skips the long ones.
+const TEXT_SEARCH = `(${SEARCHED_COLUMNS.map((column) => {
+  if (column === 'session_id') return "session_id LIKE @prefix ESCAPE '\\'";
+  if (TAIL_INDEXED_COLUMNS.has(column)) {
+    return `substr(${column}, -${ID_TAIL_CHARS}) LIKE @pattern ESCAPE '\\' OR ${column} LIKE @suffix ESCAPE '\\'`;
+  }
+  return `${column} LIKE @pattern ESCAPE '\\'`;
+}).join(' OR ')})`;
 
 export interface ListTracesOptions {
   /** Forces one walk for time-range queries instead of choosing per query; for tests and diagnosis. */
@@ -173,6 +184,7 @@ export function createSqliteListTraces(
       beforeSeq: filter.beforeSeq,
       pattern: filter.text === undefined ? undefined : likeContains(filter.text),
       prefix: filter.text === undefined ? undefined : likePrefix(filter.text),
+      suffix: filter.text === undefined ? undefined : likeSuffix(filter.text),
       match: filter.text !== undefined && usesSearchIndex(filter.text) ? searchIndexQuery(filter.text) : undefined,
       limit: filter.limit + 1,
     };
