@@ -555,10 +555,11 @@ export function seedStore(options: { dir: string; calls: number; progress?: (tex
   progress(`indexes and aggregates built at ${((performance.now() - start) / 1000).toFixed(0)} s; search index`);
   // In one statement, FTS5's own merges (as before migration 0011) keep the segments few; the
   // server's indexer merges in small steps of its own instead (see search-indexer.ts).
-  const automerge = db.prepare("INSERT INTO tool_calls_search (tool_calls_search, rank) VALUES ('automerge', ?)");
-  automerge.run(4);
+  const automerge = (pages: 0 | 4) =>
+    db.exec(`INSERT INTO tool_calls_search (tool_calls_search, rank) VALUES ('automerge', ${pages})`);
+  automerge(4);
   db.prepare(SEARCH_INDEX_FILL_SQL).run({ from: 0, to: total });
-  automerge.run(0);
+  automerge(0);
   db.prepare('UPDATE search_state SET indexed_upto = ?').run(total);
   for (const { type, sql } of setAside) if (type === 'trigger') db.exec(sql);
   db.pragma('journal_mode = WAL');
