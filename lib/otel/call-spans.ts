@@ -42,7 +42,8 @@ export interface CallSpans {
  * 2. a `stage {name}` child per stage that ran (skipped ones are left out);
  * 3. an `attempt {n}` child per attempt, under the execute stage's span, with its fault and backoff.
  * Arguments and result only with `captureContent`, and then the redacted ones the record holds.
- * Spans go through a batch span processor (bounded queue, batched export) to the OTLP/HTTP exporter.
+ * Spans go through a batch span processor (bounded queue, batched export) to the OTLP/HTTP exporter
+ * of the protocol the settings name (protobuf unless `http/json`).
  *
  * Self-contained (it reaches the SDK only through `load`, and names nothing outside itself), so
  * that its source text can run in a worker thread (`otel-worker.ts`): building spans and
@@ -51,7 +52,6 @@ export interface CallSpans {
 export function callSpansProgram(load: (id: string) => unknown) {
   const api = load('@opentelemetry/api') as typeof OtelApi;
   const core = load('@opentelemetry/core') as typeof OtelCore;
-  const otlp = load('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp;
   const resources = load('@opentelemetry/resources') as typeof OtelResources;
   const sdk = load('@opentelemetry/sdk-trace-base') as typeof OtelSdk;
   // Argument and result values longer than this are cut (with a marker) before they become attributes.
@@ -163,6 +163,12 @@ export function callSpansProgram(load: (id: string) => unknown) {
       generateTraceId: () => next?.traceId ?? random.generateTraceId(),
       generateSpanId: () => next?.spanId ?? random.generateSpanId(),
     };
+    // Both OTLP/HTTP exporters take the same options; the protobuf one is the spec's default.
+    const otlp = load(
+      settings.protocol === 'http/json'
+        ? '@opentelemetry/exporter-trace-otlp-http'
+        : '@opentelemetry/exporter-trace-otlp-proto',
+    ) as typeof OtlpHttp;
     const exporter = new otlp.OTLPTraceExporter({ url: settings.tracesUrl });
     const provider = new sdk.BasicTracerProvider({
       resource: resources
