@@ -155,6 +155,9 @@ describe('the result', () => {
 
   it('prints one table with every row and the machine line', () => {
     const table = formatTable(result({ rps: 440, p99Ms: 200 }));
+    expect(table).toMatch(
+      /met\s+server RSS at 10,000,000 calls reported \(#12\)\s+at rest and after the load\s+250 MB at rest, 410 MB after \(0 errors\)/,
+    );
     expect(table).toContain('2 cores');
     expect(table).toContain('node v20.20.2');
     for (const label of [
@@ -194,8 +197,16 @@ describe('the result', () => {
     const table = formatTable(value);
     expect(table).toContain('250 MB at rest (first page served), – after the load');
     expect(table).toContain('first error, server on the store: /tools: status 500');
+    expect(checkTargets(value).find((t) => t.name === 'server RSS at 10,000,000 calls reported (#12)')).toMatchObject({
+      met: false,
+      value: '250 MB at rest, – after (2 errors)',
+    });
     delete value.store!.server;
     expect(formatTable(value)).toContain('server RSS: not measured');
+    expect(checkTargets(value).find((t) => t.name.startsWith('server RSS at'))).toMatchObject({
+      met: false,
+      value: 'not measured',
+    });
   });
 
   it('shows the first error of a measurement that had any', () => {

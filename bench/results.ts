@@ -206,6 +206,18 @@ function storeTargets(store: StoreScaleReport | null): TargetCheck[] {
       value: count(store.bytesPerCall),
       met: store.bytesPerCall <= 600,
     },
+    {
+      name: `server RSS at ${calls} calls reported (#12)`,
+      target: 'at rest and after the load',
+      value: store.server
+        ? `${mb(store.server.rssAtRestBytes)} at rest, ${mb(store.server.rssAfterLoadBytes)} after (${store.server.errors} errors)`
+        : 'not measured',
+      met:
+        store.server !== undefined &&
+        store.server.rssAtRestBytes !== null &&
+        store.server.rssAfterLoadBytes !== null &&
+        store.server.errors === 0,
+    },
   ];
 }
 
