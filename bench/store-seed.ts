@@ -609,3 +609,17 @@ export function ensureSeeded(options: { calls: number; progress?: (text: string)
   fs.writeFileSync(markerFile, `${JSON.stringify(marker, null, 2)}\n`);
   return { dir, seedSeconds, cached: false };
 }
+
+/**
+ * The folder `ensureSeeded` would give for `calls` when it is already seeded for the current
+ * migrations and generator; null when it would seed it (nothing is written either way).
+ */
+export function cachedSeed(calls: number): { dir: string; seedSeconds: number } | null {
+  const dir = path.resolve(process.env.TOOLSCOPE_BENCH_DATA_DIR ?? path.join('bench', 'tmp', `store-${calls}`));
+  const markerFile = path.join(dir, 'seed.json');
+  if (!fs.existsSync(markerFile)) return null;
+  const marker = JSON.parse(fs.readFileSync(markerFile, 'utf8')) as SeedMarker;
+  return marker.calls === calls && marker.schema === seedSchemaVersion()
+    ? { dir, seedSeconds: marker.seedSeconds }
+    : null;
+}
