@@ -14,8 +14,66 @@ export interface ToolInfo {
 }
 
 /** A finished call as the exporter takes it: its record, its tool, and its span's ids (`callSpanIds`). */
+/**
+ * What the spans are made of: the record's fields `callSpansProgram` reads, the content only with
+ * `captureContent` (see `spanRecordOf`). Typed, so that a field the spans start to read must be
+ * added here; the raw (unredacted) arguments, stdout and the model message never leave the thread.
+ */
+export type SpanRecord = Pick<
+  TraceRecord,
+  | 'id'
+  | 'toolCallId'
+  | 'sessionId'
+  | 'actor'
+  | 'tool'
+  | 'status'
+  | 'sideEffect'
+  | 'createdAt'
+  | 'finishedAt'
+  | 'latencyMs'
+  | 'stages'
+  | 'attempts'
+  | 'error'
+  | 'approval'
+  | 'replayOf'
+  | 'batchId'
+  | 'servedFrom'
+  | 'traceContext'
+> &
+  Partial<Pick<TraceRecord, 'arguments' | 'editedArguments' | 'output'>>;
+
+/** The part of `record` its spans are made of; the arguments and output only when `captureContent`. */
+export function spanRecordOf(record: TraceRecord, captureContent: boolean): SpanRecord {
+  const spanRecord: SpanRecord = {
+    id: record.id,
+    toolCallId: record.toolCallId,
+    sessionId: record.sessionId,
+    actor: record.actor,
+    tool: record.tool,
+    status: record.status,
+    sideEffect: record.sideEffect,
+    createdAt: record.createdAt,
+    finishedAt: record.finishedAt,
+    latencyMs: record.latencyMs,
+    stages: record.stages,
+    attempts: record.attempts,
+    error: record.error,
+    approval: record.approval,
+    replayOf: record.replayOf,
+    batchId: record.batchId,
+    servedFrom: record.servedFrom,
+    traceContext: record.traceContext,
+  };
+  if (captureContent) {
+    spanRecord.arguments = record.arguments;
+    spanRecord.editedArguments = record.editedArguments;
+    spanRecord.output = record.output;
+  }
+  return spanRecord;
+}
+
 export interface CallItem {
-  record: TraceRecord;
+  record: SpanRecord;
   info?: ToolInfo;
   ids: { traceId: string; spanId: string };
 }
