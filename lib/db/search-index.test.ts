@@ -104,12 +104,19 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     store.close();
   });
 
-  it('far behind while writes go on: a step every CATCH_UP_PAUSE_MS until caught up; once writes pause, steps at once', async () => {
+  it('far behind while writes go on: a step every CATCH_UP_PAUSE_MS or more (a tenth of the loop) until caught up; once writes pause, steps at once', async () => {
     const dir = nextDir();
     const db = openTestDatabase(dir);
     const vault = createVault({ dir });
     const clock = createManualClock();
-    const indexer = createSearchIndexer(db, clock, { maxUnindexedRows: 2 * INDEX_STEP_ROWS });
+    // Each reading of the time is stepMs later than the one before: a step lasts stepMs.
+    let stepMs = 0;
+    let elapsed = 0;
+    const now = () => {
+      elapsed += stepMs;
+      return clock.now() + elapsed;
+    };
+    const indexer = createSearchIndexer(db, clock, { maxUnindexedRows: 2 * INDEX_STEP_ROWS, now });
     const write = (count: number) => {
       for (let i = 0; i < count; i++) writeRowDirectly(db, vault, makeTrace());
       indexer.afterCommit(db.prepare('SELECT max(seq) FROM tool_calls').pluck().get() as number);
@@ -126,10 +133,22 @@ describe('the search index (SQLite FTS5, trigram)', () => {
       expect(indexer.indexedUpTo()).toBe(steps * INDEX_STEP_ROWS);
       write(1);
     }
+    // A step that takes 1 ms waits 9 ms for the next: catching up takes a tenth of the loop at most.
+    write(3 * INDEX_STEP_ROWS);
+    const slow = indexer.indexedUpTo();
+    stepMs = 1;
+    await clock.advance(CATCH_UP_PAUSE_MS);
+    expect(indexer.indexedUpTo()).toBe(slow + INDEX_STEP_ROWS);
+    write(1);
+    await clock.advance(8);
+    expect(indexer.indexedUpTo()).toBe(slow + INDEX_STEP_ROWS);
+    await clock.advance(1);
+    expect(indexer.indexedUpTo()).toBe(slow + 2 * INDEX_STEP_ROWS);
+    stepMs = 0;
     // Commits do not push a catch-up step back; once they stop, the steps follow each other at once.
     write(3 * INDEX_STEP_ROWS);
-    await clock.advance(CATCH_UP_PAUSE_MS);
-    expect(indexer.indexedUpTo()).toBe(3 * INDEX_STEP_ROWS);
+    await clock.advance(9);
+    expect(indexer.indexedUpTo()).toBe(slow + 3 * INDEX_STEP_ROWS);
     await clock.advance(CATCH_UP_PAUSE_MS);
     expect(indexer.indexedUpTo()).toBe(db.prepare('SELECT max(seq) FROM tool_calls').pluck().get());
     indexer.stop();

@@ -16,11 +16,17 @@ export const INDEX_IDLE_MS = 50;
 /** Rows left unindexed that make indexing start even while writes go on (searches scan them by LIKE). */
 export const MAX_UNINDEXED_ROWS = 50_000;
 /**
- * While writes go on, the pause between catch-up steps: 64 rows every 4 ms is 16,000 calls/s,
- * more than twice what the HTTP path sustains, for about a tenth of the event loop. Once writes
- * pause, steps follow each other at once.
+ * While writes go on, the least pause between catch-up steps (64 rows every 4 ms is 16,000
+ * calls/s, twice what the HTTP path sustains); a slower step waits longer, so that catching up
+ * takes at most CATCH_UP_SHARE of the event loop. Once writes pause, steps follow each other at once.
  */
 export const CATCH_UP_PAUSE_MS = 4;
+/**
+ * The share of the event loop catching up may take while writes go on. Indexing costs 15–20 µs
+ * a call in the server under load (tokenizing, and merging the index's segments): at 7,000
+ * calls/s, keeping up at once would take 15% of the loop, whose p99 that showed.
+ */
+export const CATCH_UP_SHARE = 0.1;
 
 /**
  * Keeps the search index (see `search-index.ts`) up with `tool_calls`, off the write path:
@@ -40,7 +46,8 @@ export interface SearchIndexer {
   indexSome(rows: number): number;
   /**
    * Told after the store committed rows up to `newestSeq`: schedules indexing once writes pause
-   * for INDEX_IDLE_MS, or, MAX_UNINDEXED_ROWS behind, a step every CATCH_UP_PAUSE_MS until caught up.
+   * for INDEX_IDLE_MS, or, MAX_UNINDEXED_ROWS behind, a step every CATCH_UP_PAUSE_MS or more (see
+   * CATCH_UP_SHARE) until caught up.
    */
   afterCommit(newestSeq: number): void;
   /** Stops the scheduled indexing. */
@@ -55,9 +62,10 @@ export interface SearchIndexer {
 export function createSearchIndexer(
   sqlite: SqliteDatabase,
   timers: CommitTimers,
-  options: { maxUnindexedRows?: number } = {},
+  options: { maxUnindexedRows?: number; now?: () => number } = {},
 ): SearchIndexer {
   const maxUnindexed = options.maxUnindexedRows ?? MAX_UNINDEXED_ROWS;
+  const now = options.now ?? (() => performance.now());
   const readMark = sqlite.prepare('SELECT indexed_upto FROM search_state').pluck();
   const stepEnd = sqlite.prepare('SELECT seq FROM tool_calls WHERE seq > ? ORDER BY seq LIMIT 1 OFFSET ?').pluck();
   const newest = sqlite.prepare('SELECT max(seq) FROM tool_calls').pluck();
@@ -93,6 +101,7 @@ export function createSearchIndexer(
     timer = null;
     const writing = committedSinceStep;
     committedSinceStep = false;
+    const started = now();
     try {
       step(INDEX_STEP_ROWS);
     } catch (error) {
@@ -102,7 +111,9 @@ export function createSearchIndexer(
       return;
     }
     // Go on until caught up, yielding to the event loop between steps (paced while writes go on).
-    if (knownMark < knownNewest) schedule(writing ? CATCH_UP_PAUSE_MS : 0, true);
+    if (knownMark >= knownNewest) return;
+    const pause = Math.max(CATCH_UP_PAUSE_MS, ((now() - started) * (1 - CATCH_UP_SHARE)) / CATCH_UP_SHARE);
+    schedule(writing ? pause : 0, true);
   }
 
   // Rows stored before this process (or before migrations 0010 and 0011) are indexed from the start.
