@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { migrate } from '../lib/db/migrate';
-import { SEARCH_INDEX_FILL_SQL } from '../lib/db/search-index';
+import { SEARCH_INDEX_FILL_SQL, SEARCH_TABLES } from '../lib/db/search-index';
 import { sessionTriggersSql } from '../lib/db/session-triggers';
 import { SAME_AS_ARGUMENTS } from '../lib/db/sqlite-trace-store';
 import { createAddToToolSeries, type FinishedCall } from '../lib/db/tool-series-batch';
@@ -555,10 +555,11 @@ export function seedStore(options: { dir: string; calls: number; progress?: (tex
   progress(`indexes and aggregates built at ${((performance.now() - start) / 1000).toFixed(0)} s; search index`);
   // In one statement, FTS5's own merges (as before migration 0011) keep the segments few; the
   // server's indexer merges in small steps of its own instead (see search-indexer.ts).
-  const automerge = (pages: 0 | 4) =>
-    db.exec(`INSERT INTO tool_calls_search (tool_calls_search, rank) VALUES ('automerge', ${pages})`);
+  const automerge = (pages: 0 | 4) => {
+    for (const { name } of SEARCH_TABLES) db.exec(`INSERT INTO ${name} (${name}, rank) VALUES ('automerge', ${pages})`);
+  };
   automerge(4);
-  db.prepare(SEARCH_INDEX_FILL_SQL).run({ from: 0, to: total });
+  for (const fill of SEARCH_INDEX_FILL_SQL) db.prepare(fill).run({ from: 0, to: total });
   automerge(0);
   db.prepare('UPDATE search_state SET indexed_upto = ?').run(total);
   for (const { type, sql } of setAside) if (type === 'trigger') db.exec(sql);

@@ -7,7 +7,7 @@ import { systemCommitTimers } from './commit-timers';
 import { resolveListFilter } from './list-query';
 import { migrate } from './migrate';
 import type { SqliteDatabase } from './open-database';
-import { searchIndexQuery, searchIndexSql, usesSearchIndex } from './search-index';
+import { idSearchQuery, searchIndexQuery, searchIndexSql, usesSearchIndex } from './search-index';
 import { CATCH_UP_PAUSE_MS, createSearchIndexer, INDEX_IDLE_MS, INDEX_STEP_ROWS } from './search-indexer';
 import { listTracesSql, MAX_SEARCH_CANDIDATES, SEARCH_CANDIDATES_SQL } from './sqlite-list-traces';
 import { createSqliteTraceStore } from './sqlite-trace-store';
@@ -26,10 +26,9 @@ const indexed = (db: SqliteDatabase, text: string) => {
   const indexer = createSearchIndexer(db, systemCommitTimers);
   indexer.indexSome(Number.MAX_SAFE_INTEGER);
   indexer.stop();
-  return db
-    .prepare('SELECT rowid FROM tool_calls_search WHERE tool_calls_search MATCH ? ORDER BY rowid')
-    .pluck()
-    .all(searchIndexQuery(text));
+  const candidates = db.prepare(SEARCH_CANDIDATES_SQL).pluck();
+  const params = { match: searchIndexQuery(text), idMatch: idSearchQuery(text), below: 2 ** 53, floor: 0, count: 1e6 };
+  return (candidates.all(params) as number[]).reverse();
 };
 const seqOf = (db: SqliteDatabase, id: string) => db.prepare('SELECT seq FROM tool_calls WHERE id = ?').pluck().get(id);
 
@@ -75,6 +74,7 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     });
     store.begin(call);
     expect(indexed(db, 'alpha.md')).toEqual([seqOf(db, call.id)]);
+    expect(indexed(db, call.id.slice(-8))).toEqual([seqOf(db, call.id)]);
     expect(indexed(db, 'omega')).toEqual([]);
     await store.finish({ ...call, status: 'succeeded', finishedAt: call.createdAt + 5, output: { text: 'omega' } });
     expect(indexed(db, 'omega')).toEqual([seqOf(db, call.id)]);
@@ -84,6 +84,8 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     expect(store.delete(call.id)).toBe('deleted');
     expect(indexed(db, 'sigma')).toEqual([]);
     expect(indexed(db, 'alpha.md')).toEqual([]);
+    // Its ids' tails too (the other table of the index).
+    expect(indexed(db, call.id.slice(-8))).toEqual([]);
     store.close();
   });
 
@@ -212,11 +214,19 @@ describe('the search index (SQLite FTS5, trigram)', () => {
       (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[]).map((row) => row.detail);
     const candidates = plan(SEARCH_CANDIDATES_SQL, {
       match: searchIndexQuery('paris'),
+      idMatch: idSearchQuery('paris'),
       below: 10,
       floor: 0,
       count: 51,
     });
-    expect(candidates).toEqual([expect.stringMatching(/^SCAN tool_calls_search VIRTUAL TABLE INDEX/)]);
+    // Both tables walked newest first (ORDER BY rowid DESC consumed, no sort), merged as they go.
+    expect(candidates).toEqual([
+      'MERGE (UNION)',
+      'LEFT',
+      expect.stringMatching(/^SCAN tool_calls_search VIRTUAL TABLE INDEX 192:/),
+      'RIGHT',
+      expect.stringMatching(/^SCAN tool_calls_id_search VIRTUAL TABLE INDEX 192:/),
+    ]);
     for (const query of [{ text: 'paris' }, { text: 'paris', tool: 'read_file' }]) {
       const verify = plan(listTracesSql(resolveListFilter(query), null), {
         candidates: '[3,2,1]',
@@ -255,8 +265,9 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     expect(usesSearchIndex('🚀é')).toBe(false);
     expect(usesSearchIndex('🚀éx')).toBe(true);
     expect(searchIndexQuery('a"b OR c')).toBe('"a""b" """b " "b O" " OR" "OR " "R c"');
-    expect(searchIndexQuery('abcdefghijkl')).toBe('"abc" "def" "ghi" "jkl"');
-    // Longer than an id's indexed tail: also the rows whose id it may end.
-    expect(searchIndexQuery('abcdefghijklmn')).toBe('("abc" "def" "ghi" "jkl" "lmn") OR ("cde" "fgh" "ijk" "lmn")');
+    expect(searchIndexQuery('abcdefghijklmn')).toBe('"abc" "def" "ghi" "jkl" "lmn"');
+    // The ids' tails: every trigram of the text's last 12 characters.
+    expect(idSearchQuery('e7a3e465')).toBe('"e7a" "7a3" "a3e" "3e4" "e46" "465"');
+    expect(idSearchQuery('abcdefghijklmn')).toBe('"cde" "def" "efg" "fgh" "ghi" "hij" "ijk" "jkl" "klm" "lmn"');
   });
 });

@@ -1,6 +1,6 @@
 import type { CommitTimers } from './commit-timers';
 import type { SqliteDatabase } from './open-database';
-import { SEARCH_INDEX_FILL_SQL } from './search-index';
+import { SEARCH_INDEX_FILL_SQL, SEARCH_TABLES } from './search-index';
 
 /** Rows indexed in one step: well under a millisecond of the event loop, one small FTS5 segment. */
 export const INDEX_STEP_ROWS = 64;
@@ -69,9 +69,11 @@ export function createSearchIndexer(
   const readMark = sqlite.prepare('SELECT indexed_upto FROM search_state').pluck();
   const stepEnd = sqlite.prepare('SELECT seq FROM tool_calls WHERE seq > ? ORDER BY seq LIMIT 1 OFFSET ?').pluck();
   const newest = sqlite.prepare('SELECT max(seq) FROM tool_calls').pluck();
-  const fill = sqlite.prepare(SEARCH_INDEX_FILL_SQL);
+  const fills = SEARCH_INDEX_FILL_SQL.map((sql) => sqlite.prepare(sql));
   const moveMark = sqlite.prepare('UPDATE search_state SET indexed_upto = ?');
-  const merge = sqlite.prepare("INSERT INTO tool_calls_search (tool_calls_search, rank) VALUES ('merge', ?)");
+  const merges = SEARCH_TABLES.map((table) =>
+    sqlite.prepare(`INSERT INTO ${table.name} (${table.name}, rank) VALUES ('merge', ?)`),
+  );
   let timer: unknown = null;
   /** Whether the pending timer is a catch-up step (kept on commits) or the idle wait (pushed back by each). */
   let catchingUp = false;
@@ -85,9 +87,10 @@ export function createSearchIndexer(
     const to = (stepEnd.get(from, rows - 1) as number | undefined) ?? (newest.get() as number | null) ?? from;
     knownMark = to;
     if (to <= from) return 0;
-    const indexed = fill.run({ from, to }).changes;
+    let indexed = 0;
+    for (const fill of fills) indexed = fill.run({ from, to }).changes;
     moveMark.run(to);
-    merge.run(MERGE_PAGES_PER_STEP);
+    for (const merge of merges) merge.run(MERGE_PAGES_PER_STEP);
     return indexed;
   });
 
