@@ -26,8 +26,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     });
     req.on('end', () => {
       requests++;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{}');
+      // An empty ExportTraceServiceResponse, in the encoding of the request.
+      const protobuf = req.headers['content-type'] === 'application/x-protobuf';
+      res.writeHead(200, { 'content-type': protobuf ? 'application/x-protobuf' : 'application/json' });
+      res.end(protobuf ? '' : '{}');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -8,6 +8,8 @@
  *    on POST /api/v1/tool-calls, then on a 404 route, then again with SSE subscribers open (their
  *    own child process), each counting the finish events it received.
  * 5. Stop the app by its pid, count the stored calls read-only against the answered ones.
+ * The store at scale is measured before the build (the store's reads, in this process), then, once
+ * built, the app on a copy of its seeded folder (`store-server.ts`: RSS at rest and after page loads).
  * The load generator always runs in a child process of its own, never beside a server.
  * Settings: BENCH_CONNECTIONS=50 BENCH_SECONDS=5 BENCH_RUNS=3 BENCH_WARMUP_SECONDS=3
  * BENCH_SUBSCRIBERS=200 BENCH_EXECUTOR_CALLS=100000 BENCH_EXECUTOR_RUNS=3 BENCH_STORE_CALLS=10000000
@@ -27,6 +29,7 @@ import { measureBatchSchedule, measureLangchainInvoke, measureTimeouts } from '.
 import { type BenchResult, checkTargets, formatTable, resultFileName, summarizeLoad } from './results';
 import type { SubscriberCounts } from './sse-subscribers';
 import { measureStoreAtScale } from './store-scale';
+import { measureStoreServer } from './store-server';
 
 const setting = (name: string, fallback: number) => Number(process.env[name] || fallback);
 const settings = {
@@ -180,6 +183,10 @@ async function main() {
   progress('building the app if needed (node scripts/build.mjs)');
   const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: ['ignore', 2, 2] });
   if (build.status !== 0) throw new Error('the build failed');
+  if (store) {
+    progress(`the built app on the store at ${storeCalls} calls: RSS at rest and after page loads`);
+    store.server = await measureStoreServer({ calls: storeCalls, root, progress });
+  }
   progress('bare node:http server');
   const bare = await measureBare();
   const { persisted, ...app } = await measureApp();

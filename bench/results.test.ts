@@ -55,6 +55,15 @@ function result(app: { rps: number; p99Ms: number }, persisted = { answered: 100
         { name: 'tools page (day)', path: '/tools', p50Ms: 2.1, p99Ms: 4 },
       ],
       search: [{ query: 'refund', p50Ms: 12, p99Ms: 20, matches: 50 }],
+      server: {
+        rssAtRestBytes: 250 * 2 ** 20,
+        rssAfterLoadBytes: 410 * 2 ** 20,
+        seconds: 10,
+        clients: 4,
+        requests: 1_234,
+        errors: 0,
+        paths: ['/', '/?q=refund'],
+      },
       notes: [],
     },
     http: {
@@ -146,6 +155,9 @@ describe('the result', () => {
 
   it('prints one table with every row and the machine line', () => {
     const table = formatTable(result({ rps: 440, p99Ms: 200 }));
+    expect(table).toMatch(
+      /met\s+server RSS at 10,000,000 calls reported \(#12\)\s+at rest and after the load\s+250 MB at rest, 410 MB after \(0 errors\)/,
+    );
     expect(table).toContain('2 cores');
     expect(table).toContain('node v20.20.2');
     for (const label of [
@@ -164,6 +176,37 @@ describe('the result', () => {
     expect(table).toContain('200 MB at rest, 300 MB after the loads');
     expect(table).toContain('OpenTelemetry export (12 exports, 3 MB received)');
     expect(table).toMatch(/MISSED\s+app calls\/s \(#7\)\s+≥ 5,000\s+440/);
+  });
+
+  it("prints the built server's RSS on the store at scale, at rest and after the load", () => {
+    const value = result({ rps: 440, p99Ms: 200 });
+    expect(formatTable(value)).toContain(
+      'server RSS (built app on a copy of this folder, process tree): 250 MB at rest (first page served), ' +
+        '410 MB after the load (1,234 pages and searches over HTTP in 10 s, 4 clients, 0 errors)',
+    );
+    expect(JSON.parse(JSON.stringify(value)).store.server).toMatchObject({
+      rssAtRestBytes: 250 * 2 ** 20,
+      rssAfterLoadBytes: 410 * 2 ** 20,
+    });
+    value.store!.server = {
+      ...value.store!.server!,
+      rssAfterLoadBytes: null,
+      errors: 2,
+      firstError: '/tools: status 500',
+    };
+    const table = formatTable(value);
+    expect(table).toContain('250 MB at rest (first page served), – after the load');
+    expect(table).toContain('first error, server on the store: /tools: status 500');
+    expect(checkTargets(value).find((t) => t.name === 'server RSS at 10,000,000 calls reported (#12)')).toMatchObject({
+      met: false,
+      value: '250 MB at rest, – after (2 errors)',
+    });
+    delete value.store!.server;
+    expect(formatTable(value)).toContain('server RSS: not measured');
+    expect(checkTargets(value).find((t) => t.name.startsWith('server RSS at'))).toMatchObject({
+      met: false,
+      value: 'not measured',
+    });
   });
 
   it('shows the first error of a measurement that had any', () => {

@@ -47,7 +47,10 @@ export interface BenchResult {
   langchain: InvokeFigures;
   batch: BatchFigures;
   timeouts: TimeoutFigures;
-  /** The store at scale (`BENCH_STORE_CALLS`, 10,000,000): each page's server-side reads, text search, bytes per call; null when skipped (0). */
+  /**
+   * The store at scale (`BENCH_STORE_CALLS`, 10,000,000): each page's server-side reads, text search, bytes per call,
+   * the built server's RSS on it at rest and after page loads (`server`); null when skipped (0).
+   */
   store: StoreScaleReport | null;
   http: {
     bare: HttpFigures;
@@ -203,6 +206,18 @@ function storeTargets(store: StoreScaleReport | null): TargetCheck[] {
       value: count(store.bytesPerCall),
       met: store.bytesPerCall <= 600,
     },
+    {
+      name: `server RSS at ${calls} calls reported (#12)`,
+      target: 'at rest and after the load',
+      value: store.server
+        ? `${mb(store.server.rssAtRestBytes)} at rest, ${mb(store.server.rssAfterLoadBytes)} after (${store.server.errors} errors)`
+        : 'not measured',
+      met:
+        store.server !== undefined &&
+        store.server.rssAtRestBytes !== null &&
+        store.server.rssAfterLoadBytes !== null &&
+        store.server.errors === 0,
+    },
   ];
 }
 
@@ -346,8 +361,22 @@ function storeRows(
         `${count(search.matches)} matches on the first page; over every call`,
       ),
     ),
+    storeServerRow(store.server),
+    ...(store.server?.firstError === undefined
+      ? []
+      : [`  first error, server on the store: ${store.server.firstError}`]),
     ...store.notes.map((note) => `  - ${note}`),
   ];
+}
+
+/** The built server on the store at scale: its RSS at rest and after the page loads. */
+function storeServerRow(server: StoreScaleReport['server']): string {
+  if (!server) return '  server RSS: not measured';
+  return (
+    `  server RSS (built app on a copy of this folder, process tree): ${mb(server.rssAtRestBytes)} at rest (first page served), ` +
+    `${mb(server.rssAfterLoadBytes)} after the load (${count(server.requests)} pages and searches over HTTP in ${server.seconds} s, ` +
+    `${server.clients} clients, ${server.errors} errors)`
+  );
 }
 
 /** `bench/results/<date>.json`, with a date that is a valid file name everywhere. */

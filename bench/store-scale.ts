@@ -25,6 +25,7 @@ import { createRegistry } from '../lib/executor/registry';
 import type { Toolscope } from '../lib/server/create-toolscope';
 import { percentile } from './percentile';
 import { ensureSeeded, SEED_END, seedCall } from './store-seed';
+import type { StoreServerFigures } from './store-server';
 
 export { measurePersistedThroughput } from './persisted-throughput';
 
@@ -38,8 +39,29 @@ export interface StoreScaleReport {
   walBytes: number;
   pages: { name: string; path: string; p50Ms: number; p99Ms: number }[];
   search: { query: string; p50Ms: number; p99Ms: number; matches: number }[];
-  rssAtRestBytes?: number;
+  /** The built server started on (a copy of) the seeded folder: its resident memory at rest and after page loads. */
+  server?: StoreServerFigures;
   notes: string[];
+}
+
+/**
+ * The text searches timed at `calls` calls: rare and common words, an error message, a path, ids,
+ * two common words rarely side by side, nothing.
+ */
+export function searchQueries(calls: number): string[] {
+  const middle = seedCall(Math.floor(calls / 2), calls);
+  const oldest = seedCall(0, calls);
+  return [
+    'api',
+    'ETIMEDOUT',
+    'payment',
+    'AssertionError: expected 42',
+    'src/ledger/refund',
+    'queue worker',
+    middle.toolCallId,
+    oldest.id.slice(-12),
+    'no such text anywhere',
+  ];
 }
 
 /** Reads per page and per search: the p50 and p99 of these. */
@@ -145,20 +167,7 @@ export async function measureStoreAtScale(options: {
       const matches = store.list({ text: query, limit: 50 }).items.length;
       search.push({ query, ...time(SAMPLES, () => store.list({ text: query, limit: 50 })), matches });
     };
-    // Rare and common words, an error message, a path, ids, two common words rarely side by side, nothing.
-    for (const query of [
-      'api',
-      'ETIMEDOUT',
-      'payment',
-      'AssertionError: expected 42',
-      'src/ledger/refund',
-      'queue worker',
-      middle.toolCallId,
-      oldest.id.slice(-12),
-      'no such text anywhere',
-    ]) {
-      searchFor(query);
-    }
+    for (const query of searchQueries(calls)) searchFor(query);
     const dbBytes = fs.statSync(file).size;
     const walBytes = fs.statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0;
     return {

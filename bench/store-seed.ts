@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { migrate } from '../lib/db/migrate';
-import { SEARCH_INDEX_FILL_SQL } from '../lib/db/search-index';
+import { SEARCH_INDEX_FILL_SQL, SEARCH_TABLES } from '../lib/db/search-index';
 import { sessionTriggersSql } from '../lib/db/session-triggers';
 import { SAME_AS_ARGUMENTS } from '../lib/db/sqlite-trace-store';
 import { createAddToToolSeries, type FinishedCall } from '../lib/db/tool-series-batch';
@@ -553,7 +553,14 @@ export function seedStore(options: { dir: string; calls: number; progress?: (tex
   if (!sessionsBackfill) throw new Error('no sessions backfill in sessionTriggersSql()');
   db.exec(sessionsBackfill);
   progress(`indexes and aggregates built at ${((performance.now() - start) / 1000).toFixed(0)} s; search index`);
-  db.prepare(SEARCH_INDEX_FILL_SQL).run({ from: 0, to: total });
+  // In one statement, FTS5's own merges (as before migration 0011) keep the segments few; the
+  // server's indexer merges in small steps of its own instead (see search-indexer.ts).
+  const automerge = (pages: 0 | 4) => {
+    for (const { name } of SEARCH_TABLES) db.exec(`INSERT INTO ${name} (${name}, rank) VALUES ('automerge', ${pages})`);
+  };
+  automerge(4);
+  for (const fill of SEARCH_INDEX_FILL_SQL) db.prepare(fill).run({ from: 0, to: total });
+  automerge(0);
   db.prepare('UPDATE search_state SET indexed_upto = ?').run(total);
   for (const { type, sql } of setAside) if (type === 'trigger') db.exec(sql);
   db.pragma('journal_mode = WAL');
@@ -602,4 +609,18 @@ export function ensureSeeded(options: { calls: number; progress?: (text: string)
   const marker: SeedMarker = { calls: options.calls, schema, seedSeconds };
   fs.writeFileSync(markerFile, `${JSON.stringify(marker, null, 2)}\n`);
   return { dir, seedSeconds, cached: false };
+}
+
+/**
+ * The folder `ensureSeeded` would give for `calls` when it is already seeded for the current
+ * migrations and generator; null when it would seed it (nothing is written either way).
+ */
+export function cachedSeed(calls: number): { dir: string; seedSeconds: number } | null {
+  const dir = path.resolve(process.env.TOOLSCOPE_BENCH_DATA_DIR ?? path.join('bench', 'tmp', `store-${calls}`));
+  const markerFile = path.join(dir, 'seed.json');
+  if (!fs.existsSync(markerFile)) return null;
+  const marker = JSON.parse(fs.readFileSync(markerFile, 'utf8')) as SeedMarker;
+  return marker.calls === calls && marker.schema === seedSchemaVersion()
+    ? { dir, seedSeconds: marker.seedSeconds }
+    : null;
 }

@@ -1,16 +1,27 @@
 import type { PolicyJson, PreviewJson, RuleBody, RuleError } from './policy-draft';
 import { rulesBody } from './policy-draft';
 
-/** An answer of the policy API that is not 2xx: its message and, for `INVALID_RULES`, the field errors. */
-export class PolicyApiError extends Error {
-  override readonly name = 'PolicyApiError';
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly errors: RuleError[],
-  ) {
-    super(message);
-  }
+/**
+ * An answer of the policy API that is not 2xx (status 0 when the server could not be reached):
+ * its code and message and, for `INVALID_RULES`, the field errors. Matched on its shape
+ * (`isPolicyApiError`), not `instanceof`: the production build can hold a copy of this module per chunk.
+ */
+export interface PolicyApiError extends Error {
+  name: 'PolicyApiError';
+  code: string;
+  status: number;
+  errors: RuleError[];
+}
+
+/** Whether `error` is a refusal from the policy API, made by any copy of this module. */
+export function isPolicyApiError(error: unknown): error is PolicyApiError {
+  if (!(error instanceof Error) || error.name !== 'PolicyApiError') return false;
+  const { code, status, errors } = error as Partial<PolicyApiError>;
+  return typeof code === 'string' && typeof status === 'number' && Array.isArray(errors);
+}
+
+function policyApiError(status: number, code: string, message: string, errors: RuleError[]): PolicyApiError {
+  return Object.assign(new Error(message), { name: 'PolicyApiError' as const, code, status, errors });
 }
 
 async function send<T>(url: string, init?: RequestInit): Promise<T> {
@@ -18,16 +29,18 @@ async function send<T>(url: string, init?: RequestInit): Promise<T> {
   try {
     response = await fetch(url, { cache: 'no-store', ...init });
   } catch (error) {
-    throw new PolicyApiError(`Could not reach the server: ${String(error)}`, 0, []);
+    throw policyApiError(0, 'NETWORK', `Could not reach the server: ${String(error)}`, []);
   }
   if (response.ok) return (await response.json()) as T;
   const body = (await response.json().catch(() => null)) as {
-    error?: { message?: string; details?: { errors?: RuleError[] } };
+    error?: { code?: string; message?: string; details?: { errors?: RuleError[] } };
   } | null;
-  throw new PolicyApiError(
-    body?.error?.message ?? `HTTP ${response.status}`,
+  const errors = body?.error?.details?.errors;
+  throw policyApiError(
     response.status,
-    body?.error?.details?.errors ?? [],
+    body?.error?.code ?? `HTTP_${response.status}`,
+    body?.error?.message ?? `HTTP ${response.status}`,
+    Array.isArray(errors) ? errors : [],
   );
 }
 

@@ -4,7 +4,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { LoaderCircle, Save, Undo2 } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { isTypingTarget } from '../shortcuts-dialog';
-import { fetchPolicy, PolicyApiError, previewPolicy, putPolicy } from './policy-api';
+import { fetchPolicy, isPolicyApiError, previewPolicy, putPolicy } from './policy-api';
 import {
   applyEdits,
   type DraftEdits,
@@ -110,7 +110,7 @@ export function PolicyView({
       setSaveErrors(null);
     },
     onError: (error, sent) => {
-      const found = error instanceof PolicyApiError ? errorsByRule(error.errors) : new Map<number, FieldErrors>();
+      const found = isPolicyApiError(error) ? errorsByRule(error.errors) : new Map<number, FieldErrors>();
       const byKey = new Map<string, FieldErrors>();
       for (const [index, errors] of found) {
         const rule = sent[index];
@@ -159,7 +159,7 @@ export function PolicyView({
   }, [dirty]);
 
   const previewError =
-    previewQuery.error instanceof PolicyApiError && previewQuery.error.errors.length > 0
+    isPolicyApiError(previewQuery.error) && previewQuery.error.errors.length > 0
       ? `The draft has rules the server refuses: ${previewQuery.error.message}`
       : previewQuery.error
         ? `The preview failed: ${previewQuery.error.message}`

@@ -3,7 +3,7 @@
 import { LoaderCircle, Plus } from 'lucide-react';
 import { type FormEvent, type RefObject, useId, useState } from 'react';
 import { SideEffectLabel } from '../tools/policy-badge';
-import { PolicyApiError, previewPolicy } from './policy-api';
+import { isPolicyApiError, previewPolicy } from './policy-api';
 import { errorsByRule, type FieldErrors, LISTS, type RuleBody } from './policy-draft';
 import { type PolicyToolInfo, ruleText, specifierExample } from './specifier';
 
@@ -62,7 +62,7 @@ export function RuleForm({
       onAdd(rule);
       reset();
     } catch (error) {
-      if (error instanceof PolicyApiError && error.errors.length > 0) {
+      if (isPolicyApiError(error) && error.errors.length > 0) {
         const found = errorsByRule(error.errors);
         setErrors({ ...found.get(0), other: found.get(-1)?.other });
       } else {

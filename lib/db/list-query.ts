@@ -1,6 +1,6 @@
 import type { CallStatus } from '../executor/types';
 import { decodeCursor } from './cursor';
-import { usesSearchIndex } from './search-index';
+import { ID_TAIL_CHARS, usesSearchIndex } from './search-index';
 import type { TraceQuery } from './trace-store';
 
 /** Page size when a query names none. */
@@ -62,6 +62,14 @@ export function likePrefix(text: string): string {
 }
 
 /**
+ * A LIKE pattern (with `ESCAPE '\'`) that matches values ending with `text`.
+ * @example likeSuffix('_42') // '%\_42'
+ */
+export function likeSuffix(text: string): string {
+  return `%${text.replace(/[\\%_]/g, '\\$&')}`;
+}
+
+/**
  * Whether `haystack` contains `needle`, ignoring case the way SQLite's LIKE does: for ASCII
  * letters only. The in-memory store uses this so both stores find exactly the same rows.
  */
@@ -72,6 +80,20 @@ export function containsIgnoringAsciiCase(haystack: string, needle: string): boo
 /** Whether `text` starts with `prefix`, ignoring ASCII case as LIKE does (see `containsIgnoringAsciiCase`). */
 export function startsWithIgnoringAsciiCase(text: string, prefix: string): boolean {
   return asciiLower(text).startsWith(asciiLower(prefix));
+}
+
+/**
+ * Whether a search for `text` finds the id `id` (a trace id or a tool call id): `text` within the
+ * id's last ID_TAIL_CHARS characters, or ending it (the whole id included), ignoring ASCII case.
+ * What the search index holds of ids (see `search-index.ts`); both stores use this rule.
+ */
+export function idMatches(id: string, text: string): boolean {
+  const lower = asciiLower(id);
+  const needle = asciiLower(text);
+  if (lower.endsWith(needle)) return true;
+  const chars = Array.from(lower);
+  const tail = chars.length > ID_TAIL_CHARS ? chars.slice(-ID_TAIL_CHARS).join('') : lower;
+  return tail.includes(needle);
 }
 
 function asciiLower(text: string): string {

@@ -5,6 +5,7 @@ import {
   cheapTotal,
   containsIgnoringAsciiCase,
   DEFAULT_SCAN_WINDOW,
+  idMatches,
   type ListFilter,
   resolveListFilter,
   scanFloor,
@@ -407,12 +408,12 @@ function matchesFilter(values: TraceRowValues, filter: ListFilter): boolean {
   return true;
 }
 
-/** The in-memory twin of the SQLite TEXT_SEARCH: the same columns, the same case rule. */
+/** The in-memory twin of the SQLite TEXT_SEARCH: the same columns, the same rules. */
 function matchesText(values: TraceRowValues, text: string): boolean {
   const contains = (column: string | null) => column !== null && containsIgnoringAsciiCase(column, text);
   return (
-    contains(values.toolCallId) ||
-    contains(values.id) ||
+    idMatches(values.toolCallId, text) ||
+    idMatches(values.id, text) ||
     contains(values.error) ||
     (values.sessionId !== null && startsWithIgnoringAsciiCase(values.sessionId, text)) ||
     contains(values.arguments) ||

@@ -7,8 +7,8 @@ import { systemCommitTimers } from './commit-timers';
 import { resolveListFilter } from './list-query';
 import { migrate } from './migrate';
 import type { SqliteDatabase } from './open-database';
-import { searchIndexQuery, searchIndexSql, usesSearchIndex } from './search-index';
-import { createSearchIndexer, INDEX_IDLE_MS } from './search-indexer';
+import { idSearchQuery, searchIndexQuery, searchIndexSql, usesSearchIndex } from './search-index';
+import { CATCH_UP_PAUSE_MS, createSearchIndexer, INDEX_IDLE_MS, INDEX_STEP_ROWS } from './search-indexer';
 import { listTracesSql, MAX_SEARCH_CANDIDATES, SEARCH_CANDIDATES_SQL } from './sqlite-list-traces';
 import { createSqliteTraceStore } from './sqlite-trace-store';
 import { createTempDataDir, openTestDatabase } from './test-database';
@@ -26,23 +26,22 @@ const indexed = (db: SqliteDatabase, text: string) => {
   const indexer = createSearchIndexer(db, systemCommitTimers);
   indexer.indexSome(Number.MAX_SAFE_INTEGER);
   indexer.stop();
-  return db
-    .prepare('SELECT rowid FROM tool_calls_search WHERE tool_calls_search MATCH ? ORDER BY rowid')
-    .pluck()
-    .all(searchIndexQuery(text));
+  const candidates = db.prepare(SEARCH_CANDIDATES_SQL).pluck();
+  const params = { match: searchIndexQuery(text), idMatch: idSearchQuery(text), below: 2 ** 53, floor: 0, count: 1e6 };
+  return (candidates.all(params) as number[]).reverse();
 };
 const seqOf = (db: SqliteDatabase, id: string) => db.prepare('SELECT seq FROM tool_calls WHERE id = ?').pluck().get(id);
 
 describe('the search index (SQLite FTS5, trigram)', () => {
-  it('0010 holds exactly the SQL generated for it', () => {
+  it('0011 holds exactly the SQL generated for it', () => {
     const migration = fs
       .readdirSync('drizzle')
-      .filter((name) => name.endsWith('_search_index.sql'))
+      .filter((name) => name.endsWith('_search_id_tails.sql'))
       .map((name) => fs.readFileSync(path.join('drizzle', name), 'utf8'));
     expect(migration).toEqual([searchIndexSql()]);
   });
 
-  it('0010 leaves the calls stored before it to the indexer, which indexes them when the store opens', async () => {
+  it('0010 and 0011 leave the calls stored before them to the indexer, which indexes them when the store opens', async () => {
     const dir = nextDir();
     const old = openDatabaseBefore(dir, '_search_index');
     const vault = createVault({ dir });
@@ -75,6 +74,7 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     });
     store.begin(call);
     expect(indexed(db, 'alpha.md')).toEqual([seqOf(db, call.id)]);
+    expect(indexed(db, call.id.slice(-8))).toEqual([seqOf(db, call.id)]);
     expect(indexed(db, 'omega')).toEqual([]);
     await store.finish({ ...call, status: 'succeeded', finishedAt: call.createdAt + 5, output: { text: 'omega' } });
     expect(indexed(db, 'omega')).toEqual([seqOf(db, call.id)]);
@@ -84,6 +84,8 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     expect(store.delete(call.id)).toBe('deleted');
     expect(indexed(db, 'sigma')).toEqual([]);
     expect(indexed(db, 'alpha.md')).toEqual([]);
+    // Its ids' tails too (the other table of the index).
+    expect(indexed(db, call.id.slice(-8))).toEqual([]);
     store.close();
   });
 
@@ -102,6 +104,57 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     await clock.advance(1);
     expect(mark()).toBe(5);
     store.close();
+  });
+
+  it('far behind while writes go on: a step every CATCH_UP_PAUSE_MS or more (a tenth of the loop) until caught up; once writes pause, steps at once', async () => {
+    const dir = nextDir();
+    const db = openTestDatabase(dir);
+    const vault = createVault({ dir });
+    const clock = createManualClock();
+    // Each reading of the time is stepMs later than the one before: a step lasts stepMs.
+    let stepMs = 0;
+    let elapsed = 0;
+    const now = () => {
+      elapsed += stepMs;
+      return clock.now() + elapsed;
+    };
+    const indexer = createSearchIndexer(db, clock, { maxUnindexedRows: 2 * INDEX_STEP_ROWS, now });
+    const write = (count: number) => {
+      for (let i = 0; i < count; i++) writeRowDirectly(db, vault, makeTrace());
+      indexer.afterCommit(db.prepare('SELECT max(seq) FROM tool_calls').pluck().get() as number);
+    };
+    write(2 * INDEX_STEP_ROWS - 1);
+    await clock.advance(CATCH_UP_PAUSE_MS);
+    expect(indexer.indexedUpTo()).toBe(0);
+    write(1);
+    // Writes go on, one commit per pause: one step each time, never a backlog swallowed at once.
+    for (let steps = 1; steps <= 2; steps++) {
+      await clock.advance(CATCH_UP_PAUSE_MS - 1);
+      expect(indexer.indexedUpTo()).toBe((steps - 1) * INDEX_STEP_ROWS);
+      await clock.advance(1);
+      expect(indexer.indexedUpTo()).toBe(steps * INDEX_STEP_ROWS);
+      write(1);
+    }
+    // A step that takes 1 ms waits 9 ms for the next: catching up takes a tenth of the loop at most.
+    write(3 * INDEX_STEP_ROWS);
+    const slow = indexer.indexedUpTo();
+    stepMs = 1;
+    await clock.advance(CATCH_UP_PAUSE_MS);
+    expect(indexer.indexedUpTo()).toBe(slow + INDEX_STEP_ROWS);
+    write(1);
+    await clock.advance(8);
+    expect(indexer.indexedUpTo()).toBe(slow + INDEX_STEP_ROWS);
+    await clock.advance(1);
+    expect(indexer.indexedUpTo()).toBe(slow + 2 * INDEX_STEP_ROWS);
+    stepMs = 0;
+    // Commits do not push a catch-up step back; once they stop, the steps follow each other at once.
+    write(3 * INDEX_STEP_ROWS);
+    await clock.advance(9);
+    expect(indexer.indexedUpTo()).toBe(slow + 3 * INDEX_STEP_ROWS);
+    await clock.advance(CATCH_UP_PAUSE_MS);
+    expect(indexer.indexedUpTo()).toBe(db.prepare('SELECT max(seq) FROM tool_calls').pluck().get());
+    indexer.stop();
+    db.close();
   });
 
   it('finds calls above the mark and in the index alike, newest first, page after page', async () => {
@@ -134,22 +187,52 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     store.close();
   });
 
+  it('holds the last 12 characters of each id: found by them and by a text ending the id, in the index and above its mark alike', async () => {
+    const dir = nextDir();
+    const db = openTestDatabase(dir);
+    const clock = createManualClock();
+    const store = createSqliteTraceStore({ db, vault: createVault({ dir }), timers: clock });
+    const call = makeTrace({ id: '01a190d0-1c3a-7a12-8a44-a1d1e7a3e465', toolCallId: 'call_UKPSLNJnmCctDlVRKxHhVP6q' });
+    store.finish(call);
+    store.flush();
+    const found = (text: string) => store.list({ text }).items.map((item) => item.id);
+    const texts = ['e7a3e465', call.id, 'call_UKPSLNJnmCctDlVRKxHhVP6q', 'DLVRKXHHVP6Q', '7a12-8a44', 'call_UKPSLNJ'];
+    const above = texts.map(found);
+    await clock.advance(INDEX_IDLE_MS);
+    expect(db.prepare('SELECT indexed_upto FROM search_state').pluck().get()).toBe(seqOf(db, call.id));
+    expect(texts.map(found)).toEqual(above);
+    expect(above).toEqual([[call.id], [call.id], [call.id], [call.id], [], []]);
+    // The index alone: the tails, not the middles.
+    expect(indexed(db, 'e7a3e465')).toEqual([seqOf(db, call.id)]);
+    expect(indexed(db, '7a12-8a44')).toEqual([]);
+    store.close();
+  });
+
   it('walks the index newest first without sorting, then reads each candidate by seq', () => {
     const db = openTestDatabase(nextDir());
     const plan = (sql: string, params: Record<string, unknown>) =>
       (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[]).map((row) => row.detail);
     const candidates = plan(SEARCH_CANDIDATES_SQL, {
       match: searchIndexQuery('paris'),
+      idMatch: idSearchQuery('paris'),
       below: 10,
       floor: 0,
       count: 51,
     });
-    expect(candidates).toEqual([expect.stringMatching(/^SCAN tool_calls_search VIRTUAL TABLE INDEX/)]);
+    // Both tables walked newest first (ORDER BY rowid DESC consumed, no sort), merged as they go.
+    expect(candidates).toEqual([
+      'MERGE (UNION)',
+      'LEFT',
+      expect.stringMatching(/^SCAN tool_calls_search VIRTUAL TABLE INDEX 192:/),
+      'RIGHT',
+      expect.stringMatching(/^SCAN tool_calls_id_search VIRTUAL TABLE INDEX 192:/),
+    ]);
     for (const query of [{ text: 'paris' }, { text: 'paris', tool: 'read_file' }]) {
       const verify = plan(listTracesSql(resolveListFilter(query), null), {
         candidates: '[3,2,1]',
         pattern: '%paris%',
         prefix: 'paris%',
+        suffix: '%paris',
         tool: 'read_file',
       });
       expect(verify.join(' | ')).toMatch(/^SEARCH tool_calls USING INTEGER PRIMARY KEY \(rowid=\?\)/);
@@ -183,5 +266,8 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     expect(usesSearchIndex('🚀éx')).toBe(true);
     expect(searchIndexQuery('a"b OR c')).toBe('"a""b" """b " "b O" " OR" "OR " "R c"');
     expect(searchIndexQuery('abcdefghijklmn')).toBe('"abc" "def" "ghi" "jkl" "lmn"');
+    // The ids' tails: every trigram of the text's last 12 characters.
+    expect(idSearchQuery('e7a3e465')).toBe('"e7a" "7a3" "a3e" "3e4" "e46" "465"');
+    expect(idSearchQuery('abcdefghijklmn')).toBe('"cde" "def" "efg" "fgh" "ghi" "hij" "ijk" "jkl" "klm" "lmn"');
   });
 });

@@ -25,7 +25,7 @@ function steppedIndexer(db: SqliteDatabase, now: () => number = Date.now) {
     setTimeout: (callback, ms) => queued.push({ callback, ms }),
     clearTimeout: () => queued.splice(0),
   };
-  const indexer = createSearchIndexer(db, timers, now);
+  const indexer = createSearchIndexer(db, timers, { epochMs: now });
   return {
     step(): number {
       queued.shift()?.callback();

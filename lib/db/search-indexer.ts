@@ -1,27 +1,47 @@
 import type { CommitTimers } from './commit-timers';
 import type { SqliteDatabase } from './open-database';
-import { SEARCH_INDEX_FILL_SQL, SEARCHED_COLUMNS } from './search-index';
+import { SEARCH_INDEX_FILL_SQL, SEARCH_TABLES, SEARCHED_COLUMNS } from './search-index';
 
-/** Rows indexed in one step at most: a few milliseconds of the event loop, one FTS5 segment. */
-export const INDEX_STEP_ROWS = 512;
+/** Rows indexed in one step: well under a millisecond of the event loop, one small FTS5 segment. */
+export const INDEX_STEP_ROWS = 64;
 /**
  * Characters of searched text indexed in one step at most (a step always takes one row): FTS5
  * tokenizes 1 MiB in 0.1–0.5 s on the 2-core machine, on the event loop. Typical calls (a few
- * hundred bytes each) fill most of INDEX_STEP_ROWS first; calls with large outputs (up to
- * `limits.maxTraceBytes` each) no longer make a step of seconds.
+ * hundred bytes each) fill INDEX_STEP_ROWS first; calls with large outputs (up to
+ * `limits.maxTraceBytes` each) no longer make a step of seconds (16 calls of 560 KB made one of 4.6 s).
  */
 export const INDEX_STEP_CHARS = 256 * 1024;
+/**
+ * Leaf pages of merge work after each step (FTS5's `merge` command). FTS5's own automerge (off
+ * since migration 0011) merged whole levels inside a step: a 512-row step took 2.4 ms at p50 and
+ * 29 ms at p99 of its CPU time. Merging this little after every step keeps the segments few and
+ * the slowest step under 5 ms (measured over 200,000 calls: p99 2.6 ms, the slowest 4.7 ms).
+ */
+export const MERGE_PAGES_PER_STEP = 8;
 /** How long writes must pause before indexing starts: it does not compete with a burst of calls. */
 export const INDEX_IDLE_MS = 50;
 /** Rows left unindexed that make indexing start even while writes go on (searches scan them by LIKE). */
 export const MAX_UNINDEXED_ROWS = 50_000;
 /**
+ * While writes go on, the least pause between catch-up steps (64 rows every 4 ms is 16,000
+ * calls/s, twice what the HTTP path sustains); a slower step waits longer, so that catching up
+ * takes at most CATCH_UP_SHARE of the event loop. Once writes pause, steps follow each other at once.
+ */
+export const CATCH_UP_PAUSE_MS = 4;
+/**
+ * The share of the event loop catching up may take while writes go on. Indexing costs 15–20 µs
+ * a call in the server under load (tokenizing, and merging the index's segments): at 7,000
+ * calls/s, keeping up at once would take 15% of the loop, whose p99 that showed.
+ */
+export const CATCH_UP_SHARE = 0.1;
+/**
  * How long a call still running (or awaiting approval) holds the indexer back, with every call
  * after it (searches read them by LIKE above the mark meanwhile). A call indexed while it runs is
  * indexed again when it finishes, by the trigger, inside the write of its result: with a large
  * output (up to `limits.maxTraceBytes`), a pause of the event loop in the middle of a commit,
- * seconds when several such calls finish together. Held, it is indexed once, after it finished,
- * in a step like any other. Not held while MAX_UNINDEXED_ROWS or more wait.
+ * seconds when several such calls finish together (12 calls of 1 MiB: 1.9 s). Held, it is
+ * indexed once, after it finished, in a step like any other. Not held while the indexer is
+ * MAX_UNINDEXED_ROWS or more behind.
  */
 export const HOLD_RUNNING_MS = 10_000;
 
@@ -32,7 +52,7 @@ export const HOLD_RUNNING_MS = 10_000;
  * transaction each, which also moves `search_state.indexed_upto`, the event loop free between). A
  * search reads the index up to `indexed_upto` and scans the few rows above it (see
  * `sqlite-list-traces.ts`); a row changed or deleted after it was indexed is put right by the
- * triggers of migration 0010. A call still running holds the mark back for a while (see
+ * triggers of migration 0011. A call still running holds the mark back for a while (see
  * HOLD_RUNNING_MS), so that its result is indexed once, in a step, not again inside its write.
  *
  * Indexing a call in the transaction that writes it (a trigger) halved the calls/s of the
@@ -43,7 +63,11 @@ export interface SearchIndexer {
   indexedUpTo(): number;
   /** Indexes up to `rows` rows not yet indexed, oldest first; returns how many it indexed. */
   indexSome(rows: number): number;
-  /** Told after the store committed rows up to `newestSeq`: schedules indexing (see INDEX_IDLE_MS). */
+  /**
+   * Told after the store committed rows up to `newestSeq`: schedules indexing once writes pause
+   * for INDEX_IDLE_MS, or, MAX_UNINDEXED_ROWS behind, a step every CATCH_UP_PAUSE_MS or more (see
+   * CATCH_UP_SHARE) until caught up.
+   */
   afterCommit(newestSeq: number): void;
   /** Stops the scheduled indexing. */
   stop(): void;
@@ -57,15 +81,25 @@ export interface SearchIndexer {
 export function createSearchIndexer(
   sqlite: SqliteDatabase,
   timers: CommitTimers,
-  now: () => number = Date.now,
+  options: { maxUnindexedRows?: number; now?: () => number; epochMs?: () => number } = {},
 ): SearchIndexer {
+  const maxUnindexed = options.maxUnindexedRows ?? MAX_UNINDEXED_ROWS;
+  const now = options.now ?? (() => performance.now());
+  /** Wall-clock time, to compare with a call's `created_at` (HOLD_RUNNING_MS). */
+  const epochMs = options.epochMs ?? Date.now;
   const readMark = sqlite.prepare('SELECT indexed_upto FROM search_state').pluck();
   const stepEnd = sqlite.prepare(STEP_END_SQL).pluck();
   const firstHeld = sqlite.prepare(FIRST_HELD_SQL);
   const newest = sqlite.prepare('SELECT max(seq) FROM tool_calls').pluck();
-  const fill = sqlite.prepare(SEARCH_INDEX_FILL_SQL);
+  const fills = SEARCH_INDEX_FILL_SQL.map((sql) => sqlite.prepare(sql));
   const moveMark = sqlite.prepare('UPDATE search_state SET indexed_upto = ?');
+  const merges = SEARCH_TABLES.map((table) =>
+    sqlite.prepare(`INSERT INTO ${table.name} (${table.name}, rank) VALUES ('merge', ?)`),
+  );
   let timer: unknown = null;
+  /** Whether the pending timer is a catch-up step (kept on commits) or the idle wait (pushed back by each). */
+  let catchingUp = false;
+  let committedSinceStep = false;
   /** What the last step or read saw; a hint for scheduling, never used to decide what to index. */
   let knownMark = (readMark.get() as number | undefined) ?? 0;
   let knownNewest = (newest.get() as number | null) ?? 0;
@@ -76,8 +110,8 @@ export function createSearchIndexer(
     const from = (readMark.get() as number) ?? 0;
     let to = (stepEnd.get({ from, rows, chars: INDEX_STEP_CHARS }) as number | null) ?? from;
     heldForMs = null;
-    if (hold && to > from && knownNewest - from < MAX_UNINDEXED_ROWS) {
-      const since = now() - HOLD_RUNNING_MS;
+    if (hold && to > from && knownNewest - from < maxUnindexed) {
+      const since = epochMs() - HOLD_RUNNING_MS;
       const held = firstHeld.get({ from, to, since }) as { seq: number; created_at: number } | undefined;
       if (held) {
         to = held.seq - 1;
@@ -86,18 +120,24 @@ export function createSearchIndexer(
     }
     knownMark = to;
     if (to <= from) return 0;
-    const indexed = fill.run({ from, to }).changes;
+    let indexed = 0;
+    for (const fill of fills) indexed = fill.run({ from, to }).changes;
     moveMark.run(to);
+    for (const merge of merges) merge.run(MERGE_PAGES_PER_STEP);
     return indexed;
   });
 
-  function schedule(ms: number): void {
+  function schedule(ms: number, catchUp: boolean): void {
     if (timer !== null) timers.clearTimeout(timer);
     timer = timers.setTimeout(run, ms);
+    catchingUp = catchUp;
   }
 
   function run(): void {
     timer = null;
+    const writing = committedSinceStep;
+    committedSinceStep = false;
+    const started = now();
     try {
       step(INDEX_STEP_ROWS, true);
     } catch (error) {
@@ -106,13 +146,19 @@ export function createSearchIndexer(
         console.error('[toolscope] search indexing failed:', error);
       return;
     }
-    // Yield to the event loop between steps; go on until caught up, or until a held call may go.
-    if (heldForMs !== null) schedule(heldForMs);
-    else if (knownMark < knownNewest) schedule(0);
+    // A running call holds the rest back: tried again when its hold ends (or at the next commit).
+    if (heldForMs !== null) {
+      schedule(heldForMs, false);
+      return;
+    }
+    // Go on until caught up, yielding to the event loop between steps (paced while writes go on).
+    if (knownMark >= knownNewest) return;
+    const pause = Math.max(CATCH_UP_PAUSE_MS, ((now() - started) * (1 - CATCH_UP_SHARE)) / CATCH_UP_SHARE);
+    schedule(writing ? pause : 0, true);
   }
 
-  // Rows stored before this process (or before migration 0010) are indexed from the start.
-  if (knownMark < knownNewest) schedule(INDEX_IDLE_MS);
+  // Rows stored before this process (or before migrations 0010 and 0011) are indexed from the start.
+  if (knownMark < knownNewest) schedule(INDEX_IDLE_MS, false);
 
   return {
     indexedUpTo: () => (readMark.get() as number | undefined) ?? 0,
@@ -128,12 +174,15 @@ export function createSearchIndexer(
     },
     afterCommit(newestSeq) {
       if (newestSeq > knownNewest) knownNewest = newestSeq;
-      if (knownNewest - knownMark >= MAX_UNINDEXED_ROWS) schedule(0);
-      else schedule(INDEX_IDLE_MS);
+      committedSinceStep = true;
+      if (timer !== null && catchingUp) return;
+      if (knownNewest - knownMark >= maxUnindexed) schedule(CATCH_UP_PAUSE_MS, true);
+      else schedule(INDEX_IDLE_MS, false);
     },
     stop() {
       if (timer !== null) timers.clearTimeout(timer);
       timer = null;
+      catchingUp = false;
     },
   };
 }

@@ -7,13 +7,21 @@ import {
   type ListFilter,
   likeContains,
   likePrefix,
+  likeSuffix,
   resolveListFilter,
   scanFloor,
   TEXT_SCAN_WINDOW,
 } from './list-query';
 import type { SqliteDatabase } from './open-database';
 import { toolCalls } from './schema';
-import { SEARCHED_COLUMNS, searchIndexQuery, usesSearchIndex } from './search-index';
+import {
+  ID_TAIL_CHARS,
+  idSearchQuery,
+  SEARCHED_COLUMNS,
+  searchIndexQuery,
+  TAIL_INDEXED_COLUMNS,
+  usesSearchIndex,
+} from './search-index';
 import { chooseTimeRangePlan, type TimeRangePlan } from './time-range-plan';
 import { decodeTraceSummary, type TraceSummaryRow } from './trace-row';
 import type { TracePage, TraceQuery } from './trace-store';
@@ -51,11 +59,15 @@ const SELECT_LIST = [
   `substr(${columns.arguments.name}, 1, ${ARGUMENTS_PREVIEW_CHARS}) AS "argumentsPreview"`,
 ].join(', ');
 
-// What a text search looks at (the search index holds the same columns); short columns first,
-// so a hit there skips the long ones.
-const TEXT_SEARCH = `(${SEARCHED_COLUMNS.map((column) =>
-  column === 'session_id' ? "session_id LIKE @prefix ESCAPE '\\'" : `${column} LIKE @pattern ESCAPE '\\'`,
-).join(' OR ')})`;
+// What a text search looks at (the search index holds the same columns, the ids by their tails:
+// see `idMatches`); short columns first, so a hit there skips the long ones.
+const TEXT_SEARCH = `(${SEARCHED_COLUMNS.map((column) => {
+  if (column === 'session_id') return "session_id LIKE @prefix ESCAPE '\\'";
+  if (TAIL_INDEXED_COLUMNS.has(column)) {
+    return `substr(${column}, -${ID_TAIL_CHARS}) LIKE @pattern ESCAPE '\\' OR ${column} LIKE @suffix ESCAPE '\\'`;
+  }
+  return `${column} LIKE @pattern ESCAPE '\\'`;
+}).join(' OR ')})`;
 
 export interface ListTracesOptions {
   /** Forces one walk for time-range queries instead of choosing per query; for tests and diagnosis. */
@@ -148,7 +160,13 @@ export function createSqliteListTraces(
     let count = filter.limit + 1 - rows.length;
     let checked = 0;
     while (rows.length <= filter.limit) {
-      const ids = searchCandidates.all({ match: params.match, below, floor: floorSeq ?? 0, count }) as number[];
+      const ids = searchCandidates.all({
+        match: params.match,
+        idMatch: params.idMatch,
+        below,
+        floor: floorSeq ?? 0,
+        count,
+      }) as number[];
       if (ids.length > 0) rows.push(...(verify.all({ ...params, candidates: JSON.stringify(ids) }) as SummaryRow[]));
       if (ids.length < count) break;
       below = ids.at(-1) as number;
@@ -173,7 +191,9 @@ export function createSqliteListTraces(
       beforeSeq: filter.beforeSeq,
       pattern: filter.text === undefined ? undefined : likeContains(filter.text),
       prefix: filter.text === undefined ? undefined : likePrefix(filter.text),
+      suffix: filter.text === undefined ? undefined : likeSuffix(filter.text),
       match: filter.text !== undefined && usesSearchIndex(filter.text) ? searchIndexQuery(filter.text) : undefined,
+      idMatch: filter.text !== undefined && usesSearchIndex(filter.text) ? idSearchQuery(filter.text) : undefined,
       limit: filter.limit + 1,
     };
     let rows: SummaryRow[];
@@ -237,11 +257,15 @@ export function listTracesSql(
 }
 
 /**
- * The rows of the search index holding every trigram of a text, newest first, below `@below`
- * (FTS5 walks its rowids backwards and stops at the LIMIT); exported for the plan tests.
+ * The rows of the search index holding every trigram of a text in their text columns, or those
+ * of its end in their ids' tails, newest first, below `@below` (each FTS5 table walks its rowids
+ * backwards, the two walks merged, and the LIMIT stops them); exported for the plan tests.
  */
 export const SEARCH_CANDIDATES_SQL = `SELECT rowid FROM tool_calls_search WHERE tool_calls_search MATCH @match
-    AND rowid < @below AND rowid >= @floor ORDER BY rowid DESC LIMIT @count`;
+    AND rowid < @below AND rowid >= @floor
+  UNION SELECT rowid FROM tool_calls_id_search WHERE tool_calls_id_search MATCH @idMatch
+    AND rowid < @below AND rowid >= @floor
+  ORDER BY 1 DESC LIMIT @count`;
 
 /** Candidate rows a search checks at most per page; see `searchRows`. */
 export const MAX_SEARCH_CANDIDATES = 20_000;

@@ -30,6 +30,7 @@ const params = {
   beforeSeq: 900,
   pattern: '%x%',
   prefix: 'x%',
+  suffix: '%x',
   limit: 51,
   id: 'trace-1',
   now: 1,

@@ -465,6 +465,26 @@ export function describeTraceStore(
         expect(ids(store.list({ text: 'not enough' }))).toEqual([]);
       });
 
+      it('finds a long id by any text within its last 12 characters, or by a text that ends it', () => {
+        const [call] = record(
+          makeTrace({ id: '01a190d0-1c3a-7a12-8a44-a1d1e7a3e465', toolCallId: 'toolu_01MxMhb9xtMSPhmHtgmygFuG' }),
+        );
+        for (const text of [
+          'e7a3e465', // the UI's short id
+          'A1D1E7A3',
+          '01a190d0-1c3a-7a12-8a44-a1d1e7a3e465',
+          '8a44-a1d1e7a3e465',
+          'toolu_01MxMhb9xtMSPhmHtgmygFuG',
+          'gmygfug',
+        ]) {
+          expect(ids(store.list({ text })), text).toEqual([call?.id]);
+        }
+        // Their middles are not searched: two dozen random trigrams per id were most of the index.
+        for (const text of ['7a12-8a44', '01a190d0-1c3a', 'MxMhb9', 'toolu_01MxMhb9xtMSPh']) {
+          expect(ids(store.list({ text })), text).toEqual([]);
+        }
+      });
+
       it('takes % and _ in search text literally', () => {
         const [percent, underscore] = record(
           makeTrace({ arguments: { discount: '50% off' } }),

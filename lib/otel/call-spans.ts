@@ -14,8 +14,66 @@ export interface ToolInfo {
 }
 
 /** A finished call as the exporter takes it: its record, its tool, and its span's ids (`callSpanIds`). */
+/**
+ * What the spans are made of: the record's fields `callSpansProgram` reads, the content only with
+ * `captureContent` (see `spanRecordOf`). Typed, so that a field the spans start to read must be
+ * added here; the raw (unredacted) arguments, stdout and the model message never leave the thread.
+ */
+export type SpanRecord = Pick<
+  TraceRecord,
+  | 'id'
+  | 'toolCallId'
+  | 'sessionId'
+  | 'actor'
+  | 'tool'
+  | 'status'
+  | 'sideEffect'
+  | 'createdAt'
+  | 'finishedAt'
+  | 'latencyMs'
+  | 'stages'
+  | 'attempts'
+  | 'error'
+  | 'approval'
+  | 'replayOf'
+  | 'batchId'
+  | 'servedFrom'
+  | 'traceContext'
+> &
+  Partial<Pick<TraceRecord, 'arguments' | 'editedArguments' | 'output'>>;
+
+/** The part of `record` its spans are made of; the arguments and output only when `captureContent`. */
+export function spanRecordOf(record: TraceRecord, captureContent: boolean): SpanRecord {
+  const spanRecord: SpanRecord = {
+    id: record.id,
+    toolCallId: record.toolCallId,
+    sessionId: record.sessionId,
+    actor: record.actor,
+    tool: record.tool,
+    status: record.status,
+    sideEffect: record.sideEffect,
+    createdAt: record.createdAt,
+    finishedAt: record.finishedAt,
+    latencyMs: record.latencyMs,
+    stages: record.stages,
+    attempts: record.attempts,
+    error: record.error,
+    approval: record.approval,
+    replayOf: record.replayOf,
+    batchId: record.batchId,
+    servedFrom: record.servedFrom,
+    traceContext: record.traceContext,
+  };
+  if (captureContent) {
+    spanRecord.arguments = record.arguments;
+    spanRecord.editedArguments = record.editedArguments;
+    spanRecord.output = record.output;
+  }
+  return spanRecord;
+}
+
 export interface CallItem {
-  record: TraceRecord;
+  record: SpanRecord;
   info?: ToolInfo;
   ids: { traceId: string; spanId: string };
 }
@@ -42,7 +100,8 @@ export interface CallSpans {
  * 2. a `stage {name}` child per stage that ran (skipped ones are left out);
  * 3. an `attempt {n}` child per attempt, under the execute stage's span, with its fault and backoff.
  * Arguments and result only with `captureContent`, and then the redacted ones the record holds.
- * Spans go through a batch span processor (bounded queue, batched export) to the OTLP/HTTP exporter.
+ * Spans go through a batch span processor (bounded queue, batched export) to the OTLP/HTTP exporter
+ * of the protocol the settings name (protobuf unless `http/json`).
  *
  * Self-contained (it reaches the SDK only through `load`, and names nothing outside itself), so
  * that its source text can run in a worker thread (`otel-worker.ts`): building spans and
@@ -51,7 +110,6 @@ export interface CallSpans {
 export function callSpansProgram(load: (id: string) => unknown) {
   const api = load('@opentelemetry/api') as typeof OtelApi;
   const core = load('@opentelemetry/core') as typeof OtelCore;
-  const otlp = load('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp;
   const resources = load('@opentelemetry/resources') as typeof OtelResources;
   const sdk = load('@opentelemetry/sdk-trace-base') as typeof OtelSdk;
   // Argument and result values longer than this are cut (with a marker) before they become attributes.
@@ -163,6 +221,12 @@ export function callSpansProgram(load: (id: string) => unknown) {
       generateTraceId: () => next?.traceId ?? random.generateTraceId(),
       generateSpanId: () => next?.spanId ?? random.generateSpanId(),
     };
+    // Both OTLP/HTTP exporters take the same options; the protobuf one is the spec's default.
+    const otlp = load(
+      settings.protocol === 'http/json'
+        ? '@opentelemetry/exporter-trace-otlp-http'
+        : '@opentelemetry/exporter-trace-otlp-proto',
+    ) as typeof OtlpHttp;
     const exporter = new otlp.OTLPTraceExporter({ url: settings.tracesUrl });
     const provider = new sdk.BasicTracerProvider({
       resource: resources

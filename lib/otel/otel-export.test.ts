@@ -103,6 +103,19 @@ const toolCallsBody = (name: string, args: object, sessionId = 'sess-otel') =>
   });
 
 describe('OpenTelemetry export', () => {
+  it('sends OTLP/HTTP JSON instead when OTEL_EXPORTER_OTLP_PROTOCOL=http/json, the same spans', async () => {
+    const otlp = await receiver();
+    const ts = start(settings(otlp.endpoint, { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }));
+    const result = await ts.executor.execute({ id: 'call_json', name: 'flaky', arguments: { text: 'hi' } });
+    const spans = await otlp.waitFor((all) => callSpanOf(all, result.traceId) !== undefined);
+    expect(otlp.requests.every((r) => r.contentType === 'application/json')).toBe(true);
+    expect(callSpanOf(spans, result.traceId)).toMatchObject({
+      name: 'execute_tool flaky',
+      traceId: result.traceId.replace(/-/g, ''),
+      attributes: expect.objectContaining({ 'gen_ai.tool.call.id': 'call_json' }),
+    });
+  });
+
   it('exports one execute_tool span per call with the GenAI attributes, and a child span per stage and per attempt', async () => {
     const otlp = await receiver();
     const ts = start(settings(otlp.endpoint, { OTEL_SERVICE_NAME: 'agent-tools' }));
@@ -115,7 +128,10 @@ describe('OpenTelemetry export', () => {
     if (!record) throw new Error('the call was not stored');
 
     const spans = await otlp.waitFor((all) => callSpanOf(all, result.traceId) !== undefined && all.length >= 8);
-    expect(otlp.requests.every((r) => r.path === '/v1/traces' && r.contentType === 'application/json')).toBe(true);
+    // OTLP/HTTP with protobuf, the spec's default protocol.
+    expect(otlp.requests.every((r) => r.path === '/v1/traces' && r.contentType === 'application/x-protobuf')).toBe(
+      true,
+    );
     const call = callSpanOf(spans, result.traceId);
     if (!call) throw new Error('no call span');
     expect(call).toMatchObject({

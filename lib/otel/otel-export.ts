@@ -1,5 +1,5 @@
 import type { SecondarySink } from '../executor/fan-out-sink';
-import type { ToolInfo } from './call-spans';
+import { spanRecordOf, type ToolInfo } from './call-spans';
 import type { OtelSettings } from './otel-settings';
 import { startCallSpansWorker } from './otel-worker';
 import { callSpanIds, childOfCallSpan, type TracePropagation } from './trace-context';
@@ -37,7 +37,8 @@ export function createOtelExport(settings: OtelSettings, options: OtelExportOpti
       write(events) {
         return worker.export(
           events.map(({ record }) => ({
-            record,
+            // Only what the spans read is copied to the worker: not a large output they leave out.
+            record: spanRecordOf(record, settings.captureContent),
             info: toolInfo(record.tool),
             ids: callSpanIds(record.id, record.traceContext),
           })),

@@ -12,6 +12,7 @@ describe('otelSettingsFromEnv', () => {
   it('posts to <OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces, as service `toolscope`, without content by default', () => {
     expect(otelSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318' })).toEqual({
       tracesUrl: 'http://localhost:4318/v1/traces',
+      protocol: 'http/protobuf',
       serviceName: 'toolscope',
       captureContent: false,
       batch: { maxQueueSize: 16_384, maxExportBatchSize: 1_024, scheduledDelayMillis: 1_000 },
@@ -63,16 +64,25 @@ describe('otelSettingsFromEnv', () => {
         OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4317',
         OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
       }),
-    ).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL=grpc: Toolscope exports over OTLP\/HTTP with JSON/);
+    ).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL=grpc: Toolscope exports over OTLP\/HTTP;/);
   });
 
-  it('warns that http/protobuf is sent as JSON', () => {
-    const settings = otelSettingsFromEnv({
-      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318',
+  it("sends http/protobuf (the spec's default) unless the protocol variable says http/json; warns of an unknown one", () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318' };
+    expect(otelSettingsFromEnv(endpoint)?.protocol).toBe('http/protobuf');
+    expect(otelSettingsFromEnv({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })?.protocol).toBe('http/json');
+    // The signal's own variable wins over the general one.
+    const both = otelSettingsFromEnv({
+      ...endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
     });
-    expect(settings?.warnings).toEqual([
-      'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf: Toolscope sends OTLP/HTTP with JSON (http/json), which OTLP/HTTP receivers accept as well.',
+    expect(both?.protocol).toBe('http/protobuf');
+    expect(both?.warnings).toEqual([]);
+    const unknown = otelSettingsFromEnv({ ...endpoint, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/xml' });
+    expect(unknown?.protocol).toBe('http/protobuf');
+    expect(unknown?.warnings).toEqual([
+      'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/xml is not an OTLP protocol; Toolscope sends http/protobuf.',
     ]);
   });
 });

@@ -3,8 +3,14 @@ export type Env = Record<string, string | undefined>;
 
 /** What OpenTelemetry export runs with, read from the standard `OTEL_*` variables. */
 export interface OtelSettings {
-  /** Where spans are posted (OTLP over HTTP, JSON): the traces endpoint itself, `…/v1/traces`. */
+  /** Where spans are posted (OTLP over HTTP): the traces endpoint itself, `…/v1/traces`. */
   tracesUrl: string;
+  /**
+   * How spans are encoded: `http/protobuf` (the spec's default, and what every OTLP/HTTP receiver
+   * takes), or `http/json` when `OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL` asks for it. Protobuf is a
+   * third of the bytes of JSON and a quarter less CPU to serialize.
+   */
+  protocol: 'http/protobuf' | 'http/json';
   /** The resource's `service.name`: `OTEL_SERVICE_NAME`, else `toolscope`. */
   serviceName: string;
   /** `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`: spans carry the (redacted) arguments and result. */
@@ -36,7 +42,7 @@ const BATCH_DEFAULTS = {
  * `OTEL_EXPORTER_OTLP_ENDPOINT` (spans go to `<endpoint>/v1/traces`) or
  * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (used as is) is set, unless `OTEL_SDK_DISABLED=true` or
  * `OTEL_TRACES_EXPORTER` names no `otlp` exporter (`none`). Throws `OtelConfigError` for an
- * endpoint that is not an http(s) URL, or for the gRPC protocol (Toolscope sends OTLP/HTTP JSON).
+ * endpoint that is not an http(s) URL, or for the gRPC protocol (Toolscope sends OTLP/HTTP).
  * Headers (`OTEL_EXPORTER_OTLP_HEADERS`), timeout and `OTEL_BSP_*` are read by the SDK itself.
  */
 export function otelSettingsFromEnv(env: Env = process.env): OtelSettings | null {
@@ -51,13 +57,11 @@ export function otelSettingsFromEnv(env: Env = process.env): OtelSettings | null
     : ['OTEL_EXPORTER_OTLP_PROTOCOL', env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim() ?? ''];
   if (protocol === 'grpc') {
     throw new OtelConfigError(
-      `${protocolVariable}=grpc: Toolscope exports over OTLP/HTTP with JSON; point the endpoint at the collector's HTTP port (usually 4318) and set http/json or unset the variable.`,
+      `${protocolVariable}=grpc: Toolscope exports over OTLP/HTTP; point the endpoint at the collector's HTTP port (usually 4318) and set http/protobuf (or http/json), or unset the variable.`,
     );
   }
-  if (protocol && protocol !== 'http/json') {
-    warnings.push(
-      `${protocolVariable}=${protocol}: Toolscope sends OTLP/HTTP with JSON (http/json), which OTLP/HTTP receivers accept as well.`,
-    );
+  if (protocol && protocol !== 'http/json' && protocol !== 'http/protobuf') {
+    warnings.push(`${protocolVariable}=${protocol} is not an OTLP protocol; Toolscope sends http/protobuf.`);
   }
   const batch: OtelSettings['batch'] = {};
   for (const [option, [variable, value]] of Object.entries(BATCH_DEFAULTS)) {
@@ -65,6 +69,7 @@ export function otelSettingsFromEnv(env: Env = process.env): OtelSettings | null
   }
   return {
     tracesUrl,
+    protocol: protocol === 'http/json' ? 'http/json' : 'http/protobuf',
     serviceName: env.OTEL_SERVICE_NAME?.trim() || 'toolscope',
     captureContent: TRUE.test(env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim() ?? ''),
     batch,

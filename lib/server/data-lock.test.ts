@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../config';
 import { createToolscope } from './create-toolscope';
-import { acquireDataFolderLock, DataFolderLockedError, OWNER_FILE } from './data-lock';
+import { acquireDataFolderLock, DataFolderLockedError, isDataFolderLockedError, OWNER_FILE } from './data-lock';
 
 const SCRIPT = path.join(import.meta.dirname, 'testing', 'hold-data-lock.ts');
 
@@ -145,6 +145,27 @@ describe('the data folder lock', () => {
     } finally {
       warn.mockRestore();
     }
+  });
+
+  it('recognises the refusal by name and shape, from another copy of the class too', async () => {
+    const dir = dataDir();
+    const held = acquireDataFolderLock(dir);
+    let refusal: unknown;
+    try {
+      acquireDataFolderLock(dir);
+    } catch (error) {
+      refusal = error;
+    } finally {
+      held.release();
+    }
+    expect(isDataFolderLockedError(refusal)).toBe(true);
+    vi.resetModules();
+    const copy = (await import('./data-lock')) as typeof import('./data-lock');
+    expect(copy.DataFolderLockedError).not.toBe(DataFolderLockedError);
+    const fromCopy = new copy.DataFolderLockedError(dir, undefined);
+    expect(fromCopy).not.toBeInstanceOf(DataFolderLockedError);
+    expect(isDataFolderLockedError(fromCopy)).toBe(true);
+    expect(isDataFolderLockedError(Object.assign(new Error('x'), { name: 'DataFolderLockedError' }))).toBe(false);
   });
 
   it('keeps the lock of a live holder when an attempt in the same process is refused', async () => {

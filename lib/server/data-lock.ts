@@ -45,6 +45,18 @@ export class DataFolderLockedError extends Error {
   }
 }
 
+/**
+ * Whether `error` is a `DataFolderLockedError` from any copy of this module: matched by name and
+ * shape, not `instanceof`, because the production build can hold a copy of the class per chunk.
+ */
+export function isDataFolderLockedError(error: unknown): error is DataFolderLockedError {
+  return (
+    error instanceof Error &&
+    error.name === 'DataFolderLockedError' &&
+    typeof (error as { dir?: unknown }).dir === 'string'
+  );
+}
+
 export interface AcquireOptions {
   /** Where the one-line notice goes when a lock left by a dead process is taken over. */
   log?: (message: string) => void;

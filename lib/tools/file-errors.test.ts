@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ToolError } from '../executor/errors';
 import { fileError, fileNotFound } from './file-errors';
 
@@ -35,6 +35,18 @@ describe('fileError', () => {
   it('passes ToolErrors through unchanged', () => {
     const original = ToolError.parameter('SECURITY_VIOLATION', 'no');
     expect(fileError(original, 'a')).toBe(original);
+  });
+
+  it('passes through a ToolError made by another copy of the class (a second chunk of the build)', async () => {
+    vi.resetModules();
+    const copy = (await import('../executor/errors')) as typeof import('../executor/errors');
+    expect(copy.ToolError).not.toBe(ToolError);
+    const original = copy.ToolError.parameter('SECURITY_VIOLATION', 'no');
+    expect(original).not.toBeInstanceOf(ToolError);
+    expect(fileError(original, 'a')).toBe(original);
+    // A plain Error merely named so, without the shape, is still mapped.
+    const impostor = Object.assign(new Error('odd'), { name: 'ToolError' });
+    expect(fileError(impostor, 'a')).toMatchObject({ code: 'IO_ERROR' });
   });
 
   it('never puts anything but the shown path in the message', () => {

@@ -1,4 +1,4 @@
-import { ToolError } from '../executor/errors';
+import { isToolError, ToolError } from '../executor/errors';
 
 /** Disk trouble that will not fix itself by retrying. */
 const LASTING_IO_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EFBIG']);
@@ -10,7 +10,8 @@ const LASTING_IO_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EFBIG']);
  * than they break.
  */
 export function fileError(error: unknown, shown: string): ToolError {
-  if (error instanceof ToolError) return error;
+  // By name and shape, not instanceof: the production build can hold a copy of ToolError per chunk.
+  if (isToolError(error)) return error;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   switch (code) {
     case 'ENOENT':

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { systemClock } from '../executor/clock';
-import { ToolError } from '../executor/errors';
+import { isToolError, type ToolError } from '../executor/errors';
 import type { ToolContext } from '../executor/types';
 
 /** A ToolContext as the executor would hand it to a tool, for calling `execute` in tests. */
@@ -34,7 +34,7 @@ export async function expectToolError(work: Promise<unknown> | (() => unknown)):
   try {
     await (typeof work === 'function' ? work() : work);
   } catch (error) {
-    if (error instanceof ToolError) return error;
+    if (isToolError(error)) return error;
     throw new Error(`Expected a ToolError, got: ${String(error)}`, { cause: error });
   }
   throw new Error('Expected a ToolError, but the call succeeded');

@@ -1,8 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
+import { decodeTraceExport } from './otlp-protobuf';
 
-/** A span as an OTLP/HTTP JSON request carries it, attributes flattened to plain values. */
+/** A span as an OTLP/HTTP request carries it (in its JSON form), attributes flattened to plain values. */
 export interface ReceivedSpan {
   traceId: string;
   spanId: string;
@@ -32,7 +33,7 @@ export interface OtlpReceiver {
 }
 
 /**
- * A local OTLP/HTTP receiver for tests (JSON protocol, as a collector's port 4318 takes it):
+ * A local OTLP/HTTP receiver for tests (protobuf or JSON, as a collector's port 4318 takes them):
  * collects the spans posted to `/v1/traces`. With `holdMs`, answers that late (a slow collector).
  */
 export async function startOtlpReceiver(options: { holdMs?: number } = {}): Promise<OtlpReceiver> {
@@ -43,12 +44,18 @@ export async function startOtlpReceiver(options: { holdMs?: number } = {}): Prom
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       requests.push({ path: req.url ?? '', contentType: req.headers['content-type'] ?? '' });
+      const protobuf = req.headers['content-type'] === 'application/x-protobuf';
       let body = Buffer.concat(chunks);
       if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
-      if (req.url === '/v1/traces') spans.push(...spansOf(JSON.parse(body.toString('utf8'))));
+      if (req.url === '/v1/traces') {
+        spans.push(...spansOf(protobuf ? decodeTraceExport(body) : JSON.parse(body.toString('utf8'))));
+      }
+      // An empty ExportTraceServiceResponse, in the encoding of the request.
       const answer = () => {
-        res.writeHead(req.url === '/v1/traces' ? 200 : 404, { 'content-type': 'application/json' });
-        res.end('{}');
+        res.writeHead(req.url === '/v1/traces' ? 200 : 404, {
+          'content-type': protobuf ? 'application/x-protobuf' : 'application/json',
+        });
+        res.end(protobuf ? '' : '{}');
       };
       if (options.holdMs) setTimeout(answer, options.holdMs);
       else answer();

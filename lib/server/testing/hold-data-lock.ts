@@ -6,7 +6,7 @@
  */
 import { loadConfig } from '../../config';
 import { createToolscope } from '../create-toolscope';
-import { acquireDataFolderLock, DataFolderLockedError } from '../data-lock';
+import { acquireDataFolderLock, isDataFolderLockedError } from '../data-lock';
 
 const [dir, mode, startAt] = process.argv.slice(2) as [string, string, string | undefined];
 if (startAt) while (Date.now() < Number(startAt)) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
@@ -29,7 +29,7 @@ try {
   setInterval(() => {}, 60_000);
   process.stdout.write(`held ${process.pid}\n`);
 } catch (error) {
-  if (!(error instanceof DataFolderLockedError)) throw error;
+  if (!isDataFolderLockedError(error)) throw error;
   process.stdout.write(`refused ${error.message}\n`);
   process.exit(3);
 }

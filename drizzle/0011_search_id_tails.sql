@@ -1,0 +1,37 @@
+DROP TRIGGER `tool_calls_search_after_update`;
+--> statement-breakpoint
+DROP TRIGGER `tool_calls_search_after_delete`;
+--> statement-breakpoint
+DROP TABLE `tool_calls_search`;
+--> statement-breakpoint
+UPDATE `search_state` SET `indexed_upto` = 0;
+--> statement-breakpoint
+CREATE VIRTUAL TABLE `tool_calls_search` USING fts5(`session_id_trigrams`, `error_trigrams`, `arguments_trigrams`, `output_trigrams`, `stdout_trigrams`, `stderr_trigrams`, tokenize = 'trigram', detail = none, content = '', columnsize = 0);
+--> statement-breakpoint
+INSERT INTO `tool_calls_search` (`tool_calls_search`, `rank`) VALUES ('automerge', 0);
+--> statement-breakpoint
+CREATE TRIGGER `tool_calls_search_after_update` AFTER UPDATE OF `session_id`, `error`, `arguments`, `output`, `stdout`, `stderr` ON `tool_calls`
+	WHEN (OLD.`session_id` IS NOT NEW.`session_id` OR OLD.`error` IS NOT NEW.`error` OR OLD.`arguments` IS NOT NEW.`arguments` OR OLD.`output` IS NOT NEW.`output` OR OLD.`stdout` IS NOT NEW.`stdout` OR OLD.`stderr` IS NOT NEW.`stderr`) AND OLD.`seq` <= (SELECT `indexed_upto` FROM `search_state`) BEGIN
+	INSERT INTO `tool_calls_search` (`tool_calls_search`, `rowid`, `session_id_trigrams`, `error_trigrams`, `arguments_trigrams`, `output_trigrams`, `stdout_trigrams`, `stderr_trigrams`) VALUES ('delete', OLD.`seq`, OLD.`session_id`, OLD.`error`, OLD.`arguments`, OLD.`output`, OLD.`stdout`, OLD.`stderr`);
+	INSERT INTO `tool_calls_search` (`rowid`, `session_id_trigrams`, `error_trigrams`, `arguments_trigrams`, `output_trigrams`, `stdout_trigrams`, `stderr_trigrams`) VALUES (NEW.`seq`, NEW.`session_id`, NEW.`error`, NEW.`arguments`, NEW.`output`, NEW.`stdout`, NEW.`stderr`);
+END;
+--> statement-breakpoint
+CREATE TRIGGER `tool_calls_search_after_delete` AFTER DELETE ON `tool_calls`
+	WHEN OLD.`seq` <= (SELECT `indexed_upto` FROM `search_state`) BEGIN
+	INSERT INTO `tool_calls_search` (`tool_calls_search`, `rowid`, `session_id_trigrams`, `error_trigrams`, `arguments_trigrams`, `output_trigrams`, `stdout_trigrams`, `stderr_trigrams`) VALUES ('delete', OLD.`seq`, OLD.`session_id`, OLD.`error`, OLD.`arguments`, OLD.`output`, OLD.`stdout`, OLD.`stderr`);
+END;
+--> statement-breakpoint
+CREATE VIRTUAL TABLE `tool_calls_id_search` USING fts5(`id_trigrams`, `tool_call_id_trigrams`, tokenize = 'trigram', detail = none, content = '', columnsize = 0);
+--> statement-breakpoint
+INSERT INTO `tool_calls_id_search` (`tool_calls_id_search`, `rank`) VALUES ('automerge', 0);
+--> statement-breakpoint
+CREATE TRIGGER `tool_calls_id_search_after_update` AFTER UPDATE OF `id`, `tool_call_id` ON `tool_calls`
+	WHEN (OLD.`id` IS NOT NEW.`id` OR OLD.`tool_call_id` IS NOT NEW.`tool_call_id`) AND OLD.`seq` <= (SELECT `indexed_upto` FROM `search_state`) BEGIN
+	INSERT INTO `tool_calls_id_search` (`tool_calls_id_search`, `rowid`, `id_trigrams`, `tool_call_id_trigrams`) VALUES ('delete', OLD.`seq`, substr(OLD.`id`, -12), substr(OLD.`tool_call_id`, -12));
+	INSERT INTO `tool_calls_id_search` (`rowid`, `id_trigrams`, `tool_call_id_trigrams`) VALUES (NEW.`seq`, substr(NEW.`id`, -12), substr(NEW.`tool_call_id`, -12));
+END;
+--> statement-breakpoint
+CREATE TRIGGER `tool_calls_id_search_after_delete` AFTER DELETE ON `tool_calls`
+	WHEN OLD.`seq` <= (SELECT `indexed_upto` FROM `search_state`) BEGIN
+	INSERT INTO `tool_calls_id_search` (`tool_calls_id_search`, `rowid`, `id_trigrams`, `tool_call_id_trigrams`) VALUES ('delete', OLD.`seq`, substr(OLD.`id`, -12), substr(OLD.`tool_call_id`, -12));
+END;
