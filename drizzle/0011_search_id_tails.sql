@@ -12,13 +12,13 @@ INSERT INTO `tool_calls_search` (`tool_calls_search`, `rank`) VALUES ('automerge
 --> statement-breakpoint
 CREATE TRIGGER `tool_calls_search_after_update` AFTER UPDATE OF `session_id`, `error`, `arguments`, `output`, `stdout`, `stderr` ON `tool_calls`
 	WHEN (OLD.`session_id` IS NOT NEW.`session_id` OR OLD.`error` IS NOT NEW.`error` OR OLD.`arguments` IS NOT NEW.`arguments` OR OLD.`output` IS NOT NEW.`output` OR OLD.`stdout` IS NOT NEW.`stdout` OR OLD.`stderr` IS NOT NEW.`stderr`) AND OLD.`seq` <= (SELECT `indexed_upto` FROM `search_state`) BEGIN
-	INSERT INTO `tool_calls_search` (`tool_calls_search`, `rowid`, `session_id_trigrams`, `error_trigrams`, `arguments_trigrams`, `output_trigrams`, `stdout_trigrams`, `stderr_trigrams`) VALUES ('delete', OLD.`seq`, OLD.`session_id`, OLD.`error`, OLD.`arguments`, OLD.`output`, OLD.`stdout`, OLD.`stderr`);
-	INSERT INTO `tool_calls_search` (`rowid`, `session_id_trigrams`, `error_trigrams`, `arguments_trigrams`, `output_trigrams`, `stdout_trigrams`, `stderr_trigrams`) VALUES (NEW.`seq`, NEW.`session_id`, NEW.`error`, NEW.`arguments`, NEW.`output`, NEW.`stdout`, NEW.`stderr`);
+	INSERT INTO `tool_calls_search` (`tool_calls_search`, `rowid`, `session_id_trigrams`, `error_trigrams`, `arguments_trigrams`, `output_trigrams`, `stdout_trigrams`, `stderr_trigrams`) VALUES ('delete', OLD.`seq`, OLD.`session_id`, substr(OLD.`error`, 1, 65536), substr(OLD.`arguments`, 1, 65536), substr(OLD.`output`, 1, 65536), substr(OLD.`stdout`, 1, 65536), substr(OLD.`stderr`, 1, 65536));
+	INSERT INTO `tool_calls_search` (`rowid`, `session_id_trigrams`, `error_trigrams`, `arguments_trigrams`, `output_trigrams`, `stdout_trigrams`, `stderr_trigrams`) VALUES (NEW.`seq`, NEW.`session_id`, substr(NEW.`error`, 1, 65536), substr(NEW.`arguments`, 1, 65536), substr(NEW.`output`, 1, 65536), substr(NEW.`stdout`, 1, 65536), substr(NEW.`stderr`, 1, 65536));
 END;
 --> statement-breakpoint
 CREATE TRIGGER `tool_calls_search_after_delete` AFTER DELETE ON `tool_calls`
 	WHEN OLD.`seq` <= (SELECT `indexed_upto` FROM `search_state`) BEGIN
-	INSERT INTO `tool_calls_search` (`tool_calls_search`, `rowid`, `session_id_trigrams`, `error_trigrams`, `arguments_trigrams`, `output_trigrams`, `stdout_trigrams`, `stderr_trigrams`) VALUES ('delete', OLD.`seq`, OLD.`session_id`, OLD.`error`, OLD.`arguments`, OLD.`output`, OLD.`stdout`, OLD.`stderr`);
+	INSERT INTO `tool_calls_search` (`tool_calls_search`, `rowid`, `session_id_trigrams`, `error_trigrams`, `arguments_trigrams`, `output_trigrams`, `stdout_trigrams`, `stderr_trigrams`) VALUES ('delete', OLD.`seq`, OLD.`session_id`, substr(OLD.`error`, 1, 65536), substr(OLD.`arguments`, 1, 65536), substr(OLD.`output`, 1, 65536), substr(OLD.`stdout`, 1, 65536), substr(OLD.`stderr`, 1, 65536));
 END;
 --> statement-breakpoint
 CREATE VIRTUAL TABLE `tool_calls_id_search` USING fts5(`id_trigrams`, `tool_call_id_trigrams`, tokenize = 'trigram', detail = none, content = '', columnsize = 0);

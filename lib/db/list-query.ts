@@ -1,6 +1,6 @@
 import type { CallStatus } from '../executor/types';
 import { decodeCursor } from './cursor';
-import { ID_TAIL_CHARS, usesSearchIndex } from './search-index';
+import { ID_TAIL_CHARS, SEARCHED_TEXT_CHARS, usesSearchIndex } from './search-index';
 import type { TraceQuery } from './trace-store';
 
 /** Page size when a query names none. */
@@ -94,6 +94,20 @@ export function idMatches(id: string, text: string): boolean {
   const chars = Array.from(lower);
   const tail = chars.length > ID_TAIL_CHARS ? chars.slice(-ID_TAIL_CHARS).join('') : lower;
   return tail.includes(needle);
+}
+
+/**
+ * The first `chars` characters (code points, as SQLite's `substr` counts them) of `text`: what a
+ * search reads of a long text column (see SEARCHED_TEXT_CHARS).
+ */
+export function searchedHead(text: string, chars = SEARCHED_TEXT_CHARS): string {
+  if (text.length <= chars) return text;
+  let end = 0;
+  for (let count = 0; count < chars && end < text.length; count++) {
+    const code = text.charCodeAt(end);
+    end += code >= 0xd800 && code <= 0xdbff && end + 1 < text.length ? 2 : 1;
+  }
+  return text.slice(0, end);
 }
 
 function asciiLower(text: string): string {

@@ -9,6 +9,7 @@ import {
   type ListFilter,
   resolveListFilter,
   scanFloor,
+  searchedHead,
   startsWithIgnoringAsciiCase,
 } from './list-query';
 import { aggregateSessions, listMemorySessions, type MemoryCall, memorySessionCalls } from './memory-sessions';
@@ -410,7 +411,7 @@ function matchesFilter(values: TraceRowValues, filter: ListFilter): boolean {
 
 /** The in-memory twin of the SQLite TEXT_SEARCH: the same columns, the same rules. */
 function matchesText(values: TraceRowValues, text: string): boolean {
-  const contains = (column: string | null) => column !== null && containsIgnoringAsciiCase(column, text);
+  const contains = (column: string | null) => column !== null && containsIgnoringAsciiCase(searchedHead(column), text);
   return (
     idMatches(values.toolCallId, text) ||
     idMatches(values.id, text) ||

@@ -46,6 +46,23 @@ export const ID_TAIL_CHARS = 12;
 export const TAIL_INDEXED_COLUMNS: ReadonlySet<string> = new Set(['id', 'tool_call_id']);
 
 /**
+ * The characters (code points) of each searched text column a search reads: its first ones. An
+ * output of 1 MiB took 0.1–0.5 s of the event loop to index on the 2-core machine, in one step
+ * (12 such calls finishing together stalled the server for over a second); this much is 6–30 ms.
+ * The LIKE test reads the same head (`searchedText` in SQL, `searchedHead` in memory), so the
+ * two stores, and the calls above and below the index's mark, find the same calls.
+ */
+export const SEARCHED_TEXT_CHARS = 64 * 1024;
+
+/** A searched column as the index and the LIKE test read it: an id's tail, a text's head, a session id whole. */
+export function searchedText(column: (typeof SEARCHED_COLUMNS)[number], row: 'NEW' | 'OLD' | null = null): string {
+  const name = row === null ? `\`${column}\`` : `${row}.\`${column}\``;
+  if (TAIL_INDEXED_COLUMNS.has(column)) return `substr(${name}, -${ID_TAIL_CHARS})`;
+  if (column === 'session_id') return name;
+  return `substr(${name}, 1, ${SEARCHED_TEXT_CHARS})`;
+}
+
+/**
  * The two FTS5 tables of the index: the ids' tails apart from the text, so that a search for
  * an id's end reads the ids alone (random, their trigrams rare) and not every call whose text
  * holds the same common trigrams; each has its own update and delete triggers.
@@ -58,12 +75,7 @@ type SearchTable = (typeof SEARCH_TABLES)[number];
 
 /** The columns of `table` in the row `row` (NEW, OLD, or the table's own), as the index's column values. */
 function valuesSql(table: SearchTable, row: 'NEW' | 'OLD' | null): string {
-  return table.columns
-    .map((name) => {
-      const column = row === null ? `\`${name}\`` : `${row}.\`${name}\``;
-      return TAIL_INDEXED_COLUMNS.has(name) ? `substr(${column}, -${ID_TAIL_CHARS})` : column;
-    })
-    .join(', ');
+  return table.columns.map((name) => searchedText(name, row)).join(', ');
 }
 // Named apart from the columns of `tool_calls`, which a search joins it with.
 const indexColumns = (table: SearchTable) => table.columns.map((name) => `\`${name}_trigrams\``).join(', ');

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../executor/manual-clock';
 import type { CommitTimers } from './commit-timers';
 import type { SqliteDatabase } from './open-database';
-import { searchIndexQuery } from './search-index';
+import { SEARCHED_TEXT_CHARS, searchIndexQuery } from './search-index';
 import { createSearchIndexer, HOLD_RUNNING_MS, INDEX_STEP_CHARS, INDEX_STEP_ROWS } from './search-indexer';
 import { createSqliteTraceStore } from './sqlite-trace-store';
 import { createTempDataDir, openTestDatabase } from './test-database';
@@ -42,7 +42,16 @@ const inIndex = (db: SqliteDatabase, text: string) =>
   db.prepare('SELECT rowid FROM tool_calls_search WHERE tool_calls_search MATCH ?').pluck().all(searchIndexQuery(text));
 
 /** A call whose output is `chars` characters of text ending in `word`. */
-const withOutput = (chars: number, word: string) => makeTrace({ output: `${'x'.repeat(chars - word.length)}${word}` });
+/** `word` first in a call's output, then `kib` KiB of text in each of its output, stdout and stderr (and arguments, `wide`). */
+const withText = (word: string, kib: number, wide = false) => {
+  const text = 'x'.repeat(kib * 1024);
+  return makeTrace({
+    output: `${word} ${text}`,
+    stdout: text,
+    stderr: text,
+    ...(wide ? { arguments: { text } } : {}),
+  });
+};
 
 describe('the search indexer', () => {
   it('indexes at most INDEX_STEP_CHARS of searched text per step (one row at least), the loop free between', () => {
@@ -50,13 +59,15 @@ describe('the search indexer', () => {
     const db = openTestDatabase(dir);
     const clock = createManualClock();
     const store = createSqliteTraceStore({ db, vault: createVault({ dir }), timers: clock });
-    const big = Math.floor(INDEX_STEP_CHARS * 0.75);
-    // Each big one fills most of a step; the small ones fit beside the second; the last is over the bound alone.
+    // Each big one fills most of a step (3 × 60 KiB of 256 KiB); the small ones fit beside the
+    // second; the last is over the bound alone (4 fields, each read up to SEARCHED_TEXT_CHARS).
+    expect(3 * 60 * 1024).toBeGreaterThan(INDEX_STEP_CHARS / 2);
+    expect(4 * SEARCHED_TEXT_CHARS).toBeGreaterThanOrEqual(INDEX_STEP_CHARS);
     const calls = [
-      withOutput(big, 'first'),
-      withOutput(big, 'second'),
+      withText('first', 60),
+      withText('second', 60),
       ...Array.from({ length: 10 }, (_, i) => makeTrace({ output: { small: i } })),
-      withOutput(INDEX_STEP_CHARS * 2, 'last'),
+      withText('last', 100, true),
     ];
     // The store's own indexer waits for its (manual) clock, which stays still.
     for (const call of calls) store.finish(call);

@@ -1,6 +1,6 @@
 import type { CommitTimers } from './commit-timers';
 import type { SqliteDatabase } from './open-database';
-import { SEARCH_INDEX_FILL_SQL, SEARCH_TABLES, SEARCHED_COLUMNS } from './search-index';
+import { SEARCH_INDEX_FILL_SQL, SEARCH_TABLES, SEARCHED_COLUMNS, searchedText } from './search-index';
 
 /** Rows indexed in one step: well under a millisecond of the event loop, one small FTS5 segment. */
 export const INDEX_STEP_ROWS = 64;
@@ -188,7 +188,7 @@ export function createSearchIndexer(
 }
 
 /** The searched text of a row, in characters (bytes for a BLOB). */
-const rowChars = SEARCHED_COLUMNS.map((name) => `coalesce(length(\`${name}\`), 0)`).join(' + ');
+const rowChars = SEARCHED_COLUMNS.map((name) => `coalesce(length(${searchedText(name)}), 0)`).join(' + ');
 
 /**
  * The last seq of the next step: of the (at most `@rows`) rows above `@from`, the first one and

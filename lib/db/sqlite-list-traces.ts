@@ -15,9 +15,9 @@ import {
 import type { SqliteDatabase } from './open-database';
 import { toolCalls } from './schema';
 import {
-  ID_TAIL_CHARS,
   idSearchQuery,
   SEARCHED_COLUMNS,
+  searchedText,
   searchIndexQuery,
   TAIL_INDEXED_COLUMNS,
   usesSearchIndex,
@@ -64,9 +64,9 @@ const SELECT_LIST = [
 const TEXT_SEARCH = `(${SEARCHED_COLUMNS.map((column) => {
   if (column === 'session_id') return "session_id LIKE @prefix ESCAPE '\\'";
   if (TAIL_INDEXED_COLUMNS.has(column)) {
-    return `substr(${column}, -${ID_TAIL_CHARS}) LIKE @pattern ESCAPE '\\' OR ${column} LIKE @suffix ESCAPE '\\'`;
+    return `${searchedText(column)} LIKE @pattern ESCAPE '\\' OR ${column} LIKE @suffix ESCAPE '\\'`;
   }
-  return `${column} LIKE @pattern ESCAPE '\\'`;
+  return `${searchedText(column)} LIKE @pattern ESCAPE '\\'`;
 }).join(' OR ')})`;
 
 export interface ListTracesOptions {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CallStatus, TraceRecord } from '../executor/types';
+import { SEARCHED_TEXT_CHARS } from './search-index';
 import { INTERRUPTED_ERROR, InvalidCursorError, type StoredTrace, type TraceStore } from './trace-store';
 
 let fixtureCount = 0;
@@ -483,6 +484,14 @@ export function describeTraceStore(
         for (const text of ['7a12-8a44', '01a190d0-1c3a', 'MxMhb9', 'toolu_01MxMhb9xtMSPh']) {
           expect(ids(store.list({ text })), text).toEqual([]);
         }
+      });
+
+      it('searches the first SEARCHED_TEXT_CHARS characters of a long text column, counting code points', () => {
+        // 🚀 is two UTF-16 units and one character, as SQLite counts them.
+        const head = '🚀'.repeat(SEARCHED_TEXT_CHARS - 10);
+        const [call] = record(makeTrace({ stdout: `${head}inside-${'x'.repeat(20)}beyond-the-head` }));
+        expect(ids(store.list({ text: 'inside' }))).toEqual([call?.id]);
+        expect(ids(store.list({ text: 'beyond-the-head' }))).toEqual([]);
       });
 
       it('takes % and _ in search text literally', () => {

@@ -170,7 +170,7 @@ describe.skipIf(!built)('crash safety: SIGKILL of the built server mid-stream, t
   });
 
   it('keeps every answered call, finalized with the status and result it was answered with', async () => {
-    expect(answered.size).toBeGreaterThan(300);
+    expect(answered.size).toBeGreaterThanOrEqual(300);
     const statuses = new Set([...answered.values()].map((a) => a.status));
     expect(statuses).toEqual(new Set(['succeeded', 'awaiting_approval']));
     const changed: string[] = [];
