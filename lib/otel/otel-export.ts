@@ -1,5 +1,5 @@
 import type { SecondarySink } from '../executor/fan-out-sink';
-import { spanRecordOf, type ToolInfo } from './call-spans';
+import { packCallItem, type ToolInfo } from './call-spans';
 import type { OtelSettings } from './otel-settings';
 import { startCallSpansWorker } from './otel-worker';
 import { callSpanIds, childOfCallSpan, type TracePropagation } from './trace-context';
@@ -22,7 +22,7 @@ export interface OtelExportOptions {
  * OpenTelemetry export of calls (see `call-spans.ts`), for `createToolscope` when
  * `otelSettingsFromEnv` is not null. The SDK runs in a worker thread of its own
  * (`otel-worker.ts`), started only then: a Toolscope without `OTEL_EXPORTER_OTLP_ENDPOINT` never
- * loads it. The event loop only names each call's tool and span ids and posts the records.
+ * loads it. The event loop only names each call's tool and span ids and posts the records, packed flat.
  */
 export function createOtelExport(settings: OtelSettings, options: OtelExportOptions = {}): OtelExport {
   const log = options.log ?? ((message: string) => console.error(message));
@@ -35,14 +35,13 @@ export function createOtelExport(settings: OtelSettings, options: OtelExportOpti
       name: `OpenTelemetry ${displayUrl(settings.tracesUrl)}`,
       events: ['finish'],
       write(events) {
-        return worker.export(
-          events.map(({ record }) => ({
-            // Only what the spans read is copied to the worker: not a large output they leave out.
-            record: spanRecordOf(record, settings.captureContent),
-            info: toolInfo(record.tool),
-            ids: callSpanIds(record.id, record.traceContext),
-          })),
-        );
+        // Only what the spans read goes to the worker, flat (see `packCallItem`).
+        const packed: unknown[] = [];
+        for (const { record } of events) {
+          const ids = callSpanIds(record.id, record.traceContext);
+          packCallItem(packed, record, settings.captureContent, toolInfo(record.tool), ids);
+        }
+        return worker.export(packed);
       },
       close: () => worker.shutdown(),
     },

@@ -1,12 +1,12 @@
 import { Worker } from 'node:worker_threads';
 import { keepNamesHelper, moduleFolders } from '../tools/worker-pool';
-import { type CallItem, callSpansProgram } from './call-spans';
+import { callSpansProgram, unpackCallItems } from './call-spans';
 import type { OtelSettings } from './otel-settings';
 
 /** The exporter's side of the event loop: hands finished calls to the worker that makes their spans. */
 export interface CallSpansWorker {
-  /** Resolves once the worker has turned these calls into spans (queued for export). */
-  export(items: CallItem[]): Promise<void>;
+  /** Resolves once the worker has turned these calls (`packCallItem`'s array) into spans, queued for export. */
+  export(packed: unknown[]): Promise<void>;
   /** Exports what the worker holds, then stops it (within `timeoutMs`). */
   shutdown(timeoutMs?: number): Promise<void>;
 }
@@ -14,7 +14,7 @@ export interface CallSpansWorker {
 /**
  * The worker's program: `callSpansProgram` from its source text (no file path survives every
  * way this code runs: TypeScript under vitest, Next's server chunks, an esbuild bundle), the SDK
- * required from the app's `node_modules`. It answers each batch once its spans are made, says
+ * required from the app's `node_modules`; the calls arrive packed (`unpackCallItems` from its source too). It answers each batch once its spans are made, says
  * what the exporter logs, and on `shutdown` exports what it holds before it says `closed`.
  */
 function workerSource(): string {
@@ -24,10 +24,11 @@ const { createRequire } = require('node:module');
 const requireFrom = createRequire(require('node:path').join(workerData.resolvePaths[0], 'worker.js'));
 const load = (id) => requireFrom(requireFrom.resolve(id, { paths: workerData.resolvePaths }));
 const program = ((${keepNamesHelper()}) => (${callSpansProgram.toString()}))((target) => target);
+const unpack = ((${keepNamesHelper()}) => (${unpackCallItems.toString()}))((target) => target);
 const spans = program(load)(workerData.settings, { log: (message) => parentPort.postMessage({ log: message }) });
 parentPort.on('message', (message) => {
   if (message.items) {
-    for (const item of message.items) spans.export(item);
+    for (const item of unpack(message.items)) spans.export(item);
     parentPort.postMessage({ done: message.id });
   } else if (message.shutdown) {
     spans.shutdown().catch(() => {}).then(() => parentPort.postMessage({ closed: true }));
@@ -71,12 +72,12 @@ export function startCallSpansWorker(settings: OtelSettings, log: (message: stri
   worker.on('error', (error) => stop(`its worker failed (${error.message})`));
   worker.on('exit', (code) => stop(code === 0 ? null : `its worker exited (${code})`));
   return {
-    export(items) {
+    export(packed) {
       if (stopped) return Promise.resolve();
       const id = nextId++;
       return new Promise<void>((resolve) => {
         waiting.set(id, resolve);
-        worker.postMessage({ id, items });
+        worker.postMessage({ id, items: packed });
       });
     },
     async shutdown(timeoutMs = 5_000) {
