@@ -1,3 +1,4 @@
+import { IdTable } from '../executor/id-table';
 /** Sessions whose last number is kept in memory; an evicted one is read again when it is next used. */
 export const DEFAULT_MAX_SESSIONS = 10_000;
 
@@ -33,7 +34,7 @@ export function createSessionSequence(options: {
 }): SessionSequence {
   const maxSessions = Math.max(1, options.maxSessions ?? DEFAULT_MAX_SESSIONS);
   const lastBySession = new Map<string, number>();
-  const byCall = new Map<string, { sessionId: string; seq: number }>();
+  const byCall = new IdTable<{ sessionId: string; seq: number }>();
 
   function lastOf(sessionId: string): number {
     const known = lastBySession.get(sessionId);

@@ -1,5 +1,6 @@
 import { eq, getTableColumns, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { IdTable } from '../executor/id-table';
 import type { TraceRecord } from '../executor/types';
 import { type CommitTimers, systemCommitTimers } from './commit-timers';
 import { createGroupCommit, DEFAULT_MAX_BATCH } from './group-commit';
@@ -228,7 +229,7 @@ export function createSqliteTraceStore({
     .prepare();
   // Raw arguments sealed by this process for calls not yet finished: what lets later writes
   // skip the vault. Bounded by the number of calls in flight.
-  const sealedInFlight = new Map<string, string>();
+  const sealedInFlight = new IdTable<string>();
 
   /**
    * Writes one call: by id when this process sealed its current raw arguments, else by upsert.

@@ -6,6 +6,7 @@ import { errorData } from './errors';
 import { type BatchOptions, executeBatch } from './execute-batch';
 import { createExecuteStage } from './execute-stage';
 import { describeAttempts } from './fault-injection';
+import { IdTable } from './id-table';
 import { LiveCall } from './live-call';
 import { DEFAULT_OUTPUT_LIMITS, type OutputLimits } from './normalize';
 import { runNormalizeStage } from './normalize-stage';
@@ -95,7 +96,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const approvalTimeoutMs =
     options.approvalTimeoutMs === undefined ? DEFAULT_APPROVAL_TIMEOUT_MS : options.approvalTimeoutMs;
   const permissionDeps = { approver, policyOf, redactor, sink, clock, configFile, approvalTimeoutMs };
-  const calls = new Map<string, LiveCall>();
+  const calls = new IdTable<LiveCall>();
   const finish = createTraceStage({ sink, redactor, calls });
   const validateDeps = { registry, redactor };
   const normalizeDeps = { redactor, limits };
@@ -252,7 +253,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
     cancel,
     cancelAll(reason, cancelOptions = {}) {
       const cancelling: Promise<ToolResult>[] = [];
-      for (const [id, live] of calls) {
+      for (const id of calls.keys()) {
+        const live = calls.get(id);
+        if (!live) continue;
         if (cancelOptions.keepAwaitingApproval && live.record.status === 'awaiting_approval') {
           live.release();
           continue;
@@ -263,7 +266,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       return Promise.all(cancelling);
     },
     inFlight: (traceId) => calls.get(traceId)?.snapshot() ?? null,
-    inFlightIds: () => [...calls.keys()],
+    inFlightIds: () => calls.keys(),
     release(traceId) {
       const live = calls.get(traceId);
       live?.release();

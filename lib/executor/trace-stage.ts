@@ -1,3 +1,4 @@
+import type { IdTable } from './id-table';
 import type { LiveCall } from './live-call';
 import { modelMessageContent } from './model-message';
 import type { Normalized } from './normalize';
@@ -26,11 +27,7 @@ function statusFor(error: ToolErrorData | undefined): CallStatus {
  * Stage 6, the trace: how every call ends, whatever happened. `calls` is the executor's
  * in-flight map, which the call leaves once its record is written.
  */
-export function createTraceStage(deps: {
-  sink: TraceSink;
-  redactor: Redactor;
-  calls: Map<string, LiveCall>;
-}): FinishCall {
+export function createTraceStage(deps: { sink: TraceSink; redactor: Redactor; calls: IdTable<LiveCall> }): FinishCall {
   const { sink, redactor, calls } = deps;
 
   /**
