@@ -9,7 +9,13 @@ await buildIfNeeded();
 
 const host = process.env.HOST || '127.0.0.1';
 const port = process.env.PORT || '3000';
-const child = spawn(process.execPath, ['--enable-source-maps', SERVER_BUNDLE], {
+// --no-allocation-site-pretenuring: V8 otherwise decides, under load, that some of a call's
+// objects are long-lived and allocates them straight in the old generation; every young object
+// they point to (the rest of the call) then survives its scavenges and is promoted as well, until
+// the next full GC, which the Next.js part of the heap makes rare. Measured on the agent path:
+// ~2.9 KB promoted per call and ~10% of the main thread in scavenges, against ~0.4 KB and ~7%
+// without it (README "How it got there").
+const child = spawn(process.execPath, ['--enable-source-maps', '--no-allocation-site-pretenuring', SERVER_BUNDLE], {
   stdio: 'inherit',
   env: {
     ...process.env,
