@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { blob, index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { CallStatus, SideEffect } from '../executor/types';
+import type { StoredBytes } from './compact-columns';
 import { LATENCY_BIN_COLUMNS } from './latency-bins';
 
 /** A 0/1 column: SQLite has no booleans, and better-sqlite3 cannot bind them. */
@@ -36,8 +37,10 @@ export const toolCalls = sqliteTable(
     createdAt: integer('created_at').notNull(),
     finishedAt: integer('finished_at'),
     latencyMs: real('latency_ms'),
-    stages: text('stages').notNull(),
-    attempts: text('attempts').notNull(),
+    /** Bytes (see `encodeStages`); JSON text in rows written before migration 0012. */
+    stages: text('stages').$type<StoredBytes>().notNull(),
+    /** Bytes (see `encodeAttempts`); JSON text in rows written before migration 0012. */
+    attempts: text('attempts').$type<StoredBytes>().notNull(),
     attemptCount: integer('attempt_count').notNull().default(0),
     /** JSON; NULL when the output was undefined (JSON `null` is stored as the text `null`). */
     output: text('output'),
@@ -57,6 +60,7 @@ export const toolCalls = sqliteTable(
     truncated: flag('truncated'),
     faulted: flag('faulted'),
     replayed: flag('replayed'),
+    /** JSON of the record's metadata; the empty text for none (`{}` in rows before migration 0012). */
     metadata: text('metadata').notNull(),
     /** Redacted JSON of the arguments an approver edited (what ran); NULL when the call ran as sent. */
     editedArguments: text('edited_arguments'),
