@@ -195,25 +195,25 @@ export function encodeAttempts(attempts: readonly Attempt[], tool: string, callE
   for (let index = 0; index < attempts.length; index++) {
     const attempt = attempts[index] as Attempt;
     const extras: AttemptExtras = {};
-    let extraCount = 0;
     const outcome = outcomeCode.get(attempt.outcome) ?? OTHER;
     let flags = outcome;
-    if (attempt.number !== index + 1) (extras.number = attempt.number), extraCount++;
-    if (attempt.tool !== tool) (extras.tool = attempt.tool), extraCount++;
-    if (attempt.fallback) (extras.fallback = true), extraCount++;
+    if (attempt.number !== index + 1) extras.number = attempt.number;
+    if (attempt.tool !== tool) extras.tool = attempt.tool;
+    if (attempt.fallback) extras.fallback = true;
     if (attempt.error !== null) {
       if (callError !== null && JSON.stringify(attempt.error) === callError) flags |= ERROR_IS_CALLS;
-      else (extras.error = attempt.error), extraCount++;
+      else extras.error = attempt.error;
     }
-    if (attempt.backoffMs !== null) (extras.backoffMs = attempt.backoffMs), extraCount++;
-    if (attempt.backoffReason !== undefined) (extras.backoffReason = attempt.backoffReason), extraCount++;
-    if (attempt.fault !== null) (extras.fault = attempt.fault), extraCount++;
+    if (attempt.backoffMs !== null) extras.backoffMs = attempt.backoffMs;
+    if (attempt.backoffReason !== undefined) extras.backoffReason = attempt.backoffReason;
+    if (attempt.fault !== null) extras.fault = attempt.fault;
     const timeout = attempt.timeoutMs;
     if (timeout !== undefined) {
       if (Number.isSafeInteger(timeout) && timeout >= 0) flags |= HAS_TIMEOUT;
-      else (extras.timeoutMs = timeout), extraCount++;
+      else extras.timeoutMs = timeout;
     }
-    if (extraCount > 0) flags |= HAS_EXTRAS;
+    const hasExtras = Object.keys(extras).length > 0;
+    if (hasExtras) flags |= HAS_EXTRAS;
     const start = micros(attempt.startedAt);
     const duration = micros(attempt.durationMs);
     const exact = start >= 0 && duration >= 0;
@@ -228,7 +228,7 @@ export function encodeAttempts(attempts: readonly Attempt[], tool: string, callE
     }
     if (flags & HAS_TIMEOUT) byteWriter.varint(timeout as number);
     if (outcome === OTHER) byteWriter.text(attempt.outcome);
-    if (extraCount > 0) byteWriter.text(JSON.stringify(extras));
+    if (hasExtras) byteWriter.text(JSON.stringify(extras));
   }
   return byteWriter.end();
 }

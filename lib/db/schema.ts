@@ -4,6 +4,9 @@ import type { CallStatus, SideEffect } from '../executor/types';
 import type { StoredBytes } from './compact-columns';
 import { LATENCY_BIN_COLUMNS } from './latency-bins';
 
+/** The statuses `tool_calls_status_seq_idx` holds: add this term to a query that must use it. */
+export const STATUS_INDEXED = "status != 'succeeded'";
+
 /** A 0/1 column: SQLite has no booleans, and better-sqlite3 cannot bind them. */
 const flag = (name: string) => integer(name).$type<0 | 1>().notNull().default(0);
 
@@ -82,7 +85,10 @@ export const toolCalls = sqliteTable(
   (table) => [
     uniqueIndex('tool_calls_id_unique').on(table.id),
     index('tool_calls_tool_seq_idx').on(table.tool, table.seq),
-    index('tool_calls_status_seq_idx').on(table.status, table.seq),
+    // Partial: succeeded calls (most) have no entry, so the hot INSERT adds none. A query reads
+    // it only with STATUS_INDEXED among its terms (SQLite must see that it implies the index's
+    // WHERE); a list of succeeded calls walks the rowid instead, a bounded window at a time.
+    index('tool_calls_status_seq_idx').on(table.status, table.seq).where(sql.raw(STATUS_INDEXED)),
     index('tool_calls_session_seq_idx').on(table.sessionId, table.seq),
     index('tool_calls_created_at_idx').on(table.createdAt),
     // Partial: most calls are no replay, and the hot INSERT then adds no entry here.

@@ -13,7 +13,7 @@ import {
   TEXT_SCAN_WINDOW,
 } from './list-query';
 import type { SqliteDatabase } from './open-database';
-import { toolCalls } from './schema';
+import { STATUS_INDEXED, toolCalls } from './schema';
 import {
   idSearchQuery,
   SEARCHED_COLUMNS,
@@ -242,7 +242,8 @@ export function listTracesSql(
   const createdAt = plan === 'seq-scan' ? '+created_at' : 'created_at';
   const where = [
     filter.tool !== undefined && 'tool = @tool',
-    filter.status !== undefined && 'status = @status',
+    filter.status !== undefined &&
+      (filter.status === 'succeeded' ? '+status = @status' : `status = @status AND ${STATUS_INDEXED}`),
     filter.sessionId !== undefined && 'session_id = @sessionId',
     filter.from !== undefined && `${createdAt} >= @from`,
     filter.to !== undefined && `${createdAt} < @to`,

@@ -74,6 +74,11 @@ describe.each([
     expect(list({ status: 'running', beforeSeq: 1 })).toBe(
       'SEARCH tool_calls USING INDEX tool_calls_status_seq_idx (status=? AND seq<?)',
     );
+    // The status index is partial (no succeeded calls): that filter walks the rowid, in a bounded window.
+    expect(list({ status: 'succeeded', beforeSeq: 1 })).toBe('SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid<?)');
+    expect(planOf(listTracesSql({ limit: 50, status: 'succeeded' }, null, true), { ...params, floorSeq: 1 })).toBe(
+      'SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid>?)',
+    );
     expect(list({ sessionId: 's', beforeSeq: 1 })).toBe(
       'SEARCH tool_calls USING INDEX tool_calls_session_seq_idx (session_id=? AND seq<?)',
     );

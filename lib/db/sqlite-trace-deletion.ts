@@ -1,9 +1,10 @@
 import type { SqliteDatabase } from './open-database';
+import { STATUS_INDEXED } from './schema';
 import { type DeleteOutcome, type PruneOptions, type SessionDeletion, UNFINISHED_STATUSES } from './trace-store';
 
 // An imported call is never written to again, whatever its status: it goes like a finished one.
 const FINISHED = `(status NOT IN (${UNFINISHED_STATUSES.map((status) => `'${status}'`).join(', ')}) OR imported = 1)`;
-const UNFINISHED = `status IN (${UNFINISHED_STATUSES.map((status) => `'${status}'`).join(', ')}) AND imported = 0`;
+const UNFINISHED = `status IN (${UNFINISHED_STATUSES.map((status) => `'${status}'`).join(', ')}) AND ${STATUS_INDEXED} AND imported = 0`;
 
 /**
  * The statements behind `delete`, `deleteSession` and `prune`; exported for the query-plan tests.

@@ -4,7 +4,7 @@ import type { TraceRecord } from '../executor/types';
 import { type CommitTimers, systemCommitTimers } from './commit-timers';
 import { createGroupCommit, DEFAULT_MAX_BATCH } from './group-commit';
 import type { SqliteDatabase } from './open-database';
-import { type ToolCallRow, toolCalls } from './schema';
+import { STATUS_INDEXED, type ToolCallRow, toolCalls } from './schema';
 import { createSearchIndexer } from './search-indexer';
 import { createSessionSequence } from './session-sequence';
 import { createSqliteBatchMessages } from './sqlite-batch-messages';
@@ -97,7 +97,7 @@ const updateSql = (where: string) =>
     WHERE id = @id AND status != 'interrupted' AND ${where}`;
 const interruptSql = (where: string) =>
   `UPDATE tool_calls SET status = 'interrupted', finished_at = @now, error = @error, error_code = @code
-    WHERE status = 'running' AND imported = 0 AND ${where}`;
+    WHERE status = 'running' AND ${STATUS_INDEXED} AND imported = 0 AND ${where}`;
 
 /**
  * The statements of the write path; exported for the query-plan tests. None writes over a row
