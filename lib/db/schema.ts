@@ -3,6 +3,7 @@ import { blob, index, integer, real, sqliteTable, text, uniqueIndex } from 'driz
 import type { CallStatus, SideEffect } from '../executor/types';
 import type { StoredBytes } from './compact-columns';
 import { LATENCY_BIN_COLUMNS } from './latency-bins';
+import type { StoredId } from './trace-id';
 
 /** The statuses `tool_calls_status_seq_idx` holds: add this term to a query that must use it. */
 export const STATUS_INDEXED = "status != 'succeeded'";
@@ -25,7 +26,8 @@ export const toolCalls = sqliteTable(
     // AUTOINCREMENT: a seq is never reused, even after the newest rows are deleted, so a cursor
     // handed out earlier can never point at a different call.
     seq: integer('seq').primaryKey({ autoIncrement: true }),
-    id: text('id').notNull(),
+    /** A canonical UUID as its 16 bytes, any other id as text (see `trace-id.ts`); text in rows before migration 0012. */
+    id: text('id').$type<StoredId>().notNull(),
     toolCallId: text('tool_call_id').notNull(),
     sessionId: text('session_id'),
     actor: text('actor').notNull(),

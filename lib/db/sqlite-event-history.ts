@@ -2,6 +2,7 @@ import { type EventHistory, type HistoryEvent, passes } from '../events';
 import type { CallStatus } from '../executor/types';
 import type { SqliteDatabase } from './open-database';
 import { STATUS_INDEXED } from './schema';
+import { idTextSql } from './trace-id';
 
 /** Rows one resume reads at most per query: beyond, it answers null (the client gets a reset). */
 export const HISTORY_SCAN_ROWS = 20_000;
@@ -18,7 +19,7 @@ interface Row {
   decision: string | null;
 }
 
-const COLUMNS = `id, tool, status, session_id, created_at, finished_at,
+const COLUMNS = `${idTextSql('id')} AS id, tool, status, session_id, created_at, finished_at,
   json_extract(approval, '$.requestedAt') AS requested_at,
   json_extract(approval, '$.decidedAt') AS decided_at,
   json_extract(approval, '$.decision') AS decision`;

@@ -23,6 +23,7 @@ import {
   usesSearchIndex,
 } from './search-index';
 import { chooseTimeRangePlan, type TimeRangePlan } from './time-range-plan';
+import { idTextSql } from './trace-id';
 import { decodeTraceSummary, type TraceSummaryRow } from './trace-row';
 import type { TracePage, TraceQuery } from './trace-store';
 
@@ -64,7 +65,8 @@ const SELECT_LIST = [
 const TEXT_SEARCH = `(${SEARCHED_COLUMNS.map((column) => {
   if (column === 'session_id') return "session_id LIKE @prefix ESCAPE '\\'";
   if (TAIL_INDEXED_COLUMNS.has(column)) {
-    return `${searchedText(column)} LIKE @pattern ESCAPE '\\' OR ${column} LIKE @suffix ESCAPE '\\'`;
+    const whole = column === 'id' ? idTextSql(column) : column;
+    return `${searchedText(column)} LIKE @pattern ESCAPE '\\' OR ${whole} LIKE @suffix ESCAPE '\\'`;
   }
   return `${searchedText(column)} LIKE @pattern ESCAPE '\\'`;
 }).join(' OR ')})`;

@@ -7,6 +7,7 @@ import { TRACE_DELETE_SQL } from './sqlite-trace-deletion';
 import { TRACE_NAVIGATION_SQL } from './sqlite-trace-navigation';
 import { TRACE_READ_SQL, TRACE_WRITE_SQL } from './sqlite-trace-store';
 import type { TimeRangePlan } from './time-range-plan';
+import { encodeTraceId } from './trace-id';
 import { encodeTraceRecord } from './trace-row';
 import { makeTrace } from './trace-store-suite';
 
@@ -36,6 +37,12 @@ const params = {
   now: 1,
   error: '{}',
   code: 'X',
+};
+
+// A lookup by id passes both its stored forms (see trace-id.ts).
+const byId = {
+  id: encodeTraceId('0192f000-0000-7000-8000-000000000001'),
+  idText: '0192f000-0000-7000-8000-000000000001',
 };
 
 function planOf(sql: string, values: unknown[] | Record<string, unknown> = params): string {
@@ -151,17 +158,17 @@ describe.each([
 
   it('steps to the neighbouring call along the primary key from the id index', () => {
     const subquery = 'SCALAR SUBQUERY 1 | SEARCH tool_calls USING COVERING INDEX tool_calls_id_unique (id=?)';
-    expect(planOf(TRACE_NAVIGATION_SQL.newer, ['t1'])).toBe(
+    expect(planOf(TRACE_NAVIGATION_SQL.newer, byId)).toBe(
       `SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid>?) | ${subquery}`,
     );
-    expect(planOf(TRACE_NAVIGATION_SQL.older, ['t1'])).toBe(
+    expect(planOf(TRACE_NAVIGATION_SQL.older, byId)).toBe(
       `SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid<?) | ${subquery}`,
     );
   });
 
   it('deletes by id, by session, and prunes oldest first through an index', () => {
-    expect(planOf(TRACE_DELETE_SQL.one, ['t1'])).toBe('SEARCH tool_calls USING INDEX tool_calls_id_unique (id=?)');
-    expect(planOf(TRACE_DELETE_SQL.exists, ['t1'])).toBe(
+    expect(planOf(TRACE_DELETE_SQL.one, byId)).toBe('SEARCH tool_calls USING INDEX tool_calls_id_unique (id=?)');
+    expect(planOf(TRACE_DELETE_SQL.exists, byId)).toBe(
       'SEARCH tool_calls USING COVERING INDEX tool_calls_id_unique (id=?)',
     );
     expect(planOf(TRACE_DELETE_SQL.session, ['s_1'])).toBe(

@@ -9,6 +9,7 @@ import {
 } from './compact-columns';
 import { fromJson, toJson } from './json-column';
 import type { ToolCallRow } from './schema';
+import { decodeTraceId, encodeTraceId } from './trace-id';
 import type { StoredTrace, TraceSummary } from './trace-store';
 
 /**
@@ -47,7 +48,7 @@ export type TraceSummaryRow = Pick<
 const bit = (value: boolean): 0 | 1 => (value ? 1 : 0);
 
 /**
- * Flattens a trace record into column values: JSON fields as text (stages and attempts as bytes,
+ * Flattens a trace record into column values: the id in its stored form (see `trace-id.ts`), JSON fields as text (stages and attempts as bytes,
  * and a model message that repeats the output or the error, in the compact forms of
  * `compact-columns.ts`; no metadata as the empty text), flags as 0/1,
  * the error code copied out for the list. `rawArguments` is left out on purpose — only the vault may see it.
@@ -59,7 +60,7 @@ export function encodeTraceRecord(record: TraceRecord, sessionSeq: number | null
   const error = record.error === null ? null : toJson(record.error);
   const metadata = toJson(record.metadata);
   return {
-    id: record.id,
+    id: encodeTraceId(record.id),
     toolCallId: record.toolCallId,
     sessionId: record.sessionId,
     actor: record.actor,
@@ -102,7 +103,7 @@ export function decodeStoredTrace(row: StoredTraceRow): StoredTrace {
   const error = (fromJson(row.error) ?? null) as ToolErrorData | null;
   return {
     ...(row.imported === 1 ? { imported: true } : {}),
-    id: row.id,
+    id: decodeTraceId(row.id),
     toolCallId: row.toolCallId,
     sessionId: row.sessionId,
     actor: row.actor,
@@ -136,7 +137,7 @@ export function decodeStoredTrace(row: StoredTraceRow): StoredTrace {
 /** The list's view of a row. */
 export function decodeTraceSummary(row: TraceSummaryRow): TraceSummary {
   return {
-    id: row.id,
+    id: decodeTraceId(row.id),
     toolCallId: row.toolCallId,
     sessionId: row.sessionId,
     actor: row.actor,
