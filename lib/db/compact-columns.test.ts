@@ -120,6 +120,31 @@ describe('compact columns', () => {
     expect(decodeStages(bytes)).toStrictEqual(stages);
   });
 
+  it("stores a failed execute stage's detail as the call's error and what follows it", () => {
+    const error = JSON.parse(callError) as ToolErrorData;
+    const ended: ToolErrorData = { ...error, message: 'Service Unavailable.' };
+    const stages: TraceStage[] = [
+      { name: 'parse', status: 'ok', startedAt: 0, durationMs: 0.1, detail: 'JSON string' },
+      { name: 'execute', status: 'failed', startedAt: 0.1, durationMs: 2, detail: 'HTTP_ERROR: HTTP 502; 1 attempt' },
+    ];
+    const bytes = encodeStages(stages, error);
+    expect(bytes.length).toBeLessThan(encodeStages(stages, null).length - 'HTTP_ERROR: HTTP 502'.length + 4);
+    expect(decodeStages(bytes, error)).toStrictEqual(stages);
+    // joinDetail cuts the message's final full stop.
+    const cut: TraceStage[] = [
+      { ...(stages[1] as TraceStage), name: 'parse', detail: 'HTTP_ERROR: Service Unavailable; 2 attempts' },
+    ];
+    expect(decodeStages(encodeStages(cut, ended), ended)).toStrictEqual(cut);
+    expect(encodeStages(cut, ended).length).toBeLessThanOrEqual(20);
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), (message, rest) => {
+        const anyError: ToolErrorData = { ...error, message };
+        const any: TraceStage[] = [{ ...(stages[1] as TraceStage), detail: `HTTP_ERROR: ${message}${rest}` }];
+        expect(decodeStages(encodeStages(any, anyError), anyError)).toEqual(any);
+      }),
+    );
+  });
+
   it('round-trips any attempts of a call, and reads the JSON of older rows', () => {
     fc.assert(
       fc.property(

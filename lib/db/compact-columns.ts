@@ -25,6 +25,19 @@ const COMMON_DETAILS = [
   'default for exec: allow',
 ] as const;
 const detailIndex = new Map<string, number>(COMMON_DETAILS.map((detail, index) => [detail, index]));
+/**
+ * Detail indexes past COMMON_DETAILS: the detail starts with the call's error as the executor
+ * writes it in the failed execute stage (`code: message`, or that without the message's final
+ * full stop, as `joinDetail` cuts it), and the text that follows comes next (`; 1 attempt`).
+ */
+const ERROR_HEAD = 1000;
+const ERROR_HEAD_CUT = 1001;
+
+/** The heads ERROR_HEAD and ERROR_HEAD_CUT stand for, for a call's error. */
+function errorHeads(error: ToolErrorData): [string, string | null] {
+  const head = `${error.code}: ${error.message}`;
+  return [head, head.endsWith('.') && !head.endsWith('..') ? head.slice(0, -1) : null];
+}
 
 /** `[startedAt, durationMs, detail?, status?]`: a detail is a COMMON_DETAILS index or its text, null when absent. */
 type StageTail =
@@ -82,7 +95,8 @@ function micros(ms: number): number {
  * call's six stages take ~20 bytes (their JSON tuples ~100, their JSON objects ~600).
  * @example decodeStages(encodeStages(stages)) // equal to stages
  */
-export function encodeStages(stages: readonly TraceStage[]): Buffer {
+export function encodeStages(stages: readonly TraceStage[], error: ToolErrorData | null = null): Buffer {
+  const heads = error === null ? null : errorHeads(error);
   byteWriter.begin();
   byteWriter.byte(BINARY_V1);
   // Where the previous stage ended, in µs; -1 when its times were not whole microseconds.
@@ -93,7 +107,16 @@ export function encodeStages(stages: readonly TraceStage[]): Buffer {
     const duration = micros(stage.durationMs);
     const statusCode = stageStatusCode.get(stage.status) ?? OTHER;
     let flags = statusCode;
-    const common = stage.detail === null ? undefined : detailIndex.get(stage.detail);
+    let common = stage.detail === null ? undefined : detailIndex.get(stage.detail);
+    let rest: string | null = null;
+    if (common === undefined && heads !== null && stage.detail !== null) {
+      const [head, cut] = heads;
+      if (stage.detail.startsWith(head)) [common, rest] = [ERROR_HEAD, stage.detail.slice(head.length)];
+      else if (cut !== null && stage.detail.startsWith(cut))
+        [common, rest] = [ERROR_HEAD_CUT, stage.detail.slice(cut.length)];
+      // The text that follows must keep exactly: written as UTF-8, it must be well formed.
+      if (rest !== null && !isWellFormed(rest)) [common, rest] = [undefined, null];
+    }
     if (stage.detail === null) flags |= DETAIL_NONE;
     else if (common !== undefined) flags |= DETAIL_COMMON;
     else flags |= isWellFormed(stage.detail) ? DETAIL_TEXT : DETAIL_JSON;
@@ -113,15 +136,21 @@ export function encodeStages(stages: readonly TraceStage[]): Buffer {
       previousEnd = start + duration;
     }
     if (statusCode === OTHER) byteWriter.text(stage.status);
-    if (common !== undefined) byteWriter.varint(common);
-    else if (stage.detail !== null)
+    if (common !== undefined) {
+      byteWriter.varint(common);
+      if (rest !== null) byteWriter.text(rest);
+    } else if (stage.detail !== null) {
       byteWriter.text((flags & DETAIL_MASK) === DETAIL_JSON ? JSON.stringify(stage.detail) : stage.detail);
+    }
   }
   return byteWriter.end();
 }
 
-/** Reads `encodeStages`' bytes, or the JSON of older rows (tuples since migration 0010, objects before). */
-export function decodeStages(stored: StoredBytes): TraceStage[] {
+/**
+ * Reads `encodeStages`' bytes (of a call whose error is `error`), or the JSON of older rows
+ * (tuples since migration 0010, objects before).
+ */
+export function decodeStages(stored: StoredBytes, error: ToolErrorData | null = null): TraceStage[] {
   if (typeof stored === 'string') return decodeStagesText(stored);
   const reader = new ByteReader(stored);
   const version = reader.byte();
@@ -148,8 +177,13 @@ export function decodeStages(stored: StoredBytes): TraceStage[] {
     const status = statusCode === OTHER ? reader.text() : STAGE_STATUSES[statusCode];
     const kind = flags & DETAIL_MASK;
     let detail: string | null = null;
-    if (kind === DETAIL_COMMON) detail = COMMON_DETAILS[reader.varint()] ?? null;
-    else if (kind === DETAIL_TEXT) detail = reader.text();
+    if (kind === DETAIL_COMMON) {
+      const index = reader.varint();
+      if (index === ERROR_HEAD || index === ERROR_HEAD_CUT) {
+        const heads: [string | null, string | null] = error === null ? [null, null] : errorHeads(error);
+        detail = (heads[index - ERROR_HEAD] ?? '') + reader.text();
+      } else detail = COMMON_DETAILS[index] ?? null;
+    } else if (kind === DETAIL_TEXT) detail = reader.text();
     else if (kind === DETAIL_JSON) detail = JSON.parse(reader.text()) as string;
     stages.push({ name, status, startedAt, durationMs, detail } as TraceStage);
   }
