@@ -19,6 +19,14 @@ const flag = (name: string) => integer(name).$type<0 | 1>().notNull().default(0)
  * index ends in `seq` so that "filter, then newest first, then LIMIT" walks one index range
  * backwards without sorting. JSON columns hold text written by `JSON.stringify`; `arguments` is
  * redacted, the raw arguments only ever exist sealed in `sealed_arguments`.
+ *
+ * Bytes matter (≈ 10 million calls is a normal store): since migration 0012 a typical call takes
+ * ≈ 670 bytes in all, row, indexes and search index (≈ 860 before). The columns most calls
+ * fill are stored compactly — `id` as 16 bytes, `stages` and `attempts` as varint bytes
+ * (`compact-columns.ts`), a model message repeating the output or the error as a marker, no
+ * metadata as '' — and rows written before keep their older forms, which every reader still
+ * takes. In the sqlite3 shell, `hex(id)` and `hex(stages)` show the bytes; the decoders in
+ * `trace-id.ts` and `compact-columns.ts` say what they mean.
  */
 export const toolCalls = sqliteTable(
   'tool_calls',
@@ -55,6 +63,10 @@ export const toolCalls = sqliteTable(
     error: text('error'),
     /** Copied out of `error` so the list can show and filter it without parsing JSON. */
     errorCode: text('error_code'),
+    /**
+     * What the model was told; NUL when it is the output's JSON text, NUL + U+0001 when it is the
+     * executor's text for the call's error (see `encodeModelMessage`).
+     */
     modelMessage: text('model_message'),
     /** JSON `ModelTruncation`: how much of the output the model got; NULL when it got all of it. */
     modelTruncation: text('model_truncation'),
