@@ -35,7 +35,11 @@ const attempt = fc
       startedAt: fc.double({ min: 0, max: 1e6, noNaN: true }),
       durationMs: fc.double({ min: 0, max: 1e6, noNaN: true }),
       outcome: fc.constantFrom('ok', 'error', 'timeout', 'cancelled', 'running'),
-      timeoutMs: fc.integer({ min: 1, max: 60_000 }),
+      timeoutMs: fc.oneof(
+        fc.integer({ min: 1, max: 60_000 }),
+        fc.integer({ min: 0, max: 3_600 }).map((seconds) => seconds * 1000),
+        fc.integer({ min: 0, max: 60_000 }).map((ms) => ms + 0.25),
+      ),
       error: fc.option(error, { nil: null }),
       backoffMs: fc.option(fc.integer({ min: 0, max: 10_000 }), { nil: null }),
       backoffReason: fc.string(),

@@ -74,6 +74,8 @@ const DOUBLES = 1 << 7;
 const HAS_TIMEOUT = 1 << 3;
 const HAS_EXTRAS = 1 << 4;
 const ERROR_IS_CALLS = 1 << 6;
+/** With HAS_TIMEOUT: the timeout is written in whole seconds (30,000 ms in one byte, not three). */
+const TIMEOUT_IN_SECONDS = 1 << 5;
 
 /** Whether `text` has no lone surrogate, so that UTF-8 keeps it exactly (ES2024; Node 20 has it). */
 const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
@@ -217,7 +219,7 @@ type AttemptTuple = [number, number, string, number | null] | [number, number, s
 /**
  * Encodes attempts in bytes: a version byte, then per attempt a flags byte (outcome, whether a
  * timeout and extras follow, whether the times are doubles, whether its error is the call's),
- * start and duration (µs varints or doubles), the timeout (ms varint), the outcome's text when
+ * start and duration (µs varints or doubles), the timeout (a varint of ms, or of seconds when whole), the outcome's text when
  * unusual, and the extras as JSON text: the number, tool, fallback, error, backoff and fault,
  * each only where it differs from the usual (`index + 1`, the call's tool, false, the call's
  * error or null). `callError` is the call's stored `error` column (its JSON), which a failed
@@ -243,7 +245,8 @@ export function encodeAttempts(attempts: readonly Attempt[], tool: string, callE
     if (attempt.fault !== null) extras.fault = attempt.fault;
     const timeout = attempt.timeoutMs;
     if (timeout !== undefined) {
-      if (Number.isSafeInteger(timeout) && timeout >= 0) flags |= HAS_TIMEOUT;
+      if (Number.isSafeInteger(timeout) && timeout >= 0)
+        flags |= timeout % 1000 === 0 ? HAS_TIMEOUT | TIMEOUT_IN_SECONDS : HAS_TIMEOUT;
       else extras.timeoutMs = timeout;
     }
     const hasExtras = Object.keys(extras).length > 0;
@@ -260,7 +263,8 @@ export function encodeAttempts(attempts: readonly Attempt[], tool: string, callE
       byteWriter.double(attempt.startedAt);
       byteWriter.double(attempt.durationMs);
     }
-    if (flags & HAS_TIMEOUT) byteWriter.varint(timeout as number);
+    if (flags & HAS_TIMEOUT)
+      byteWriter.varint(flags & TIMEOUT_IN_SECONDS ? (timeout as number) / 1000 : (timeout as number));
     if (outcome === OTHER) byteWriter.text(attempt.outcome);
     if (hasExtras) byteWriter.text(JSON.stringify(extras));
   }
@@ -282,7 +286,7 @@ export function decodeAttempts(stored: StoredBytes, tool: string, callError: str
     const doubles = (flags & DOUBLES) !== 0;
     const startedAt = doubles ? reader.double() : reader.varint() / 1000;
     const durationMs = doubles ? reader.double() : reader.varint() / 1000;
-    const timeoutMs = flags & HAS_TIMEOUT ? reader.varint() : undefined;
+    const timeoutMs = flags & HAS_TIMEOUT ? reader.varint() * (flags & TIMEOUT_IN_SECONDS ? 1000 : 1) : undefined;
     const outcome = (flags & 7) === OTHER ? reader.text() : ATTEMPT_OUTCOMES[flags & 7];
     const extras = flags & HAS_EXTRAS ? (JSON.parse(reader.text()) as AttemptExtras) : {};
     const error = flags & ERROR_IS_CALLS && callError !== null ? (JSON.parse(callError) as Attempt['error']) : null;
