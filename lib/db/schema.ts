@@ -16,7 +16,7 @@ const flag = (name: string) => integer(name).$type<0 | 1>().notNull().default(0)
  * and one UPDATE at `finish`, and the traces list never joins.
  *
  * `seq` (the rowid) is the keyset-pagination cursor: newest first is `seq DESC`, and every list
- * index ends in `seq` so that "filter, then newest first, then LIMIT" walks one index range
+ * index ends in `seq` (as every index entry ends in the rowid) so that "filter, then newest first, then LIMIT" walks one index range
  * backwards without sorting. JSON columns hold text written by `JSON.stringify`; `arguments` is
  * redacted, the raw arguments only ever exist sealed in `sealed_arguments`.
  *
@@ -98,15 +98,18 @@ export const toolCalls = sqliteTable(
   },
   (table) => [
     uniqueIndex('tool_calls_id_unique').on(table.id),
-    index('tool_calls_tool_seq_idx').on(table.tool, table.seq),
+    // Every index entry ends in the rowid (`seq`): an index on (tool) is ordered by (tool, seq)
+    // and walks `tool = ? AND seq < ?` as one range. Naming `seq` as a column too, as these did
+    // before migration 0012, stored it twice (4 bytes a call per index). The names keep `_seq_`.
+    index('tool_calls_tool_seq_idx').on(table.tool),
     // Partial: succeeded calls (most) have no entry, so the hot INSERT adds none. A query reads
     // it only with STATUS_INDEXED among its terms (SQLite must see that it implies the index's
     // WHERE); a list of succeeded calls walks the rowid instead, a bounded window at a time.
-    index('tool_calls_status_seq_idx').on(table.status, table.seq).where(sql.raw(STATUS_INDEXED)),
-    index('tool_calls_session_seq_idx').on(table.sessionId, table.seq),
+    index('tool_calls_status_seq_idx').on(table.status).where(sql.raw(STATUS_INDEXED)),
+    index('tool_calls_session_seq_idx').on(table.sessionId),
     index('tool_calls_created_at_idx').on(table.createdAt),
     // Partial: most calls are no replay, and the hot INSERT then adds no entry here.
-    index('tool_calls_replay_of_idx').on(table.replayOf, table.seq).where(sql`${table.replayOf} IS NOT NULL`),
+    index('tool_calls_replay_of_idx').on(table.replayOf).where(sql`${table.replayOf} IS NOT NULL`),
   ],
 );
 

@@ -76,10 +76,10 @@ describe.each([
     expect(list({})).toBe('SCAN tool_calls');
     expect(list({ beforeSeq: 1 })).toBe('SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid<?)');
     expect(list({ tool: 't', beforeSeq: 1 })).toBe(
-      'SEARCH tool_calls USING INDEX tool_calls_tool_seq_idx (tool=? AND seq<?)',
+      'SEARCH tool_calls USING INDEX tool_calls_tool_seq_idx (tool=? AND rowid<?)',
     );
     expect(list({ status: 'running', beforeSeq: 1 })).toBe(
-      'SEARCH tool_calls USING INDEX tool_calls_status_seq_idx (status=? AND seq<?)',
+      'SEARCH tool_calls USING INDEX tool_calls_status_seq_idx (status=? AND rowid<?)',
     );
     // The status index is partial (no succeeded calls): that filter walks the rowid, in a bounded window.
     expect(list({ status: 'succeeded', beforeSeq: 1 })).toBe('SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid<?)');
@@ -87,7 +87,7 @@ describe.each([
       'SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid>?)',
     );
     expect(list({ sessionId: 's', beforeSeq: 1 })).toBe(
-      'SEARCH tool_calls USING INDEX tool_calls_session_seq_idx (session_id=? AND seq<?)',
+      'SEARCH tool_calls USING INDEX tool_calls_session_seq_idx (session_id=? AND rowid<?)',
     );
     expect(list({ text: 'x' })).toBe('SCAN tool_calls');
     for (const filter of [
@@ -110,7 +110,7 @@ describe.each([
     expect(list({ faulted: true, beforeSeq: 1 })).toBe('SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid<?)');
     expect(list({ faulted: true, tool: 't' })).toBe('SEARCH tool_calls USING INDEX tool_calls_tool_seq_idx (tool=?)');
     expect(list({ faulted: true, status: 'failed', beforeSeq: 1 })).toBe(
-      'SEARCH tool_calls USING INDEX tool_calls_status_seq_idx (status=? AND seq<?)',
+      'SEARCH tool_calls USING INDEX tool_calls_status_seq_idx (status=? AND rowid<?)',
     );
   });
 

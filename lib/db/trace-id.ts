@@ -1,7 +1,7 @@
 /**
  * A call's `id` as `tool_calls` stores it: a UUID in its canonical form (lowercase, dashed, what
- * the executor makes) as its 16 bytes since migration 0012 — 36 bytes less in the row and in the
- * unique index, a third of each; any other id, and the ids of rows written before, as text.
+ * the executor makes) as its 16 bytes since migration 0012 — 20 bytes less than its 36 characters,
+ * in the row and again in the unique index; any other id, and the ids of rows written before, as text.
  * Lookups by id pass both forms (`storedIdForms`), so old rows are found without a rewrite.
  */
 
@@ -39,6 +39,9 @@ export function idTextSql(column: string): string {
 
 /** The last `chars` characters of `column`'s id as text in SQL; a blob's come from its last bytes (at most 12). */
 export function idTailSql(column: string, chars: number): string {
+  // A blob's last bytes give an even number of hex digits, all within the UUID's last group.
+  if (chars % 2 !== 0 || chars > 12)
+    throw new RangeError(`an id tail of ${chars} characters is not a whole number of bytes`);
   return `CASE WHEN typeof(${column}) = 'blob' THEN lower(hex(substr(${column}, ${17 - chars / 2}))) ELSE substr(${column}, -${chars}) END`;
 }
 
