@@ -22,10 +22,11 @@ import { SAME_AS_ARGUMENTS } from '../lib/db/sqlite-trace-store';
 import { createAddToToolSeries, type FinishedCall } from '../lib/db/tool-series-batch';
 import { encodeTraceRecord } from '../lib/db/trace-row';
 import { createVault } from '../lib/db/vault';
+import { describeErrorForModel } from '../lib/executor/model-message';
 import type { Attempt, CallStatus, ToolErrorData, TraceRecord, TraceStage } from '../lib/executor/types';
 
 /** Bump when the generated calls change: a cached folder of another version is seeded again. */
-export const SEED_VERSION = 2;
+export const SEED_VERSION = 3;
 /** Calls per session, and sessions running at once (their calls interleave). */
 const SESSION_CALLS = 40;
 const CONCURRENT_SESSIONS = 8;
@@ -443,7 +444,7 @@ export function seedCall(i: number, total: number): TraceRecord & { sessionSeq: 
         : null,
     exitCode: shape.tool === 'run_shell' && !running && status !== 'denied' ? (status === 'succeeded' ? 0 : 1) : null,
     error,
-    modelMessage: running ? null : error ? `Error ${error.code}: ${error.message}` : JSON.stringify(output),
+    modelMessage: running ? null : error ? describeErrorForModel(error) : JSON.stringify(output),
     modelTruncation: null,
     flags: { retried, fellBack: false, truncated: false, faulted: false, replayed: false },
     metadata: {},

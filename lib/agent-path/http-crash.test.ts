@@ -3,6 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTempDataDir, openTestDatabase } from '../db/test-database';
+import { encodeTraceId } from '../db/trace-id';
 
 const SCRIPT = path.join(import.meta.dirname, 'testing', 'serve-until-killed.ts');
 const temp = createTempDataDir('toolscope-http-crash-');
@@ -88,7 +89,7 @@ describe('a SIGKILL of the server while 50 clients send calls', () => {
       for (const [id, s] of await serveAndKill(temp.dir, 1500)) answered.set(id, s);
     const db = openTestDatabase(temp.dir);
     const statusOf = db.prepare('SELECT status FROM tool_calls WHERE id = ?').pluck();
-    const lost = [...answered].filter(([id, s]) => statusOf.get(id) !== s);
+    const lost = [...answered].filter(([id, s]) => statusOf.get(encodeTraceId(id)) !== s);
     db.close();
     console.log(`answered ${answered.size}, lost ${lost.length}`);
     expect(new Set(answered.values())).toEqual(new Set(['succeeded', 'failed']));

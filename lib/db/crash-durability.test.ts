@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTempDataDir, openTestDatabase } from './test-database';
+import { encodeTraceId } from './trace-id';
 
 const SCRIPT = path.join(import.meta.dirname, 'testing', 'record-until-killed.ts');
 const temp = createTempDataDir('toolscope-crash-');
@@ -52,10 +53,10 @@ describe('a SIGKILL', () => {
     const db = openTestDatabase(dir);
     try {
       const statusOf = db.prepare('SELECT status FROM tool_calls WHERE id = ?').pluck();
-      const lost = [...answered].filter(([id, status]) => statusOf.get(id) !== status);
-      expect(lost.map(([id, status]) => `${id} answered ${status}, stored ${statusOf.get(id) ?? 'nothing'}`)).toEqual(
-        [],
-      );
+      const lost = [...answered].filter(([id, status]) => statusOf.get(encodeTraceId(id)) !== status);
+      expect(
+        lost.map(([id, status]) => `${id} answered ${status}, stored ${statusOf.get(encodeTraceId(id)) ?? 'nothing'}`),
+      ).toEqual([]);
       expect(new Set(answered.values())).toEqual(new Set(['succeeded', 'failed', 'denied']));
       // Calls were in flight when it died: stored, not answered (left running, later interrupted).
       const stored = db.prepare('SELECT count(*) FROM tool_calls').pluck().get() as number;

@@ -76,4 +76,9 @@ describe('needsBoundedScan', () => {
     expect(needsBoundedScan(filter({ faulted: true }))).toBe(true);
     expect(needsBoundedScan(filter({ tool: 't' }))).toBe(false);
   });
+  it('bounds the succeeded status alone (the partial status index leaves it out), not the others', () => {
+    expect(needsBoundedScan(filter({ status: 'succeeded' }))).toBe(true);
+    expect(needsBoundedScan(filter({ status: 'failed' }))).toBe(false);
+    expect(needsBoundedScan(filter({ status: 'running' }))).toBe(false);
+  });
 });

@@ -147,14 +147,16 @@ export function resolveListFilter(query: TraceQuery = {}): ListFilter {
 
 /**
  * Whether the query checks rows one by one instead of walking one index: it then reads a bounded
- * window. The faulted flag has no index of its own (a rare value, checked row by row). A text
+ * window. The faulted flag has no index of its own (a rare value, checked row by row), nor has
+ * the status `succeeded` (the common one: the status index leaves it out). A text
  * search alone walks the search index (see `search-index.ts`) over every call, unbounded, when
  * its text has a trigram; a shorter text, or a text with other filters, reads a window.
  */
 export function needsBoundedScan(filter: ListFilter): boolean {
   const equalities = [filter.tool, filter.status, filter.sessionId].filter((value) => value !== undefined).length;
   if (filter.text !== undefined) return !searchesAlone(filter);
-  return filter.faulted !== undefined || equalities > 1;
+  // Succeeded calls have no entry in the (partial) status index: that filter is checked row by row.
+  return filter.faulted !== undefined || filter.status === 'succeeded' || equalities > 1;
 }
 
 /** Whether the query is a text search the search index answers alone: a trigram or more, no other filter. */

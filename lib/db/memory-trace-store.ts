@@ -16,6 +16,7 @@ import { aggregateSessions, listMemorySessions, type MemoryCall, memorySessionCa
 import { percentile } from './percentile';
 import { createSessionSequence } from './session-sequence';
 import { importedRecord } from './sqlite-import-traces';
+import { decodeTraceId } from './trace-id';
 import { decodeStoredTrace, decodeTraceSummary, encodeTraceRecord, type TraceRowValues } from './trace-row';
 import {
   type AssistantMessage,
@@ -414,7 +415,7 @@ function matchesText(values: TraceRowValues, text: string): boolean {
   const contains = (column: string | null) => column !== null && containsIgnoringAsciiCase(searchedHead(column), text);
   return (
     idMatches(values.toolCallId, text) ||
-    idMatches(values.id, text) ||
+    idMatches(decodeTraceId(values.id), text) ||
     contains(values.error) ||
     (values.sessionId !== null && startsWithIgnoringAsciiCase(values.sessionId, text)) ||
     contains(values.arguments) ||

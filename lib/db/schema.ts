@@ -1,7 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { blob, index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { CallStatus, SideEffect } from '../executor/types';
+import type { StoredBytes } from './compact-columns';
 import { LATENCY_BIN_COLUMNS } from './latency-bins';
+import type { StoredId } from './trace-id';
+
+/** The statuses `tool_calls_status_seq_idx` holds: add this term to a query that must use it. */
+export const STATUS_INDEXED = "status != 'succeeded'";
 
 /** A 0/1 column: SQLite has no booleans, and better-sqlite3 cannot bind them. */
 const flag = (name: string) => integer(name).$type<0 | 1>().notNull().default(0);
@@ -11,9 +16,17 @@ const flag = (name: string) => integer(name).$type<0 | 1>().notNull().default(0)
  * and one UPDATE at `finish`, and the traces list never joins.
  *
  * `seq` (the rowid) is the keyset-pagination cursor: newest first is `seq DESC`, and every list
- * index ends in `seq` so that "filter, then newest first, then LIMIT" walks one index range
+ * index ends in `seq` (as every index entry ends in the rowid) so that "filter, then newest first, then LIMIT" walks one index range
  * backwards without sorting. JSON columns hold text written by `JSON.stringify`; `arguments` is
  * redacted, the raw arguments only ever exist sealed in `sealed_arguments`.
+ *
+ * Bytes matter (≈ 10 million calls is a normal store): since migration 0012 a typical call takes
+ * ≈ 670 bytes in all, row, indexes and search index (≈ 860 before). The columns most calls
+ * fill are stored compactly — `id` as 16 bytes, `stages` and `attempts` as varint bytes
+ * (`compact-columns.ts`), a model message repeating the output or the error as a marker, no
+ * metadata as '' — and rows written before keep their older forms, which every reader still
+ * takes. In the sqlite3 shell, `hex(id)` and `hex(stages)` show the bytes; the decoders in
+ * `trace-id.ts` and `compact-columns.ts` say what they mean.
  */
 export const toolCalls = sqliteTable(
   'tool_calls',
@@ -21,7 +34,8 @@ export const toolCalls = sqliteTable(
     // AUTOINCREMENT: a seq is never reused, even after the newest rows are deleted, so a cursor
     // handed out earlier can never point at a different call.
     seq: integer('seq').primaryKey({ autoIncrement: true }),
-    id: text('id').notNull(),
+    /** A canonical UUID as its 16 bytes, any other id as text (see `trace-id.ts`); text in rows before migration 0012. */
+    id: text('id').$type<StoredId>().notNull(),
     toolCallId: text('tool_call_id').notNull(),
     sessionId: text('session_id'),
     actor: text('actor').notNull(),
@@ -36,8 +50,10 @@ export const toolCalls = sqliteTable(
     createdAt: integer('created_at').notNull(),
     finishedAt: integer('finished_at'),
     latencyMs: real('latency_ms'),
-    stages: text('stages').notNull(),
-    attempts: text('attempts').notNull(),
+    /** Bytes (see `encodeStages`); JSON text in rows written before migration 0012. */
+    stages: text('stages').$type<StoredBytes>().notNull(),
+    /** Bytes (see `encodeAttempts`); JSON text in rows written before migration 0012. */
+    attempts: text('attempts').$type<StoredBytes>().notNull(),
     attemptCount: integer('attempt_count').notNull().default(0),
     /** JSON; NULL when the output was undefined (JSON `null` is stored as the text `null`). */
     output: text('output'),
@@ -47,6 +63,10 @@ export const toolCalls = sqliteTable(
     error: text('error'),
     /** Copied out of `error` so the list can show and filter it without parsing JSON. */
     errorCode: text('error_code'),
+    /**
+     * What the model was told; NUL when it is the output's JSON text, NUL + U+0001 when it is the
+     * executor's text for the call's error (see `encodeModelMessage`).
+     */
     modelMessage: text('model_message'),
     /** JSON `ModelTruncation`: how much of the output the model got; NULL when it got all of it. */
     modelTruncation: text('model_truncation'),
@@ -57,6 +77,7 @@ export const toolCalls = sqliteTable(
     truncated: flag('truncated'),
     faulted: flag('faulted'),
     replayed: flag('replayed'),
+    /** JSON of the record's metadata; the empty text for none (`{}` in rows before migration 0012). */
     metadata: text('metadata').notNull(),
     /** Redacted JSON of the arguments an approver edited (what ran); NULL when the call ran as sent. */
     editedArguments: text('edited_arguments'),
@@ -77,12 +98,18 @@ export const toolCalls = sqliteTable(
   },
   (table) => [
     uniqueIndex('tool_calls_id_unique').on(table.id),
-    index('tool_calls_tool_seq_idx').on(table.tool, table.seq),
-    index('tool_calls_status_seq_idx').on(table.status, table.seq),
-    index('tool_calls_session_seq_idx').on(table.sessionId, table.seq),
+    // Every index entry ends in the rowid (`seq`): an index on (tool) is ordered by (tool, seq)
+    // and walks `tool = ? AND seq < ?` as one range. Naming `seq` as a column too, as these did
+    // before migration 0012, stored it twice (4 bytes a call per index). The names keep `_seq_`.
+    index('tool_calls_tool_seq_idx').on(table.tool),
+    // Partial: succeeded calls (most) have no entry, so the hot INSERT adds none. A query reads
+    // it only with STATUS_INDEXED among its terms (SQLite must see that it implies the index's
+    // WHERE); a list of succeeded calls walks the rowid instead, a bounded window at a time.
+    index('tool_calls_status_seq_idx').on(table.status).where(sql.raw(STATUS_INDEXED)),
+    index('tool_calls_session_seq_idx').on(table.sessionId),
     index('tool_calls_created_at_idx').on(table.createdAt),
     // Partial: most calls are no replay, and the hot INSERT then adds no entry here.
-    index('tool_calls_replay_of_idx').on(table.replayOf, table.seq).where(sql`${table.replayOf} IS NOT NULL`),
+    index('tool_calls_replay_of_idx').on(table.replayOf).where(sql`${table.replayOf} IS NOT NULL`),
   ],
 );
 

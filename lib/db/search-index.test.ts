@@ -13,6 +13,7 @@ import { listTracesSql, MAX_SEARCH_CANDIDATES, SEARCH_CANDIDATES_SQL } from './s
 import { createSqliteTraceStore } from './sqlite-trace-store';
 import { createTempDataDir, openTestDatabase } from './test-database';
 import { openDatabaseBefore, writeRowDirectly } from './testing/tool-series-check';
+import { encodeTraceId } from './trace-id';
 import { makeTrace } from './trace-store-suite';
 import { createVault } from './vault';
 
@@ -30,7 +31,8 @@ const indexed = (db: SqliteDatabase, text: string) => {
   const params = { match: searchIndexQuery(text), idMatch: idSearchQuery(text), below: 2 ** 53, floor: 0, count: 1e6 };
   return (candidates.all(params) as number[]).reverse();
 };
-const seqOf = (db: SqliteDatabase, id: string) => db.prepare('SELECT seq FROM tool_calls WHERE id = ?').pluck().get(id);
+const seqOf = (db: SqliteDatabase, id: string) =>
+  db.prepare('SELECT seq FROM tool_calls WHERE id = ?').pluck().get(encodeTraceId(id));
 
 describe('the search index (SQLite FTS5, trigram)', () => {
   it('0011 holds exactly the SQL generated for it', () => {

@@ -1,3 +1,5 @@
+import { idTailSql } from './trace-id';
+
 /**
  * The text search index over every stored call: an FTS5 table with the trigram tokenizer, so
  * that a search for any substring of three or more characters reads the rows holding all its
@@ -54,9 +56,20 @@ export const TAIL_INDEXED_COLUMNS: ReadonlySet<string> = new Set(['id', 'tool_ca
  */
 export const SEARCHED_TEXT_CHARS = 64 * 1024;
 
+/**
+ * How the SQL reads the `id` column: `stored`, in either form (16 bytes or text, see
+ * `trace-id.ts`, since migration 0012); `text`, as migration 0011 wrote it, before ids were bytes.
+ */
+type IdForm = 'stored' | 'text';
+
 /** A searched column as the index and the LIKE test read it: an id's tail, a text's head, a session id whole. */
-export function searchedText(column: (typeof SEARCHED_COLUMNS)[number], row: 'NEW' | 'OLD' | null = null): string {
+export function searchedText(
+  column: (typeof SEARCHED_COLUMNS)[number],
+  row: 'NEW' | 'OLD' | null = null,
+  ids: IdForm = 'stored',
+): string {
   const name = row === null ? `\`${column}\`` : `${row}.\`${column}\``;
+  if (column === 'id' && ids === 'stored') return idTailSql(name, ID_TAIL_CHARS);
   if (TAIL_INDEXED_COLUMNS.has(column)) return `substr(${name}, -${ID_TAIL_CHARS})`;
   if (column === 'session_id') return name;
   return `substr(${name}, 1, ${SEARCHED_TEXT_CHARS})`;
@@ -74,8 +87,8 @@ export const SEARCH_TABLES = [
 type SearchTable = (typeof SEARCH_TABLES)[number];
 
 /** The columns of `table` in the row `row` (NEW, OLD, or the table's own), as the index's column values. */
-function valuesSql(table: SearchTable, row: 'NEW' | 'OLD' | null): string {
-  return table.columns.map((name) => searchedText(name, row)).join(', ');
+function valuesSql(table: SearchTable, row: 'NEW' | 'OLD' | null, ids: IdForm = 'stored'): string {
+  return table.columns.map((name) => searchedText(name, row, ids)).join(', ');
 }
 // Named apart from the columns of `tool_calls`, which a search joins it with.
 const indexColumns = (table: SearchTable) => table.columns.map((name) => `\`${name}_trigrams\``).join(', ');
@@ -90,8 +103,8 @@ export const SEARCH_INDEX_FILL_SQL: readonly string[] = SEARCH_TABLES.map(
 );
 
 // A contentless table forgets a row by being told the text it indexed: the OLD row's values.
-const deleteSql = (table: SearchTable) =>
-  `\tINSERT INTO \`${table.name}\` (\`${table.name}\`, \`rowid\`, ${indexColumns(table)}) VALUES ('delete', OLD.\`seq\`, ${valuesSql(table, 'OLD')});`;
+const deleteSql = (table: SearchTable, ids: IdForm) =>
+  `\tINSERT INTO \`${table.name}\` (\`${table.name}\`, \`rowid\`, ${indexColumns(table)}) VALUES ('delete', OLD.\`seq\`, ${valuesSql(table, 'OLD', ids)});`;
 // Only rows the indexer has reached are in the index; it reads the others as they are when it gets there.
 const indexedSql = 'OLD.`seq` <= (SELECT `indexed_upto` FROM `search_state`)';
 const changedSql = (table: SearchTable) =>
@@ -102,17 +115,37 @@ function tableSql(table: SearchTable): string {
 --> statement-breakpoint
 INSERT INTO \`${table.name}\` (\`${table.name}\`, \`rank\`) VALUES ('automerge', 0);
 --> statement-breakpoint
-CREATE TRIGGER \`${table.name}_after_update\` AFTER UPDATE OF ${table.columns.map((name) => `\`${name}\``).join(', ')} ON \`tool_calls\`
+${triggersSql(table, 'text')}`;
+}
+
+/** The update and delete triggers of one table of the index, reading the ids in form `ids`. */
+function triggersSql(table: SearchTable, ids: IdForm): string {
+  return `CREATE TRIGGER \`${table.name}_after_update\` AFTER UPDATE OF ${table.columns.map((name) => `\`${name}\``).join(', ')} ON \`tool_calls\`
 \tWHEN (${changedSql(table)}) AND ${indexedSql} BEGIN
-${deleteSql(table)}
-\tINSERT INTO \`${table.name}\` (\`rowid\`, ${indexColumns(table)}) VALUES (NEW.\`seq\`, ${valuesSql(table, 'NEW')});
+${deleteSql(table, ids)}
+\tINSERT INTO \`${table.name}\` (\`rowid\`, ${indexColumns(table)}) VALUES (NEW.\`seq\`, ${valuesSql(table, 'NEW', ids)});
 END;
 --> statement-breakpoint
 CREATE TRIGGER \`${table.name}_after_delete\` AFTER DELETE ON \`tool_calls\`
 \tWHEN ${indexedSql} BEGIN
-${deleteSql(table)}
+${deleteSql(table, ids)}
 END;
 `;
+}
+
+/**
+ * The part of migration 0012 that concerns the index: the triggers of the ids' table again,
+ * reading a 16-byte id's tail as the text the index holds (`idTailSql`), so that they take out
+ * of the index the very text the indexer put in. The index itself is unchanged: an id's tail
+ * reads the same in either form. `drizzle/0012_compact_rows.sql` holds exactly this.
+ */
+export function searchIdTriggersSql(): string {
+  const table = SEARCH_TABLES[1];
+  return `DROP TRIGGER \`${table.name}_after_update\`;
+--> statement-breakpoint
+DROP TRIGGER \`${table.name}_after_delete\`;
+--> statement-breakpoint
+${triggersSql(table, 'stored')}`;
 }
 
 /**

@@ -7,6 +7,7 @@ import { SEARCHED_TEXT_CHARS, searchIndexQuery } from './search-index';
 import { createSearchIndexer, HOLD_RUNNING_MS, INDEX_STEP_CHARS, INDEX_STEP_ROWS } from './search-indexer';
 import { createSqliteTraceStore } from './sqlite-trace-store';
 import { createTempDataDir, openTestDatabase } from './test-database';
+import { encodeTraceId } from './trace-id';
 import { makeTrace } from './trace-store-suite';
 import { createVault } from './vault';
 
@@ -72,7 +73,7 @@ describe('the search indexer', () => {
     // The store's own indexer waits for its (manual) clock, which stays still.
     for (const call of calls) store.finish(call);
     store.flush();
-    const seqOf = (id: string) => db.prepare('SELECT seq FROM tool_calls WHERE id = ?').pluck().get(id);
+    const seqOf = (id: string) => db.prepare('SELECT seq FROM tool_calls WHERE id = ?').pluck().get(encodeTraceId(id));
     const indexer = steppedIndexer(db);
     expect(indexer.step()).toBe(seqOf(calls[0]?.id ?? ''));
     expect(indexer.step()).toBe(seqOf(calls[11]?.id ?? ''));
@@ -122,7 +123,7 @@ describe('the search indexer', () => {
     store.begin(running);
     store.finish(after);
     store.flush();
-    const seqOf = (id: string) => db.prepare('SELECT seq FROM tool_calls WHERE id = ?').pluck().get(id);
+    const seqOf = (id: string) => db.prepare('SELECT seq FROM tool_calls WHERE id = ?').pluck().get(encodeTraceId(id));
     const indexer = steppedIndexer(db, () => now);
     expect(indexer.step()).toBe(seqOf(before.id));
     // Tried again when its hold ends.

@@ -1,6 +1,8 @@
 import { type EventHistory, type HistoryEvent, passes } from '../events';
 import type { CallStatus } from '../executor/types';
 import type { SqliteDatabase } from './open-database';
+import { STATUS_INDEXED } from './schema';
+import { idTextSql } from './trace-id';
 
 /** Rows one resume reads at most per query: beyond, it answers null (the client gets a reset). */
 export const HISTORY_SCAN_ROWS = 20_000;
@@ -17,7 +19,7 @@ interface Row {
   decision: string | null;
 }
 
-const COLUMNS = `id, tool, status, session_id, created_at, finished_at,
+const COLUMNS = `${idTextSql('id')} AS id, tool, status, session_id, created_at, finished_at,
   json_extract(approval, '$.requestedAt') AS requested_at,
   json_extract(approval, '$.decidedAt') AS decided_at,
   json_extract(approval, '$.decision') AS decision`;
@@ -47,7 +49,7 @@ export function createSqliteEventHistory(db: SqliteDatabase, options: SqliteEven
       ORDER BY created_at DESC LIMIT ${HISTORY_SCAN_ROWS + 1}`,
   );
   const unfinishedBefore = db.prepare(
-    `SELECT ${COLUMNS} FROM tool_calls WHERE status IN ('running', 'awaiting_approval') AND created_at < ?`,
+    `SELECT ${COLUMNS} FROM tool_calls WHERE status IN ('running', 'awaiting_approval') AND ${STATUS_INDEXED} AND created_at < ?`,
   );
   return {
     since(sinceMs, filter, limit) {

@@ -2,6 +2,7 @@ import type { TraceRecord } from '../executor/types';
 import type { SqliteDatabase } from './open-database';
 import { BATCH_SQL, batchParams } from './sqlite-batch-messages';
 import type { FinishedCall } from './tool-series-batch';
+import { storedIdForms } from './trace-id';
 import { encodeTraceRecord } from './trace-row';
 import type { BatchMessage, ImportOutcome, StoredTrace } from './trace-store';
 
@@ -34,10 +35,12 @@ export function createSqliteImportTraces(
   const insert = sqlite.prepare(
     `INSERT INTO tool_calls (${names.join(', ')}, imported) VALUES (${params.join(', ')}, 1)`,
   );
-  const exists = sqlite.prepare<{ id: string }, number>('SELECT 1 FROM tool_calls WHERE id = @id').pluck();
+  const exists = sqlite.prepare('SELECT 1 FROM tool_calls WHERE id IN (@id, @idText)').pluck();
   const insertBatch = sqlite.prepare(BATCH_SQL.insert);
   return sqlite.transaction((traces: readonly StoredTrace[], messages: readonly BatchMessage[]): ImportOutcome => {
-    for (const trace of traces) if (exists.get({ id: trace.id }) !== undefined) return { ok: false, exists: trace.id };
+    for (const trace of traces) {
+      if (exists.get(storedIdForms(trace.id)) !== undefined) return { ok: false, exists: trace.id };
+    }
     const finished: FinishedCall[] = [];
     for (const trace of traces) {
       const values = encodeTraceRecord(importedRecord(trace), trace.sessionSeq ?? null);

@@ -13,7 +13,7 @@ import {
   TEXT_SCAN_WINDOW,
 } from './list-query';
 import type { SqliteDatabase } from './open-database';
-import { toolCalls } from './schema';
+import { STATUS_INDEXED, toolCalls } from './schema';
 import {
   idSearchQuery,
   SEARCHED_COLUMNS,
@@ -23,6 +23,7 @@ import {
   usesSearchIndex,
 } from './search-index';
 import { chooseTimeRangePlan, type TimeRangePlan } from './time-range-plan';
+import { idTextSql } from './trace-id';
 import { decodeTraceSummary, type TraceSummaryRow } from './trace-row';
 import type { TracePage, TraceQuery } from './trace-store';
 
@@ -64,7 +65,8 @@ const SELECT_LIST = [
 const TEXT_SEARCH = `(${SEARCHED_COLUMNS.map((column) => {
   if (column === 'session_id') return "session_id LIKE @prefix ESCAPE '\\'";
   if (TAIL_INDEXED_COLUMNS.has(column)) {
-    return `${searchedText(column)} LIKE @pattern ESCAPE '\\' OR ${column} LIKE @suffix ESCAPE '\\'`;
+    const whole = column === 'id' ? idTextSql(column) : column;
+    return `${searchedText(column)} LIKE @pattern ESCAPE '\\' OR ${whole} LIKE @suffix ESCAPE '\\'`;
   }
   return `${searchedText(column)} LIKE @pattern ESCAPE '\\'`;
 }).join(' OR ')})`;
@@ -242,7 +244,8 @@ export function listTracesSql(
   const createdAt = plan === 'seq-scan' ? '+created_at' : 'created_at';
   const where = [
     filter.tool !== undefined && 'tool = @tool',
-    filter.status !== undefined && 'status = @status',
+    filter.status !== undefined &&
+      (filter.status === 'succeeded' ? '+status = @status' : `status = @status AND ${STATUS_INDEXED}`),
     filter.sessionId !== undefined && 'session_id = @sessionId',
     filter.from !== undefined && `${createdAt} >= @from`,
     filter.to !== undefined && `${createdAt} < @to`,

@@ -7,6 +7,7 @@ import { TRACE_DELETE_SQL } from './sqlite-trace-deletion';
 import { TRACE_NAVIGATION_SQL } from './sqlite-trace-navigation';
 import { TRACE_READ_SQL, TRACE_WRITE_SQL } from './sqlite-trace-store';
 import type { TimeRangePlan } from './time-range-plan';
+import { encodeTraceId } from './trace-id';
 import { encodeTraceRecord } from './trace-row';
 import { makeTrace } from './trace-store-suite';
 
@@ -36,6 +37,12 @@ const params = {
   now: 1,
   error: '{}',
   code: 'X',
+};
+
+// A lookup by id passes both its stored forms (see trace-id.ts).
+const byId = {
+  id: encodeTraceId('0192f000-0000-7000-8000-000000000001'),
+  idText: '0192f000-0000-7000-8000-000000000001',
 };
 
 function planOf(sql: string, values: unknown[] | Record<string, unknown> = params): string {
@@ -69,13 +76,18 @@ describe.each([
     expect(list({})).toBe('SCAN tool_calls');
     expect(list({ beforeSeq: 1 })).toBe('SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid<?)');
     expect(list({ tool: 't', beforeSeq: 1 })).toBe(
-      'SEARCH tool_calls USING INDEX tool_calls_tool_seq_idx (tool=? AND seq<?)',
+      'SEARCH tool_calls USING INDEX tool_calls_tool_seq_idx (tool=? AND rowid<?)',
     );
     expect(list({ status: 'running', beforeSeq: 1 })).toBe(
-      'SEARCH tool_calls USING INDEX tool_calls_status_seq_idx (status=? AND seq<?)',
+      'SEARCH tool_calls USING INDEX tool_calls_status_seq_idx (status=? AND rowid<?)',
+    );
+    // The status index is partial (no succeeded calls): that filter walks the rowid, in a bounded window.
+    expect(list({ status: 'succeeded', beforeSeq: 1 })).toBe('SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid<?)');
+    expect(planOf(listTracesSql({ limit: 50, status: 'succeeded' }, null, true), { ...params, floorSeq: 1 })).toBe(
+      'SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid>?)',
     );
     expect(list({ sessionId: 's', beforeSeq: 1 })).toBe(
-      'SEARCH tool_calls USING INDEX tool_calls_session_seq_idx (session_id=? AND seq<?)',
+      'SEARCH tool_calls USING INDEX tool_calls_session_seq_idx (session_id=? AND rowid<?)',
     );
     expect(list({ text: 'x' })).toBe('SCAN tool_calls');
     for (const filter of [
@@ -98,7 +110,7 @@ describe.each([
     expect(list({ faulted: true, beforeSeq: 1 })).toBe('SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid<?)');
     expect(list({ faulted: true, tool: 't' })).toBe('SEARCH tool_calls USING INDEX tool_calls_tool_seq_idx (tool=?)');
     expect(list({ faulted: true, status: 'failed', beforeSeq: 1 })).toBe(
-      'SEARCH tool_calls USING INDEX tool_calls_status_seq_idx (status=? AND seq<?)',
+      'SEARCH tool_calls USING INDEX tool_calls_status_seq_idx (status=? AND rowid<?)',
     );
   });
 
@@ -146,17 +158,17 @@ describe.each([
 
   it('steps to the neighbouring call along the primary key from the id index', () => {
     const subquery = 'SCALAR SUBQUERY 1 | SEARCH tool_calls USING COVERING INDEX tool_calls_id_unique (id=?)';
-    expect(planOf(TRACE_NAVIGATION_SQL.newer, ['t1'])).toBe(
+    expect(planOf(TRACE_NAVIGATION_SQL.newer, byId)).toBe(
       `SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid>?) | ${subquery}`,
     );
-    expect(planOf(TRACE_NAVIGATION_SQL.older, ['t1'])).toBe(
+    expect(planOf(TRACE_NAVIGATION_SQL.older, byId)).toBe(
       `SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid<?) | ${subquery}`,
     );
   });
 
   it('deletes by id, by session, and prunes oldest first through an index', () => {
-    expect(planOf(TRACE_DELETE_SQL.one, ['t1'])).toBe('SEARCH tool_calls USING INDEX tool_calls_id_unique (id=?)');
-    expect(planOf(TRACE_DELETE_SQL.exists, ['t1'])).toBe(
+    expect(planOf(TRACE_DELETE_SQL.one, byId)).toBe('SEARCH tool_calls USING INDEX tool_calls_id_unique (id=?)');
+    expect(planOf(TRACE_DELETE_SQL.exists, byId)).toBe(
       'SEARCH tool_calls USING COVERING INDEX tool_calls_id_unique (id=?)',
     );
     expect(planOf(TRACE_DELETE_SQL.session, ['s_1'])).toBe(

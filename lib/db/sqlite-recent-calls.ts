@@ -1,5 +1,6 @@
 import type { SideEffect } from '../executor/types';
 import type { SqliteDatabase } from './open-database';
+import { idTextSql } from './trace-id';
 
 /** What a policy decides on, as recorded: the arguments are the redacted ones. */
 export interface RecentCall {
@@ -15,7 +16,7 @@ export interface RecentCall {
 /** The newest `limit` calls, newest first. */
 export type RecentCalls = (limit: number) => RecentCall[];
 
-export const RECENT_CALLS_SQL = `SELECT id, tool, side_effect AS sideEffect, arguments, actor, session_id AS sessionId
+export const RECENT_CALLS_SQL = `SELECT ${idTextSql('id')} AS id, tool, side_effect AS sideEffect, arguments, actor, session_id AS sessionId
   FROM tool_calls ORDER BY seq DESC LIMIT ?`;
 
 /**

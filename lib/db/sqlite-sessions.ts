@@ -1,5 +1,5 @@
 import type { ApprovalRecord } from '../executor/types';
-import { decodeAttempts } from './compact-columns';
+import { decodeAttempts, type StoredBytes } from './compact-columns';
 import { ARGUMENTS_PREVIEW_CHARS, likeContains } from './list-query';
 import type { SqliteDatabase } from './open-database';
 import { decodeSessionCursor, encodeSessionCursor } from './session-cursor';
@@ -48,7 +48,7 @@ export const SESSION_READ_SQL = {
       error_code AS errorCode, retried, fell_back AS fellBack, truncated, faulted, replayed,
       session_seq AS sessionSeq, served_from AS servedFrom, imported,
       substr(arguments, 1, ${ARGUMENTS_PREVIEW_CHARS}) AS argumentsPreview,
-      arguments, batch_id AS batchId, approval, attempts
+      arguments, batch_id AS batchId, approval, attempts, error
     FROM tool_calls WHERE session_id = @id ORDER BY session_seq, seq LIMIT @limit`,
 } as const;
 
@@ -57,7 +57,8 @@ type CallRow = TraceSummaryRow & {
   arguments: string | null;
   batchId: string | null;
   approval: string | null;
-  attempts: string;
+  attempts: StoredBytes;
+  error: string | null;
 };
 
 const decodeSession = (row: SessionRow): SessionSummary => ({ ...row, imported: row.imported === 1 });
@@ -122,7 +123,7 @@ export function decodeSessionCall(row: CallRow): SessionCall {
     ...decodeTraceSummary(row),
     batchId: row.batchId,
     approval: row.approval === null ? null : (JSON.parse(row.approval) as ApprovalRecord),
-    attempts: decodeAttempts(row.attempts, row.tool),
+    attempts: decodeAttempts(row.attempts, row.tool, row.error),
     arguments: row.arguments,
   };
 }

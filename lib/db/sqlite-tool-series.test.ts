@@ -17,6 +17,7 @@ import {
   toolSeriesInStoreSql,
   toolSeriesTriggersSql,
 } from './tool-series-triggers';
+import { encodeTraceId } from './trace-id';
 import type { TraceStore } from './trace-store';
 import { makeTrace } from './trace-store-suite';
 import { createVault } from './vault';
@@ -58,7 +59,8 @@ function call(overrides: { tool?: string; finishedAt: number; latencyMs?: number
   return trace;
 }
 
-const deleteCall = (trace: TraceRecord) => db.prepare('DELETE FROM tool_calls WHERE id = ?').run(trace.id);
+const deleteCall = (trace: TraceRecord) =>
+  db.prepare('DELETE FROM tool_calls WHERE id = ?').run(encodeTraceId(trace.id));
 const nonEmpty = (s: { points: { t: number; calls: number; failures: number }[] }) =>
   s.points.filter((p) => p.calls > 0).map(({ t, calls, failures }) => ({ t, calls, failures }));
 
@@ -253,7 +255,7 @@ describe('tool series migration', () => {
     write({ ...moved, status: 'failed', latencyMs: 3000, finishedAt: T0 + 5 * MINUTE });
     const deleted = makeTrace({ finishedAt: T0 + 5000 });
     write(deleted);
-    old.prepare('DELETE FROM tool_calls WHERE id = ?').run(deleted.id);
+    old.prepare('DELETE FROM tool_calls WHERE id = ?').run(encodeTraceId(deleted.id));
     const stillRunning = makeTrace({ ...unfinished, createdAt: T0 });
     write(stillRunning);
     const everything = (table: string) => old.prepare(`SELECT * FROM ${table} ORDER BY tool, bucket`).all();

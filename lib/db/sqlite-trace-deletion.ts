@@ -1,9 +1,11 @@
 import type { SqliteDatabase } from './open-database';
+import { STATUS_INDEXED } from './schema';
+import { storedIdForms } from './trace-id';
 import { type DeleteOutcome, type PruneOptions, type SessionDeletion, UNFINISHED_STATUSES } from './trace-store';
 
 // An imported call is never written to again, whatever its status: it goes like a finished one.
 const FINISHED = `(status NOT IN (${UNFINISHED_STATUSES.map((status) => `'${status}'`).join(', ')}) OR imported = 1)`;
-const UNFINISHED = `status IN (${UNFINISHED_STATUSES.map((status) => `'${status}'`).join(', ')}) AND imported = 0`;
+const UNFINISHED = `status IN (${UNFINISHED_STATUSES.map((status) => `'${status}'`).join(', ')}) AND ${STATUS_INDEXED} AND imported = 0`;
 
 /**
  * The statements behind `delete`, `deleteSession` and `prune`; exported for the query-plan tests.
@@ -11,8 +13,8 @@ const UNFINISHED = `status IN (${UNFINISHED_STATUSES.map((status) => `'${status}
  * `tool_counts` triggers keep the catalog totals right as rows go.
  */
 export const TRACE_DELETE_SQL = {
-  one: `DELETE FROM tool_calls WHERE id = ? AND ${FINISHED}`,
-  exists: 'SELECT 1 FROM tool_calls WHERE id = ?',
+  one: `DELETE FROM tool_calls WHERE id IN (@id, @idText) AND ${FINISHED}`,
+  exists: 'SELECT 1 FROM tool_calls WHERE id IN (@id, @idText)',
   session: `DELETE FROM tool_calls WHERE session_id = ? AND ${FINISHED}`,
   sessionUnfinished: `SELECT count(*) FROM tool_calls WHERE session_id = ? AND ${UNFINISHED}`,
   // Oldest first through the created_at index, a chunk at a time. Imported calls are kept: they
@@ -37,8 +39,9 @@ export function createSqliteTraceDeletion(sqlite: SqliteDatabase) {
 
   return {
     delete: sqlite.transaction((id: string): DeleteOutcome => {
-      if (one.run(id).changes > 0) return 'deleted';
-      return exists.get(id) === undefined ? 'not_found' : 'running';
+      const forms = storedIdForms(id);
+      if (one.run(forms).changes > 0) return 'deleted';
+      return exists.get(forms) === undefined ? 'not_found' : 'running';
     }),
 
     deleteSession: sqlite.transaction(

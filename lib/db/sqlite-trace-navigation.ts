@@ -1,13 +1,14 @@
 import type { SqliteDatabase } from './open-database';
+import { idTextSql, storedIdForms } from './trace-id';
 import type { AdjacentTraces } from './trace-store';
 
 /** The statements behind `tools` and `adjacent`; exported for the query-plan tests. */
 export const TRACE_NAVIGATION_SQL = {
   // tool_counts holds one row per tool ever seen; a tool whose calls were all deleted has 0.
   tools: 'SELECT tool FROM tool_counts WHERE calls > 0 ORDER BY tool',
-  newer: `SELECT id FROM tool_calls WHERE seq > (SELECT seq FROM tool_calls WHERE id = ?)
+  newer: `SELECT ${idTextSql('id')} FROM tool_calls WHERE seq > (SELECT seq FROM tool_calls WHERE id IN (@id, @idText))
     ORDER BY seq LIMIT 1`,
-  older: `SELECT id FROM tool_calls WHERE seq < (SELECT seq FROM tool_calls WHERE id = ?)
+  older: `SELECT ${idTextSql('id')} FROM tool_calls WHERE seq < (SELECT seq FROM tool_calls WHERE id IN (@id, @idText))
     ORDER BY seq DESC LIMIT 1`,
 } as const;
 
@@ -24,8 +25,8 @@ export function createSqliteTraceNavigation(sqlite: SqliteDatabase) {
     tools: () => tools.all() as string[],
     adjacent: sqlite.transaction(
       (id: string): AdjacentTraces => ({
-        newer: (newer.get(id) as string | undefined) ?? null,
-        older: (older.get(id) as string | undefined) ?? null,
+        newer: (newer.get(storedIdForms(id)) as string | undefined) ?? null,
+        older: (older.get(storedIdForms(id)) as string | undefined) ?? null,
       }),
     ),
   };

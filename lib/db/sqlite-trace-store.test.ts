@@ -6,6 +6,7 @@ import { createManualClock, type ManualClock } from '../executor/manual-clock';
 import type { CallStatus, TraceRecord } from '../executor/types';
 import { COMMIT_RETRY_MS, createSqliteTraceStore, SAME_AS_ARGUMENTS } from './sqlite-trace-store';
 import { createTempDataDir, openTestDatabase } from './test-database';
+import { storedIdForms } from './trace-id';
 import type { TraceStore } from './trace-store';
 import { type CommittedReader, describeScanWindow, describeTraceStore, makeTrace, stored } from './trace-store-suite';
 import { createVault, VaultError } from './vault';
@@ -28,8 +29,8 @@ function createStore(timeRangePlan?: 'created-at-index' | 'seq-scan'): TraceStor
 /** Another connection to the store just created: it sees only what was committed. */
 function openCommittedReader(): CommittedReader {
   const db = openTestDatabase(storeDir);
-  const status = db.prepare('SELECT status FROM tool_calls WHERE id = ?').pluck();
-  return { status: (id) => (status.get(id) as CallStatus | undefined) ?? null, close: () => db.close() };
+  const status = db.prepare('SELECT status FROM tool_calls WHERE id IN (@id, @idText)').pluck();
+  return { status: (id) => (status.get(storedIdForms(id)) as CallStatus | undefined) ?? null, close: () => db.close() };
 }
 
 describeTraceStore('sqlite', () => createStore(), openCommittedReader);

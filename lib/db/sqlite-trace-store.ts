@@ -1,11 +1,10 @@
-import { eq, getTableColumns, sql } from 'drizzle-orm';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { getTableColumns } from 'drizzle-orm';
 import { IdTable } from '../executor/id-table';
 import type { TraceRecord } from '../executor/types';
 import { type CommitTimers, systemCommitTimers } from './commit-timers';
 import { createGroupCommit, DEFAULT_MAX_BATCH } from './group-commit';
 import type { SqliteDatabase } from './open-database';
-import { type ToolCallRow, toolCalls } from './schema';
+import { STATUS_INDEXED, type ToolCallRow, toolCalls } from './schema';
 import { createSearchIndexer } from './search-indexer';
 import { createSessionSequence } from './session-sequence';
 import { createSqliteBatchMessages } from './sqlite-batch-messages';
@@ -16,6 +15,7 @@ import { createSqliteToolStats } from './sqlite-tool-stats';
 import { createSqliteTraceDeletion } from './sqlite-trace-deletion';
 import { createSqliteTraceNavigation } from './sqlite-trace-navigation';
 import { createAddToToolSeries, type FinishedCall } from './tool-series-batch';
+import { idTextSql, storedIdForms } from './trace-id';
 import { decodeStoredTrace, encodeTraceRecord, type TraceRowValues } from './trace-row';
 import { INTERRUPTED_ERROR, type TraceStore } from './trace-store';
 import type { Vault } from './vault';
@@ -98,7 +98,7 @@ const updateSql = (where: string) =>
     WHERE id = @id AND status != 'interrupted' AND ${where}`;
 const interruptSql = (where: string) =>
   `UPDATE tool_calls SET status = 'interrupted', finished_at = @now, error = @error, error_code = @code
-    WHERE status = 'running' AND imported = 0 AND ${where}`;
+    WHERE status = 'running' AND ${STATUS_INDEXED} AND imported = 0 AND ${where}`;
 
 /**
  * The statements of the write path; exported for the query-plan tests. None writes over a row
@@ -124,9 +124,14 @@ export const TRACE_WRITE_SQL = {
 
 /** Reads by the trace's own columns; exported for the query-plan tests. */
 export const TRACE_READ_SQL = {
-  replays: 'SELECT id FROM tool_calls WHERE replay_of = @id ORDER BY seq',
+  // `replay_of` holds the original's id as text.
+  replays: `SELECT ${idTextSql('id')} FROM tool_calls WHERE replay_of = @id ORDER BY seq`,
   sealed:
-    'SELECT sealed_arguments AS sealedArguments, sealed_edited_arguments AS sealedEditedArguments, arguments FROM tool_calls WHERE id = @id',
+    'SELECT sealed_arguments AS sealedArguments, sealed_edited_arguments AS sealedEditedArguments, arguments FROM tool_calls WHERE id IN (@id, @idText)',
+  // Every column, named as the row type names it; by either form of the id (see `trace-id.ts`).
+  byId: `SELECT ${Object.entries(getTableColumns(toolCalls))
+    .map(([key, column]) => `${column.name} AS "${key}"`)
+    .join(', ')} FROM tool_calls WHERE id IN (@id, @idText)`,
   sessionSeqMax: 'SELECT MAX(session_seq) FROM tool_calls WHERE session_id = @sessionId',
 } as const;
 
@@ -163,7 +168,7 @@ function mustBeginDurably(record: TraceRecord): boolean {
 /**
  * The trace store on SQLite. The executor's path is raw better-sqlite3 prepared statements —
  * one INSERT per call and one UPDATE by id — because drizzle's query building would cost more
- * than the statement itself. `get` goes through drizzle; `list` and `toolStats` are hand-written
+ * than the statement itself. `get` reads every column by either form of the id (`trace-id.ts`); `list` and `toolStats` are hand-written
  * SQL because they pin their query plans (see their files).
  *
  * Group commit (see `group-commit.ts`): a commit costs far more than the statements in it, so
@@ -197,7 +202,6 @@ export function createSqliteTraceStore({
   timers = systemCommitTimers,
   commitWindowMs = 0,
 }: SqliteTraceStoreOptions): TraceStore {
-  const db = drizzle({ client: sqlite });
   const listTraces = createSqliteListTraces(sqlite, { timeRangePlan, scanWindow });
   const toolStats = createSqliteToolStats(sqlite);
   const navigation = createSqliteTraceNavigation(sqlite);
@@ -222,11 +226,7 @@ export function createSqliteTraceStore({
   let newestSeq = 0;
   const batchMessages = createSqliteBatchMessages(sqlite);
   const importAll = createSqliteImportTraces(sqlite, { columns: ALL, addToToolSeries });
-  const getById = db
-    .select()
-    .from(toolCalls)
-    .where(eq(toolCalls.id, sql.placeholder('id')))
-    .prepare();
+  const getById = sqlite.prepare(TRACE_READ_SQL.byId);
   // Raw arguments sealed by this process for calls not yet finished: what lets later writes
   // skip the vault. Bounded by the number of calls in flight.
   const sealedInFlight = new IdTable<string>();
@@ -326,12 +326,12 @@ export function createSqliteTraceStore({
 
     get(id) {
       flush();
-      const row = getById.get({ id });
+      const row = getById.get(storedIdForms(id)) as ToolCallRow | undefined;
       return row ? decodeStoredTrace(row) : null;
     },
     openSealedArguments(id) {
       flush();
-      const row = sealedById.get({ id }) as
+      const row = sealedById.get(storedIdForms(id)) as
         | { sealedArguments: Buffer; sealedEditedArguments: Buffer | null; arguments: string | null }
         | undefined;
       // An imported call has no sealed arguments (an empty blob): nothing can run it again.

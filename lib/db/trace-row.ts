@@ -9,6 +9,7 @@ import {
 } from './compact-columns';
 import { fromJson, toJson } from './json-column';
 import type { ToolCallRow } from './schema';
+import { decodeTraceId, encodeTraceId } from './trace-id';
 import type { StoredTrace, TraceSummary } from './trace-store';
 
 /**
@@ -47,16 +48,19 @@ export type TraceSummaryRow = Pick<
 const bit = (value: boolean): 0 | 1 => (value ? 1 : 0);
 
 /**
- * Flattens a trace record into column values: JSON fields as text (stages, attempts and a model
- * message that repeats the output in the compact forms of `compact-columns.ts`), flags as 0/1,
+ * Flattens a trace record into column values: the id in its stored form (see `trace-id.ts`), JSON fields as text (stages and attempts as bytes,
+ * and a model message that repeats the output or the error, in the compact forms of
+ * `compact-columns.ts`; no metadata as the empty text), flags as 0/1,
  * the error code copied out for the list. `rawArguments` is left out on purpose — only the vault may see it.
  * `sessionSeq` is the call's place in its session, which the store assigned.
  * Both stores keep exactly this form, so they round-trip records identically.
  */
 export function encodeTraceRecord(record: TraceRecord, sessionSeq: number | null): TraceRowValues {
   const output = toJson(record.output);
+  const error = record.error === null ? null : toJson(record.error);
+  const metadata = toJson(record.metadata);
   return {
-    id: record.id,
+    id: encodeTraceId(record.id),
     toolCallId: record.toolCallId,
     sessionId: record.sessionId,
     actor: record.actor,
@@ -67,23 +71,24 @@ export function encodeTraceRecord(record: TraceRecord, sessionSeq: number | null
     createdAt: record.createdAt,
     finishedAt: record.finishedAt,
     latencyMs: record.latencyMs,
-    stages: encodeStages(record.stages),
-    attempts: encodeAttempts(record.attempts, record.tool),
+    stages: encodeStages(record.stages, record.error),
+    attempts: encodeAttempts(record.attempts, record.tool, error),
     attemptCount: record.attempts.length,
     output,
     stdout: record.stdout,
     stderr: record.stderr,
     exitCode: record.exitCode,
-    error: record.error === null ? null : toJson(record.error),
+    error,
     errorCode: record.error?.code ?? null,
-    modelMessage: encodeModelMessage(record.modelMessage, output),
+    modelMessage: encodeModelMessage(record.modelMessage, output, record.error),
     modelTruncation: record.modelTruncation === null ? null : toJson(record.modelTruncation),
     retried: bit(record.flags.retried),
     fellBack: bit(record.flags.fellBack),
     truncated: bit(record.flags.truncated),
     faulted: bit(record.flags.faulted),
     replayed: bit(record.flags.replayed),
-    metadata: toJson(record.metadata) ?? '{}',
+    // No metadata (most calls) is the empty text: two bytes less than `{}`, which older rows hold.
+    metadata: metadata === null || metadata === '{}' ? '' : metadata,
     editedArguments: record.rawEditedArguments === null ? null : toJson(record.editedArguments),
     approval: record.approval === null ? null : toJson(record.approval),
     replayOf: record.replayOf,
@@ -95,9 +100,10 @@ export function encodeTraceRecord(record: TraceRecord, sessionSeq: number | null
 
 /** Rebuilds the trace record from its columns and the unsealed raw arguments. */
 export function decodeStoredTrace(row: StoredTraceRow): StoredTrace {
+  const error = (fromJson(row.error) ?? null) as ToolErrorData | null;
   return {
     ...(row.imported === 1 ? { imported: true } : {}),
-    id: row.id,
+    id: decodeTraceId(row.id),
     toolCallId: row.toolCallId,
     sessionId: row.sessionId,
     actor: row.actor,
@@ -114,24 +120,24 @@ export function decodeStoredTrace(row: StoredTraceRow): StoredTrace {
     createdAt: row.createdAt,
     finishedAt: row.finishedAt,
     latencyMs: row.latencyMs,
-    stages: decodeStages(row.stages),
-    attempts: decodeAttempts(row.attempts, row.tool),
+    stages: decodeStages(row.stages, error),
+    attempts: decodeAttempts(row.attempts, row.tool, row.error),
     output: fromJson(row.output),
     stdout: row.stdout,
     stderr: row.stderr,
     exitCode: row.exitCode,
-    error: (fromJson(row.error) ?? null) as ToolErrorData | null,
-    modelMessage: decodeModelMessage(row.modelMessage, row.output),
+    error,
+    modelMessage: decodeModelMessage(row.modelMessage, row.output, error),
     modelTruncation: (fromJson(row.modelTruncation) ?? null) as ModelTruncation | null,
     flags: decodeFlags(row),
-    metadata: fromJson(row.metadata) as Record<string, unknown>,
+    metadata: row.metadata === '' ? {} : (fromJson(row.metadata) as Record<string, unknown>),
   };
 }
 
 /** The list's view of a row. */
 export function decodeTraceSummary(row: TraceSummaryRow): TraceSummary {
   return {
-    id: row.id,
+    id: decodeTraceId(row.id),
     toolCallId: row.toolCallId,
     sessionId: row.sessionId,
     actor: row.actor,

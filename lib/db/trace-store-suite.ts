@@ -118,6 +118,29 @@ export function describeTraceStore(
     const ids = (page: { items: { id: string }[] }) => page.items.map((item) => item.id);
 
     describe('writes and get', () => {
+      it('keeps a UUID id (the SQLite store writes its 16 bytes) through get, list, search, steps, replays and delete', () => {
+        const [a, b, c] = record(
+          makeTrace({ id: '0192f3a4-5b6c-7d8e-9fa0-0000000000a1' }),
+          makeTrace({ id: '0192f3a4-5b6c-7d8e-9fa0-0000000000b2', replayOf: '0192f3a4-5b6c-7d8e-9fa0-0000000000a1' }),
+          // Not canonical (upper case): kept as it came.
+          makeTrace({ id: '0192F3A4-5B6C-7D8E-9FA0-0000000000C3' }),
+        );
+        if (!a || !b || !c) throw new Error('fixtures');
+        expect(store.get(a.id)).toEqual(stored(a));
+        expect(store.get(c.id)?.id).toBe(c.id);
+        expect(store.get(a.id.toUpperCase())).toBeNull();
+        expect(ids(store.list())).toEqual([c.id, b.id, a.id]);
+        for (const text of ['0000000000a1', a.id, a.id.toUpperCase(), '9fa0-0000000000a1'])
+          expect(ids(store.list({ text })), text).toEqual([a.id]);
+        expect(ids(store.list({ text: '0000000000' }))).toEqual([c.id, b.id, a.id]);
+        expect(store.adjacent(b.id)).toEqual({ newer: c.id, older: a.id });
+        expect(store.replays(a.id)).toEqual([b.id]);
+        expect(committed.status(a.id)).toBe('succeeded');
+        expect(store.delete(a.id)).toBe('deleted');
+        expect(store.get(a.id)).toBeNull();
+        expect(store.delete(a.id)).toBe('not_found');
+      });
+
       it('returns what begin wrote, then what finish wrote', () => {
         const final = makeTrace();
         const running: TraceRecord = { ...final, status: 'running', finishedAt: null, latencyMs: null, output: null };

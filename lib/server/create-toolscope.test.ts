@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db/open-database';
+import { encodeTraceId } from '../db/trace-id';
 import { makeTrace } from '../db/trace-store-suite';
 import { defineTool } from '../executor/define-tool';
 import { createToolscope } from './create-toolscope';
@@ -97,7 +98,7 @@ describe('createToolscope', () => {
       ts.events.subscribe((event) => {
         if (event.kind !== 'trace') return;
         const { data } = event;
-        if (data.type === 'finish' && statusOnDisk.get(data.trace_id) !== data.status) {
+        if (data.type === 'finish' && statusOnDisk.get(encodeTraceId(data.trace_id)) !== data.status) {
           publishedBeforeCommit.push(data.trace_id);
         }
       });
@@ -105,7 +106,7 @@ describe('createToolscope', () => {
         Array.from({ length: 20 }, async (_, i) => {
           const expression = i % 2 === 0 ? `${i} + 1` : `${i} +`;
           const result = await ts.executor.execute({ name: 'calculator', arguments: { expression } });
-          return [result.status, statusOnDisk.get(result.traceId)];
+          return [result.status, statusOnDisk.get(encodeTraceId(result.traceId))];
         }),
       );
       expect(seen.map(([answered]) => answered)).toContain('failed');

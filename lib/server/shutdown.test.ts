@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db/open-database';
+import { idTextSql } from '../db/trace-id';
 import { createToolscope } from './create-toolscope';
 import { stopToolscope } from './shutdown';
 
@@ -42,7 +43,10 @@ describe('stopToolscope', () => {
     expect(result.error?.details).toMatchObject({ cancelledBy: 'shutdown', reason: 'Toolscope is shutting down' });
 
     const db = openDatabase(ts.config.dbPath);
-    const rows = db.prepare('select id, status from tool_calls').all() as { id: string; status: string }[];
+    const rows = db.prepare(`select ${idTextSql('id')} AS id, status from tool_calls`).all() as {
+      id: string;
+      status: string;
+    }[];
     db.close();
     expect(rows).toEqual([{ id, status: 'cancelled' }]);
   });
