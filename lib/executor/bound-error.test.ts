@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createMemoryTraceStore } from '../db/memory-trace-store';
-import { boundErrorMessage, MAX_ERROR_MESSAGE_CHARS } from './bound-error';
+import {
+  boundDetails,
+  boundError,
+  CUT_DEEPER_DETAILS,
+  DETAILS_CUT_KEY,
+  MAX_DETAIL_STRING_CHARS,
+  MAX_ERROR_DETAILS_CHARS,
+  MAX_ERROR_DETAILS_DEPTH,
+  MAX_ERROR_MESSAGE_CHARS,
+} from './bound-error';
 import { defineTool } from './define-tool';
 import { errorData, ToolError } from './errors';
 import { createExecutor } from './executor';
@@ -24,20 +33,132 @@ const loud = defineTool({
   },
 });
 
-describe('boundErrorMessage', () => {
+describe('boundError: message and hint', () => {
   it('keeps a message within the bound as it is, the same object', () => {
     const error = errorData('X', 'short');
-    expect(boundErrorMessage(error)).toBe(error);
+    expect(boundError(error)).toBe(error);
     const exact = errorData('X', 'm'.repeat(MAX_ERROR_MESSAGE_CHARS));
-    expect(boundErrorMessage(exact)).toBe(exact);
+    expect(boundError(exact)).toBe(exact);
   });
 
   it('cuts a longer message head and tail with a marker, keeping the rest of the error', () => {
     const error = errorData('X', `${'h'.repeat(5_000_000)}${'t'.repeat(10)}`, { details: { n: 1 }, hint: 'do this' });
-    const bounded = boundErrorMessage(error);
+    const bounded = boundError(error);
     expect(bounded.message.length).toBeLessThanOrEqual(MAX_ERROR_MESSAGE_CHARS);
     expect(bounded.message).toMatch(/^h+\n…\[truncated \d+ of 5000010 characters\]…\nh+t{10}$/);
     expect(bounded).toMatchObject({ code: 'X', details: { n: 1 }, hint: 'do this' });
+  });
+
+  it('cuts a hint over the bound the same way', () => {
+    const bounded = boundError(errorData('X', 'm', { hint: 'h'.repeat(100_000) }));
+    expect(bounded.hint?.length).toBeLessThanOrEqual(MAX_ERROR_MESSAGE_CHARS);
+    expect(bounded.hint).toContain('[truncated ');
+  });
+});
+
+/** The JSON size of a value: what the store and the API write of it. */
+const jsonChars = (value: unknown) => JSON.stringify(value).length;
+
+describe('boundError: details', () => {
+  it('keeps details within the bounds as they are, the same object', () => {
+    const error = errorData('X', 'm', { details: { issues: [{ path: 'a', message: 'Required', code: 'x' }] } });
+    expect(boundError(error)).toBe(error);
+  });
+
+  it('keeps the first of 100,000 issues within about MAX_ERROR_DETAILS_CHARS, the rest counted where they were', () => {
+    const issues = Array.from({ length: 100_000 }, (_, i) => ({
+      path: `items.${i}`,
+      message: 'Expected integer',
+      code: 'invalid_type',
+    }));
+    const bounded = boundError(errorData('INVALID_ARGUMENTS', 'bad', { details: { issues, tool: 't' } }));
+    const details = bounded.details as { issues: unknown[]; [key: string]: unknown };
+    expect(jsonChars(details)).toBeLessThan(MAX_ERROR_DETAILS_CHARS + 1_000);
+    expect(details.issues[0]).toEqual(issues[0]);
+    const kept = details.issues.length - 1;
+    expect(kept).toBeGreaterThan(100);
+    expect(details.issues.at(-1)).toBe(`…[${100_000 - kept} more items not kept]`);
+    expect(details['…']).toBe('[1 more key not kept]');
+    expect(details[DETAILS_CUT_KEY]).toMatch(/^cut to about 16000 characters and 16 levels/);
+  });
+
+  it('cuts a 5 MB string of the details head and tail, marked', () => {
+    const bounded = boundError(errorData('X', 'm', { details: { body: `${'a'.repeat(5_000_000)}zz`, status: 500 } }));
+    const details = bounded.details as { body: string; status: number };
+    expect(details.body).toMatch(/^a+\n…\[truncated \d+ of 5000002 characters\]…\na+zz$/);
+    expect(details.body.length).toBeLessThanOrEqual(MAX_DETAIL_STRING_CHARS);
+    expect(details.status).toBe(500);
+    expect(jsonChars(details)).toBeLessThan(MAX_ERROR_DETAILS_CHARS + 1_000);
+    expect(details).toHaveProperty(DETAILS_CUT_KEY);
+  });
+
+  it('cuts a megabyte key', () => {
+    const key = `k${'e'.repeat(1_000_000)}y`;
+    const bounded = boundError(errorData('X', 'm', { details: { [key]: 1 } }));
+    expect(jsonChars(bounded.details)).toBeLessThan(MAX_ERROR_DETAILS_CHARS + 1_000);
+    expect(Object.keys(bounded.details ?? {})[0]).toContain('[truncated ');
+  });
+
+  it('replaces what nests past MAX_ERROR_DETAILS_DEPTH (10,000 levels: no recursion) with a note', () => {
+    let deep: Record<string, unknown> = { leaf: true };
+    for (let i = 0; i < 10_000; i++) deep = { next: deep };
+    const bounded = boundError(errorData('X', 'm', { details: deep }));
+    let node = bounded.details as Record<string, unknown>;
+    let levels = 1;
+    while (typeof node.next === 'object') {
+      node = node.next as Record<string, unknown>;
+      levels++;
+    }
+    expect(levels).toBe(MAX_ERROR_DETAILS_DEPTH);
+    expect(node.next).toBe(CUT_DEEPER_DETAILS);
+    expect(bounded.details).toHaveProperty(DETAILS_CUT_KEY);
+  });
+
+  it('ends on a cycle', () => {
+    const cyclic: Record<string, unknown> = { name: 'loop' };
+    cyclic.self = cyclic;
+    const bounded = boundError(errorData('X', 'm', { details: cyclic }));
+    expect(jsonChars(bounded.details)).toBeLessThan(MAX_ERROR_DETAILS_CHARS + 1_000);
+  });
+
+  it('keeps an own __proto__ key as a key', () => {
+    const details = JSON.parse(`{"__proto__": {"polluted": true}, "big": "${'b'.repeat(50_000)}"}`);
+    const bounded = boundError(errorData('X', 'm', { details })).details as Record<string, unknown>;
+    expect(Object.getPrototypeOf(bounded)).toBe(Object.prototype);
+    expect(Object.hasOwn(bounded, '__proto__')).toBe(true);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('hands scrub what is kept, whole strings and all, and cuts only what scrub returned', () => {
+    const secret = 'zq9-hidden-details-secret-41';
+    // The secret straddles where the head of the cut string ends (see `truncateMiddle`).
+    const head = Math.ceil((MAX_DETAIL_STRING_CHARS - 64) * 0.7);
+    const body = `${'a'.repeat(head - 5)}${secret}${'b'.repeat(5_000_000)}`;
+    const issues = Array.from({ length: 200_000 }, (_, i) => ({ path: `x.${i}`, message: 'bad' }));
+    let seen = 0;
+    const bounded = boundError(errorData('X', 'm', { details: { body, issues } }), (error) => {
+      seen = jsonChars(error.details);
+      return JSON.parse(JSON.stringify(error).replaceAll(secret, '[REDACTED]'));
+    });
+    // The 5 MB string whole (so that the secret across the cut is scrubbed whole), not 200,000 issues.
+    expect(seen).toBeGreaterThan(5_000_000);
+    expect(seen).toBeLessThan(5_000_000 + 2 * MAX_ERROR_DETAILS_CHARS);
+    const details = bounded.details as { body: string; issues: unknown[] };
+    expect(details.body).toContain('[truncated ');
+    expect(details.body).not.toContain(secret.slice(0, 4));
+    expect(details.issues.length).toBeGreaterThan(10);
+    expect(JSON.stringify(details).length).toBeLessThan(MAX_ERROR_DETAILS_CHARS + 1_000);
+  });
+});
+
+describe('boundDetails', () => {
+  it("bounds an API envelope's details of any shape", () => {
+    expect(boundDetails(undefined)).toBeUndefined();
+    expect(boundDetails({ errors: [] })).toEqual({ errors: [] });
+    expect(boundDetails('s'.repeat(100_000)).length).toBeLessThanOrEqual(MAX_ERROR_MESSAGE_CHARS);
+    const array = boundDetails(Array.from({ length: 50_000 }, (_, i) => ({ path: `p${i}`, message: 'bad' })));
+    expect(jsonChars(array)).toBeLessThan(MAX_ERROR_DETAILS_CHARS + 1_000);
+    expect(array.at(-1)).toMatch(/^…\[\d+ more items not kept\]$/);
   });
 });
 

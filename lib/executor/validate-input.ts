@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { errorData } from './errors';
 import { checkJsonSchema, isJsonSchemaInput, type JsonSchemaInput } from './json-schema-input';
+import { truncateMiddle } from './truncate';
 import type { ToolErrorData } from './types';
 
 export interface FieldIssue {
@@ -47,11 +48,19 @@ export function validateInput(toolName: string, schema: ToolSchema, value: unkno
   return invalid(toolName, issues);
 }
 
-/** INVALID_ARGUMENTS listing the first ten issues; all of them in `details.issues`. */
+/** Characters of an issue's path and message the error's message quotes (a key can be a megabyte long). */
+const QUOTED_ISSUE_CHARS = 1_000;
+const quote = (text: string) =>
+  text.length <= QUOTED_ISSUE_CHARS ? text : truncateMiddle(text, QUOTED_ISSUE_CHARS).text;
+
+/**
+ * INVALID_ARGUMENTS listing the first ten issues; all of them in `details.issues`, as far as the
+ * error's bound keeps (see `bound-error.ts`: thousands of issues become the first ones and a note).
+ */
 function invalid(toolName: string, issues: FieldIssue[]): Validated {
   const listed = issues
     .slice(0, 10)
-    .map((i) => `${i.path || '(arguments)'}: ${i.message}`)
+    .map((i) => `${quote(i.path) || '(arguments)'}: ${quote(i.message)}`)
     .join('; ');
   const more = issues.length > 10 ? ` (and ${issues.length - 10} more)` : '';
   return {
