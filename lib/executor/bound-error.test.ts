@@ -14,7 +14,9 @@ import {
 import { defineTool } from './define-tool';
 import { errorData, ToolError } from './errors';
 import { createExecutor } from './executor';
+import { jsonSchemaInput } from './json-schema-input';
 import { createRegistry } from './registry';
+import type { ToolResult, TraceRecord } from './types';
 
 /** Where the head of a cut message ends (see `truncateMiddle`). */
 const HEAD_CHARS = Math.ceil((MAX_ERROR_MESSAGE_CHARS - 64) * 0.7);
@@ -114,6 +116,14 @@ describe('boundError: details', () => {
     expect(bounded.details).toHaveProperty(DETAILS_CUT_KEY);
   });
 
+  it('is idempotent: bounding a bounded error again changes nothing', () => {
+    const issues = Array.from({ length: 100_000 }, (_, i) => ({ path: `items.${i}`, message: 'Expected integer' }));
+    let deep: Record<string, unknown> = { leaf: 'x'.repeat(100_000) };
+    for (let i = 0; i < 100; i++) deep = { next: deep, [`k${i}`]: 'v'.repeat(3_000) };
+    const once = boundError(errorData('X', 'm'.repeat(100_000), { details: { deep, issues } }));
+    expect(boundError(once)).toBe(once);
+  });
+
   it('ends on a cycle', () => {
     const cyclic: Record<string, unknown> = { name: 'loop' };
     cyclic.self = cyclic;
@@ -187,5 +197,148 @@ describe('a tool failing with a 5 MB message', () => {
       expect(text).not.toContain(SECRET.slice(0, 4));
     }
     expect(record?.modelMessage?.length).toBeLessThan(MAX_ERROR_MESSAGE_CHARS + 1_000);
+  });
+});
+
+/** Every error text a call's record and result hold: each must be within its bound. */
+function errorTexts(record: TraceRecord | undefined, result: ToolResult): { texts: string[]; details: unknown[] } {
+  const texts = [
+    result.error?.message ?? '',
+    record?.error?.message ?? '',
+    record?.modelMessage ?? '',
+    ...(record?.attempts ?? []).map((attempt) => attempt.error?.message ?? ''),
+    ...(record?.stages ?? []).map((stage) => stage.detail ?? ''),
+  ];
+  const details = [
+    result.error?.details,
+    record?.error?.details,
+    ...(record?.attempts ?? []).map((a) => a.error?.details),
+  ];
+  return { texts, details };
+}
+
+function expectBounded(record: TraceRecord | undefined, result: ToolResult): void {
+  const { texts, details } = errorTexts(record, result);
+  for (const text of texts) expect(text.length).toBeLessThan(MAX_ERROR_MESSAGE_CHARS + 1_000);
+  for (const detail of details)
+    expect(JSON.stringify(detail ?? null).length).toBeLessThan(MAX_ERROR_DETAILS_CHARS + 1_000);
+}
+
+describe('calls failing with huge errors', () => {
+  const strict = defineTool({
+    name: 'strict',
+    description: 'Takes numbers only',
+    sideEffect: 'none',
+    inputSchema: z.strictObject({ n: z.number(), items: z.array(z.number()) }),
+    execute: () => 'ok',
+  });
+  const schemaTool = defineTool({
+    name: 'schema_tool',
+    description: 'Takes numbers only (JSON Schema)',
+    sideEffect: 'none',
+    inputSchema: jsonSchemaInput({
+      type: 'object',
+      properties: { items: { type: 'array', items: { type: 'integer' } } },
+      additionalProperties: false,
+    }),
+    execute: () => 'ok',
+  });
+  const refusing = defineTool({
+    name: 'refusing',
+    description: 'Its own check refuses with a huge message and details',
+    sideEffect: 'none',
+    inputSchema: z.object({ chars: z.number() }),
+    checkPermission: ({ chars }) => ({
+      check: 'test check',
+      message: `refused: ${'r'.repeat(chars)}`,
+      details: { echoed: 'e'.repeat(chars), list: Array.from({ length: 50_000 }, (_, i) => i) },
+    }),
+    execute: () => 'never',
+  });
+  const detailed = defineTool({
+    name: 'detailed',
+    description: 'Fails with huge details holding the call secret',
+    sideEffect: 'none',
+    inputSchema: z.object({ password: z.string() }),
+    retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 },
+    execute: ({ password }) => {
+      const head = Math.ceil((MAX_DETAIL_STRING_CHARS - 64) * 0.7);
+      let deep: Record<string, unknown> = { bottom: password };
+      for (let i = 0; i < 5_000; i++) deep = { next: deep };
+      throw ToolError.temporary('UPSTREAM_TOOL_ERROR', 'failed', {
+        details: {
+          body: `${'a'.repeat(head - 5)}${password}${'b'.repeat(5_000_000)}`,
+          deep,
+          blocks: Array.from({ length: 100_000 }, (_, i) => ({ type: 'image', bytes: i })),
+        },
+      });
+    },
+  });
+  const executor = () => {
+    const store = createMemoryTraceStore();
+    return {
+      store,
+      executor: createExecutor({
+        registry: createRegistry([strict, schemaTool, refusing, detailed]),
+        sink: store,
+        random: () => 0,
+      }),
+    };
+  };
+
+  it('a validation error on a 1 MiB argument (a megabyte key) is bounded everywhere', async () => {
+    const { store, executor: ex } = executor();
+    const args = { n: 'x', items: [], [`k${'e'.repeat(1 << 20)}`]: 1 };
+    const result = await ex.execute({ name: 'strict', arguments: JSON.stringify(args) });
+    expect(result.error).toMatchObject({ code: 'INVALID_ARGUMENTS', stage: 'validate' });
+    // The message quotes the key's head and tail.
+    expect(result.error?.message).toMatch(/Unknown field "keee+\n…\[truncated \d+ of \d+ characters\]…\ne+"/);
+    const details = result.error?.details as { issues: { path: string }[] };
+    expect(details.issues[1]?.path).toContain('[truncated ');
+    expectBounded(store.get(result.traceId), result);
+  });
+
+  it('a validation error listing 100,000 issues is bounded everywhere, the issues left out counted', async () => {
+    const { store, executor: ex } = executor();
+    const args = { n: 1, items: Array.from({ length: 100_000 }, () => 's') };
+    const result = await ex.execute({ name: 'strict', arguments: args });
+    expect(result.error?.message).toContain('(and 99990 more)');
+    const details = result.error?.details as { issues: unknown[]; [DETAILS_CUT_KEY]: string };
+    expect(details.issues.at(-1)).toMatch(/^…\[\d+ more items not kept\]$/);
+    expect(details[DETAILS_CUT_KEY]).toBeDefined();
+    expectBounded(store.get(result.traceId), result);
+  });
+
+  it('a JSON Schema validation error on 100,000 wrong items is bounded everywhere', async () => {
+    const { store, executor: ex } = executor();
+    const result = await ex.execute({
+      name: 'schema_tool',
+      arguments: { items: Array.from({ length: 100_000 }, () => 's') },
+    });
+    expect(result.error?.code).toBe('INVALID_ARGUMENTS');
+    expect(result.error?.message).toContain('(and 99990 more)');
+    expectBounded(store.get(result.traceId), result);
+  });
+
+  it("a tool's own permission check refusing with 5 MB of message and details is bounded everywhere", async () => {
+    const { store, executor: ex } = executor();
+    const result = await ex.execute({ name: 'refusing', arguments: { chars: 5_000_000 } });
+    expect(result.error).toMatchObject({ code: 'PERMISSION_DENIED', stage: 'permission' });
+    expect((result.error?.details as { check: string }).check).toBe('test check');
+    expectBounded(store.get(result.traceId), result);
+  });
+
+  it('huge, deep details holding a secret are scrubbed whole, then cut, in every attempt and the error', async () => {
+    const { store, executor: ex } = executor();
+    const password = 'zq9-detail-password-5521';
+    const result = await ex.execute({ name: 'detailed', arguments: { password } });
+    expect(result.error?.code).toBe('UPSTREAM_TOOL_ERROR');
+    const record = store.get(result.traceId);
+    expect(record?.attempts).toHaveLength(2);
+    expectBounded(record, result);
+    const stored = JSON.stringify(record);
+    expect(stored).not.toContain(password.slice(0, 4));
+    expect(stored).toContain(CUT_DEEPER_DETAILS);
+    expect(stored).toMatch(/…\[9\d{4} more items not kept\]/);
   });
 });

@@ -90,11 +90,18 @@ function leafChars(value: unknown): number {
 }
 
 /**
+ * What a cut copy may hold past MAX_ERROR_DETAILS_CHARS (the entry that crossed it, the notes of
+ * what was left out): within it, details fit, so that bounding a bounded error again (the
+ * executor bounds an attempt's error as it ends, and again as the call ends) changes nothing.
+ */
+const FIT_SLACK_CHARS = 2_048;
+
+/**
  * Whether `details` is within both bounds: a walk with its own stack that stops as soon as it is
  * over (a cycle is over the budget, or too deep, soon enough).
  */
 function detailsFit(details: object): boolean {
-  let budget = MAX_ERROR_DETAILS_CHARS;
+  let budget = MAX_ERROR_DETAILS_CHARS + FIT_SLACK_CHARS;
   const stack: unknown[] = [details];
   const depths: number[] = [1];
   while (stack.length > 0) {
