@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createMemoryTraceStore } from '../db/memory-trace-store';
+import type { StoredTrace } from '../db/trace-store';
 import {
   boundDetails,
   boundError,
@@ -16,7 +17,7 @@ import { errorData, ToolError } from './errors';
 import { createExecutor } from './executor';
 import { jsonSchemaInput } from './json-schema-input';
 import { createRegistry } from './registry';
-import type { ToolResult, TraceRecord } from './types';
+import type { ToolResult } from './types';
 
 /** Where the head of a cut message ends (see `truncateMiddle`). */
 const HEAD_CHARS = Math.ceil((MAX_ERROR_MESSAGE_CHARS - 64) * 0.7);
@@ -201,7 +202,7 @@ describe('a tool failing with a 5 MB message', () => {
 });
 
 /** Every error text a call's record and result hold: each must be within its bound. */
-function errorTexts(record: TraceRecord | undefined, result: ToolResult): { texts: string[]; details: unknown[] } {
+function errorTexts(record: StoredTrace | null, result: ToolResult): { texts: string[]; details: unknown[] } {
   const texts = [
     result.error?.message ?? '',
     record?.error?.message ?? '',
@@ -217,7 +218,7 @@ function errorTexts(record: TraceRecord | undefined, result: ToolResult): { text
   return { texts, details };
 }
 
-function expectBounded(record: TraceRecord | undefined, result: ToolResult): void {
+function expectBounded(record: StoredTrace | null, result: ToolResult): void {
   const { texts, details } = errorTexts(record, result);
   for (const text of texts) expect(text.length).toBeLessThan(MAX_ERROR_MESSAGE_CHARS + 1_000);
   for (const detail of details)
