@@ -2,7 +2,7 @@
 // lib/hardening/error-bounds.test.ts and lib/mcp/upstream/bounded-fetch.test.ts. Plain node:http,
 // no SDK: it must answer in ways no well-behaved server would. Prints `listening <port>` once up.
 // Tools (each answered as JSON, or as an SSE stream with `sse: true`):
-// - `echo` answers `text`;
+// - `echo` answers `text` (its schema takes `text`, integer `tags` and nothing else);
 // - `huge_error` answers an error result of `chars` characters of text, with `blocks` image
 //   blocks besides when given;
 // - `rpc_error` answers a JSON-RPC error whose message has `chars` characters;
@@ -14,7 +14,18 @@ const object = (properties = {}) => ({ type: 'object', properties });
 // Read-only (they run without approval), not idempotent (one attempt, no retries to wait for).
 const annotations = { readOnlyHint: true, idempotentHint: false };
 const TOOLS = [
-  { name: 'echo', inputSchema: object({ text: { type: 'string' }, sse: { type: 'boolean' } }), annotations },
+  {
+    name: 'echo',
+    inputSchema: {
+      ...object({
+        text: { type: 'string' },
+        tags: { type: 'array', items: { type: 'integer' } },
+        sse: { type: 'boolean' },
+      }),
+      additionalProperties: false,
+    },
+    annotations,
+  },
   {
     name: 'huge_error',
     inputSchema: object({ chars: { type: 'integer' }, blocks: { type: 'integer' }, sse: { type: 'boolean' } }),
