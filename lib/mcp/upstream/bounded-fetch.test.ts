@@ -151,13 +151,20 @@ describe('createBoundedFetch', () => {
     await until('the server to see the client hang up', () => hungUp > before);
   });
 
-  it('errors a GET stream (no request of its own) at an oversized event', async () => {
+  it('errors a GET stream (no request of its own) at an oversized event, and opens it there no more', async () => {
     handlers.set('/sse-get', (res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       forever(res, 'data: ');
     });
-    const response = await bounded(`${base}/sse-get`);
+    const fetchOnce = createBoundedFetch(LIMIT);
+    const response = await fetchOnce(`${base}/sse-get`, { headers: { 'last-event-id': '41' } });
     await expect(eventsOf(response)).rejects.toBeInstanceOf(OversizedAnswerError);
+    // Opening it again where it overflowed is refused at once (the SDK stops at a 405); elsewhere it opens.
+    const again = await fetchOnce(`${base}/sse-get`, { headers: { 'last-event-id': '41' } });
+    expect(again.status).toBe(405);
+    const fresh = await fetchOnce(`${base}/sse-get`);
+    expect(fresh.status).toBe(200);
+    await fresh.body?.cancel();
   });
 });
 

@@ -39,19 +39,33 @@ function oversizedMessage(bytes: number, maxBytes: number): string {
  * - an SSE stream may run for ever, but each of its events is bounded: at an event over the
  *   bound, what came of it is closed as an event the SDK ignores, the request it answers (the
  *   POST's own) gets the JSON-RPC error that fails it OUTPUT_LIMIT, and the stream ends; a GET
- *   stream (no request of its own) errors, and the SDK opens it again;
+ *   stream (no request of its own) errors, and the SDK opens it again, once: a GET that would
+ *   resume where an overflowed one did is answered 405 here;
  * - an error answer's body is cut to MAX_ERROR_BODY_BYTES (it only goes into an error message).
  * The body read is cancelled either way: the connection stops at the bound.
  */
 export function createBoundedFetch(maxBytes = MAX_STDIO_MESSAGE_BYTES, base: typeof fetch = fetch): typeof fetch {
+  /** The `Last-Event-ID`s (`''` for none) of GET streams that overflowed: not opened again. */
+  const overflowed = new Set<string>();
   return async (input, init) => {
+    const get = (init?.method ?? 'GET').toUpperCase() === 'GET';
+    const resumeAt = get ? (new Headers(init?.headers).get('last-event-id') ?? '') : '';
+    // The SDK opens a GET stream again (resuming at its last event) when it errors: a server that
+    // sends the same oversized event each time would be read 10 MiB a second for ever. A 405 is
+    // what the SDK takes for "no stream here", and stops.
+    if (get && overflowed.has(resumeAt)) {
+      return new Response(null, { status: 405, statusText: 'Its events were over the bound of an MCP message' });
+    }
     const response = await base(input, init);
     const body = response.body;
     if (!body) return response;
     let bounded: TransformStream<Uint8Array, Uint8Array>;
     if (!response.ok) bounded = cutAt(MAX_ERROR_BODY_BYTES);
-    else if (isEventStream(response.headers.get('content-type'))) bounded = boundEvents(maxBytes, init?.body);
-    else bounded = boundBody(maxBytes);
+    else if (isEventStream(response.headers.get('content-type'))) {
+      bounded = boundEvents(maxBytes, init?.body, () => {
+        if (get) overflowed.add(resumeAt);
+      });
+    } else bounded = boundBody(maxBytes);
     return new Response(body.pipeThrough(bounded), {
       status: response.status,
       statusText: response.statusText,
@@ -102,7 +116,11 @@ function requestIdOf(body: unknown): string | number | null {
  * are counted, scanning each chunk once for its newlines (a line ending `\r\n` or `\n`; a stream
  * of bare `\r` line ends is counted as one event).
  */
-function boundEvents(maxBytes: number, requestBody: unknown): TransformStream<Uint8Array, Uint8Array> {
+function boundEvents(
+  maxBytes: number,
+  requestBody: unknown,
+  overflowed: () => void,
+): TransformStream<Uint8Array, Uint8Array> {
   const encoder = new TextEncoder();
   /** Bytes of the stream so far, and where its current event began. */
   let offset = 0;
@@ -114,6 +132,7 @@ function boundEvents(maxBytes: number, requestBody: unknown): TransformStream<Ui
   let passedEndsLine = true;
 
   function overflow(controller: TransformStreamDefaultController<Uint8Array>, bytes: number): void {
+    overflowed();
     const id = requestIdOf(requestBody);
     if (id === null) {
       controller.error(new OversizedAnswerError(bytes, maxBytes));
