@@ -59,9 +59,9 @@ export function boundText(text: string): string {
 }
 
 /**
- * Any error details (an API error envelope's, a JSON-RPC error's data) within MAX_ERROR_DETAILS_CHARS
- * and MAX_ERROR_DETAILS_DEPTH: the value itself when it fits, else a cut copy. A string is cut
- * head and tail; an array or object that does not fit a note in its place.
+ * Any error details (an API error envelope's) within MAX_ERROR_DETAILS_CHARS and
+ * MAX_ERROR_DETAILS_DEPTH: the value itself when it fits; else a string cut head and tail, an
+ * object or array a copy with notes where entries were left out.
  */
 export function boundDetails<T>(details: T): T {
   if (typeof details === 'string') return boundText(details) as T;
