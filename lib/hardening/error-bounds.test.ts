@@ -147,20 +147,32 @@ describe.skipIf(!built)('the built server: errors and upstream HTTP answers stay
     fixture?.kill();
   });
 
-  it('answers a validation error on a 1 MiB argument within bounds, and serves others meanwhile', async () => {
-    // Nearly the body limit: a 600 KB key the schema does not take, and 40,000 tags that are not integers.
-    const args = { text: 'x', tags: Array.from({ length: 40_000 }, () => 's'), [`k${'e'.repeat(600_000)}`]: 1 };
-    const run = await probeWhile(() =>
-      post({ session_id: 'invalid-huge', tool_calls: [call('v', 'web__echo', args)] }),
-    );
+  it('answers validation errors on 1 MiB arguments (a megabyte key; 150,000 and 400,000 wrong items) within bounds, and serves others meanwhile', async () => {
+    // Near the body limit each: a key the schema does not take; an array whose every item is of
+    // the wrong type (JSON Schema through Ajv, and zod: run_shell's argv), which made an issue per
+    // item — 0.5–2 s of the event loop — before large arguments were checked up to their first issue.
+    const bigKey = { text: 'x', [`k${'e'.repeat(900_000)}`]: 1 };
+    const wrongTags = { text: 'x', tags: Array.from({ length: 150_000 }, () => 's') };
+    const wrongArgv = { command: Array.from({ length: 400_000 }, () => 1) };
+    const run = await probeWhile(async () => [
+      await post({ session_id: 'invalid-huge', tool_calls: [call('key', 'web__echo', bigKey)] }),
+      await post({ session_id: 'invalid-huge', tool_calls: [call('tags', 'web__echo', wrongTags)] }),
+      await post({ session_id: 'invalid-huge', tool_calls: [call('argv', 'run_shell', wrongArgv)] }),
+    ]);
     expect(run.worstMs).toBeLessThan(HUGE_ROW_MS * crowding());
-    const [result] = run.value.results;
-    expect(result).toMatchObject({ status: 'failed', error: { code: 'INVALID_ARGUMENTS', stage: 'validate' } });
-    expect(result.error.message).toContain('(and ');
-    const issues = result.error.details.issues as unknown[];
-    expect(issues.at(-1)).toMatch(/^…\[\d+ more items not kept\]$/);
-    expect(result.error.details.details_truncated).toBeDefined();
-    await expectBounded(run.value);
+    const [key, tags, argv] = run.value.map((answer: Json) => answer.results[0]);
+    for (const result of [key, tags, argv]) {
+      expect(result).toMatchObject({ status: 'failed', error: { code: 'INVALID_ARGUMENTS', stage: 'validate' } });
+    }
+    expect(key.error.message).toContain('[truncated ');
+    expect(key.error.details.issues[0].path).toContain('[truncated ');
+    for (const result of [tags, argv]) {
+      expect(result.error.message).toMatch(/checked up to their first issue\)\.$/);
+      expect(result.error.details.checked).toBe('up to the first issue');
+    }
+    expect(tags.error.details.issues).toEqual([expect.objectContaining({ path: 'tags.0' })]);
+    expect(argv.error.details.issues).toEqual([expect.objectContaining({ path: 'command.0' })]);
+    for (const answer of run.value) await expectBounded(answer);
   });
 
   it('answers a 5 MB upstream error result (text and 20,000 blocks, over SSE) within bounds, and serves others meanwhile', async () => {
