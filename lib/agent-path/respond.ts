@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { boundText } from '../executor/bound-error';
 
 type Headers = Record<string, string | number>;
 
@@ -60,7 +61,7 @@ function lingerBeforeClosing(socket: Socket): void {
   };
 }
 
-/** Sends the API's error envelope: `{ "error": { "code", "message" } }`. */
+/** Sends the API's error envelope: `{ "error": { "code", "message" } }`, the message within an error's bound. */
 export function sendError(
   res: ServerResponse,
   status: number,
@@ -68,5 +69,5 @@ export function sendError(
   message: string,
   headers: Headers = {},
 ): void {
-  sendJson(res, status, { error: { code, message } }, headers);
+  sendJson(res, status, { error: { code, message: boundText(message) } }, headers);
 }

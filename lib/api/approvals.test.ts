@@ -144,6 +144,23 @@ describe('the approvals queue through the API', () => {
     expect(JSON.stringify(trace?.editedArguments)).not.toContain(secret);
   });
 
+  it('refuses an edit with a megabyte key with a bounded 400 (message and field errors cut, marked)', async () => {
+    const ts = start(dataDir());
+    const answer = await post(ts, { wait: false, tool_calls: [writeCall('big', 'big.md', 'x')] });
+    const traceId = answer.results[0].trace_id;
+    const key = `k${'e'.repeat(1_000_000)}`;
+    const bad = await decide(ts, traceId, {
+      decision: 'approve',
+      arguments: { path: 'big.md', content: 'x', [key]: 1 },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.code).toBe('INVALID_ARGUMENTS');
+    expect(JSON.stringify(bad.json).length).toBeLessThan(40_000);
+    expect(bad.json.error.message).toContain('[truncated ');
+    expect(bad.json.error.details.errors[0].path).toContain('[truncated ');
+    expect(ts.approvals.get(traceId)).not.toBeNull();
+  });
+
   it('waits for the decision by default, and a denial reason reaches the model', async () => {
     const ts = start(dataDir());
     const answering = post(ts, { tool_calls: [writeCall('w2', 'b.md', 'x')] });

@@ -240,6 +240,35 @@ describe('import', () => {
     expect(again.traces).toEqual(file.traces.map((t: Json) => ({ ...t, imported: true })));
   });
 
+  it("bounds an imported trace's errors and failed stage details as recorded ones are", async () => {
+    const source = start().ts;
+    const file = await recordSession(source, 'imp-big');
+    const [first] = file.traces;
+    const huge = {
+      code: 'UPSTREAM_TOOL_ERROR',
+      message: 'm'.repeat(5_000_000),
+      retryable: false,
+      kind: 'business',
+      details: { blocks: Array.from({ length: 100_000 }, (_, i) => ({ type: 'image', bytes: i })) },
+    };
+    first.status = 'failed';
+    first.result = { success: false, output: null, error: huge, latency_ms: 1 };
+    first.stages[3] = { ...first.stages[3], status: 'failed', detail: 'd'.repeat(5_000_000) };
+    const target = start().ts;
+    const imported = await importFile(target, {
+      ...file,
+      traces: [first],
+      kind: 'trace',
+      session_id: first.session_id,
+    });
+    expect(imported.status).toBe(201);
+    const copy = await trace(target, first.id);
+    expect(copy.result.error.message).toContain('[truncated ');
+    expect(JSON.stringify(copy.result.error).length).toBeLessThan(40_000);
+    expect(copy.result.error.details.details_truncated).toBeDefined();
+    expect(copy.stages[3].detail.length).toBeLessThanOrEqual(16_000);
+  });
+
   it('refuses ids already stored with a 409 naming the trace, and imports nothing of the file', async () => {
     const source = start().ts;
     const file = await recordSession(source, 'imp-2');

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import packageJson from '../../package.json';
 import type { BatchMessage, StoredTrace, TraceStore } from '../db/trace-store';
+import { boundError, boundText } from '../executor/bound-error';
 import { createRedactor } from '../executor/redact';
-import { CALL_STATUSES, STAGE_NAMES } from '../executor/types';
+import { CALL_STATUSES, STAGE_NAMES, type ToolErrorData } from '../executor/types';
 import { isSessionTooLargeError, sessionCalls } from '../replay/session-calls';
 import type { Toolscope } from '../server/create-toolscope';
 import { type TraceJson, traceFromJson } from '../ui/trace-from-json';
@@ -124,22 +125,25 @@ const id = z.string().min(1).max(256);
 const isoTime = z.iso.datetime({ offset: true });
 const nonNegative = z.number().finite().min(0);
 
-const errorSchema = z.object({
-  code: z.string().max(256),
-  message: z.string(),
-  retryable: z.boolean(),
-  kind: z.string().max(64),
-  hint: z.string().optional(),
-  stage: z.enum(STAGE_NAMES).optional(),
-  details: z.record(z.string(), z.unknown()).optional(),
-});
+/** An imported error is bounded as a recorded one is (see `bound-error.ts`): a file may hold megabytes of one. */
+const errorSchema = z
+  .object({
+    code: z.string().max(256),
+    message: z.string(),
+    retryable: z.boolean(),
+    kind: z.string().max(64),
+    hint: z.string().optional(),
+    stage: z.enum(STAGE_NAMES).optional(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  })
+  .transform((error) => boundError(error as ToolErrorData) as typeof error);
 
 const stageSchema = z.object({
   name: z.enum(STAGE_NAMES),
   status: z.enum(['ok', 'failed', 'skipped', 'waiting', 'running']),
   started_at: nonNegative,
   duration_ms: nonNegative,
-  detail: z.string().nullable(),
+  detail: z.string().transform(boundText).nullable(),
 });
 
 const attemptSchema = z.object({

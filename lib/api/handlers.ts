@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isInvalidCursorError, type StoredTrace } from '../db/trace-store';
+import { boundText } from '../executor/bound-error';
 import { type BatchOptions, executeBatch } from '../executor/execute-batch';
 import { inputJsonSchema, toAnthropicTool, toOpenAITool } from '../executor/json-schema';
 import { modelMessageContent } from '../executor/model-message';
@@ -96,7 +97,7 @@ export interface JsonAnswer {
 
 const errorAnswer = (status: number, code: string, message: string): JsonAnswer => ({
   status,
-  body: { error: { code, message } },
+  body: { error: { code, message: boundText(message) } },
 });
 
 /** A `POST /api/v1/tool-calls` body, either form, as the pipeline takes it. */

@@ -1,6 +1,17 @@
-/** The error body every API failure returns: `{ "error": { "code", "message" } }`. */
+import { boundDetails, boundText } from '../executor/bound-error';
+
+/**
+ * The error body every API failure returns: `{ "error": { "code", "message" } }`, its message and
+ * details within an error's bounds (a message quoting a megabyte key, issues by the thousand: see
+ * `lib/executor/bound-error.ts`).
+ */
 export function apiError(status: number, code: string, message: string, details?: unknown): Response {
-  return Response.json({ error: { code, message, ...(details === undefined ? {} : { details }) } }, { status });
+  const error = {
+    code,
+    message: boundText(message),
+    ...(details === undefined ? {} : { details: boundDetails(details) }),
+  };
+  return Response.json({ error }, { status });
 }
 
 /**

@@ -105,7 +105,7 @@ export function createExecuteStage(deps: {
         notes.push(`fallback ${name}: not registered`);
         continue;
       }
-      const checked = validateInput(fallback.name, fallback.inputSchema, input);
+      const checked = validateInput(fallback.name, fallback.inputSchema, input, live.record.rawArguments.length);
       if (!checked.ok) {
         notes.push(`fallback ${name}: arguments do not fit its schema`);
         continue;

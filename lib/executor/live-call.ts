@@ -1,4 +1,4 @@
-import { boundErrorMessage } from './bound-error';
+import { boundError } from './bound-error';
 import { type CancelHook, type Cancellable, cancelReasonOf } from './call-cancellation';
 import type { Clock } from './clock';
 import { createLiveOutput, type LiveOutput } from './live-output';
@@ -156,11 +156,11 @@ export class LiveCall implements Cancellable {
 
   /**
    * An attempt's error as it goes in the record: scrubbed now, since a live view (the trace page,
-   * `GET /api/v1/traces/:id`) shows the record while the call still runs; then its message cut
-   * to its bound (see `bound-error.ts`).
+   * `GET /api/v1/traces/:id`) shows the record while the call still runs; and bounded, its
+   * message and details cut after scrubbing (see `bound-error.ts`).
    */
   scrubError(error: ToolErrorData): ToolErrorData {
-    return boundErrorMessage(scrubError(error, this.redactor, this.secrets));
+    return boundError(error, (trimmed) => scrubError(trimmed, this.redactor, this.secrets));
   }
 
   /** Hands the recorded result to whoever waits on it (cancel callers). */

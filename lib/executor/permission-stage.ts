@@ -237,11 +237,12 @@ function applyEdit(
 ): { ok: true; input: unknown } | { ok: false; error: ToolErrorData } {
   const { tool, live } = call;
   const record = live.record;
-  const edited = validateInput(tool.name, tool.inputSchema, editedInput);
+  const raw = JSON.stringify(editedInput);
+  const edited = validateInput(tool.name, tool.inputSchema, editedInput, raw.length);
   if (!edited.ok) return { ok: false, error: { ...edited.error, stage: 'permission' } };
   const redacted = deps.redactor.redact(editedInput, tool.sensitivePaths);
   record.editedArguments = redacted.value;
-  record.rawEditedArguments = JSON.stringify(editedInput);
+  record.rawEditedArguments = raw;
   live.secrets = [...live.secrets, ...redacted.secrets];
   const sideEffect = sideEffectOf(tool, edited.value);
   record.sideEffect = sideEffect;
@@ -317,7 +318,7 @@ function askApprover(deps: PermissionDeps, call: PermissionCall, approval: Appro
           requestedAt: approval.requestedAt,
           expiresAt: approval.expiresAt,
           validate: (input) => {
-            const checked = validateInput(tool.name, tool.inputSchema, input);
+            const checked = validateInput(tool.name, tool.inputSchema, input, JSON.stringify(input)?.length ?? 0);
             return checked.ok ? { ok: true } : { ok: false, error: checked.error };
           },
           signal: controller.signal,

@@ -1,3 +1,4 @@
+import { boundError } from './bound-error';
 import type { IdTable } from './id-table';
 import type { LiveCall } from './live-call';
 import { modelMessageContent } from './model-message';
@@ -48,8 +49,8 @@ export function createTraceStage(deps: { sink: TraceSink; redactor: Redactor; ca
     stages.skipRest('trace');
     const traceStart = stages.lastAt;
     live.end();
-    // Secrets must not reach the store or the model through an error message.
-    const error = failure && scrubError(failure, redactor, live.secrets);
+    // Secrets must not reach the store or the model through an error message; nor megabytes of one.
+    const error = failure && boundError(failure, (trimmed) => scrubError(trimmed, redactor, live.secrets));
     const ownSecrets = live.secrets.length > 0;
     if (error || ownSecrets || record.flags.retried || record.flags.fellBack) {
       scrubRecordErrors(record, redactor, live.secrets, ownSecrets);

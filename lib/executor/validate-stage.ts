@@ -58,7 +58,8 @@ export function runValidateStage(
     stages.add('validate', start, 'failed', error.message);
     return { ok: false, error };
   }
-  const validated = validateInput(tool.name, tool.inputSchema, call.args);
+  // Large arguments are checked in bounded time (see validateInput): their JSON length is known.
+  const validated = validateInput(tool.name, tool.inputSchema, call.args, record.rawArguments.length);
   if (!validated.ok) {
     record.sideEffect = tool.sideEffect;
     stages.add('validate', start, 'failed', validated.error.message);

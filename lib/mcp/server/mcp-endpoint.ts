@@ -9,6 +9,7 @@ import { guardJsonBody } from '../../api/request-guard';
 import type { Config } from '../../config';
 import type { Clock } from '../../executor/clock';
 import type { Executor } from '../../executor/executor';
+import { boundRpcErrors, hasOversizedInitialize, MAX_INITIALIZE_VALUES } from './bound-rpc';
 import { createSessionServer } from './session-server';
 
 export interface McpEndpointOptions {
@@ -85,6 +86,7 @@ export function createMcpEndpoint(
         session.ended = true;
       },
     });
+    boundRpcErrors(session.transport);
     session.transport.onclose = () => {
       session.ended = true;
       if (sessions.get(session.id) === session) sessions.delete(session.id);
@@ -153,6 +155,10 @@ export function createMcpEndpoint(
       body = JSON.parse(text);
     } catch {
       return sendRpcError(res, 400, -32700, 'Parse error: the body is not JSON.');
+    }
+    if (hasOversizedInitialize(body)) {
+      const message = `Invalid params: an initialize request holds more than ${MAX_INITIALIZE_VALUES} values.`;
+      return sendRpcError(res, 400, -32602, message);
     }
     const id = sessionIdOf(req);
     if (id !== null) {

@@ -3,6 +3,7 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_ERROR_MESSAGE_CHARS } from '../../executor/bound-error';
 import { createLineReader, oversizedAnswer } from './line-reader';
 
 /** Server processes still running: if Toolscope exits before closing them, their groups are ended too. */
@@ -36,11 +37,14 @@ export interface ProcessExit {
  * SDK's `StdioClientTransport` with what an upstream server's supervisor needs besides:
  * 1. the child runs in a process group of its own, and closing kills the group (a server started
  *    through `npx` or a shell leaves no grandchild behind);
- * 2. each line the child writes to stderr goes to `onStderrLine`;
+ * 2. each line the child writes to stderr goes to `onStderrLine`, cut to MAX_STDERR_LINE_CHARS;
  * 3. how the child ended (exit code or signal) is kept for the message saying why it is down;
  * 4. stdout is split into lines in linear time, and a message over MAX_STDIO_MESSAGE_BYTES is
  *    dropped as it comes, answered by an error for its request (see `line-reader.ts`).
  */
+/** Characters of one stderr line kept (the line as an error message keeps it). */
+export const MAX_STDERR_LINE_CHARS = MAX_ERROR_MESSAGE_CHARS;
+
 export class StdioProcessTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -67,6 +71,8 @@ export class StdioProcessTransport implements Transport {
     },
   });
   private stderrRest = '';
+  /** Characters of the current stderr line past MAX_STDERR_LINE_CHARS, not kept. */
+  private stderrDropped = 0;
   private delivering: Promise<void> = Promise.resolve();
 
   constructor(
@@ -111,11 +117,7 @@ export class StdioProcessTransport implements Transport {
       child.stdin?.on('error', (error) => this.onerror?.(error));
       child.stdout?.on('data', (chunk: Buffer) => this.lines.push(chunk));
       child.stderr?.setEncoding('utf8');
-      child.stderr?.on('data', (text: string) => {
-        const lines = (this.stderrRest + text).split('\n');
-        this.stderrRest = lines.pop() ?? '';
-        for (const line of lines) this.onStderrLine(line.replace(/\r$/, ''));
-      });
+      child.stderr?.on('data', (text: string) => this.heardStderr(text));
     });
   }
 
@@ -162,9 +164,38 @@ export class StdioProcessTransport implements Transport {
     });
   }
 
-  private flushStderr(): void {
-    if (this.stderrRest) this.onStderrLine(this.stderrRest);
+  /**
+   * Splits stderr into lines in linear time, each cut to MAX_STDERR_LINE_CHARS: a server writing
+   * megabytes without a newline (it joined the rest to every chunk, and kept all of it) costs
+   * neither memory nor quadratic time, and its line says how much was not kept.
+   */
+  private heardStderr(text: string): void {
+    let from = 0;
+    for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', from)) {
+      this.takeStderr(text, from, newline);
+      this.flushStderr(true);
+      from = newline + 1;
+    }
+    if (from < text.length) this.takeStderr(text, from, text.length);
+  }
+
+  private takeStderr(text: string, from: number, to: number): void {
+    const room = MAX_STDERR_LINE_CHARS - this.stderrRest.length;
+    if (to - from <= room) this.stderrRest += text.slice(from, to);
+    else {
+      if (room > 0) this.stderrRest += text.slice(from, from + room);
+      this.stderrDropped += to - from - Math.max(0, room);
+    }
+  }
+
+  /** Hands over the current stderr line: an empty one too when a newline ended it (`ended`). */
+  private flushStderr(ended = false): void {
+    const line = this.stderrRest.endsWith('\r') ? this.stderrRest.slice(0, -1) : this.stderrRest;
+    const dropped = this.stderrDropped;
     this.stderrRest = '';
+    this.stderrDropped = 0;
+    if (dropped > 0) this.onStderrLine(`${line}…[${dropped} more characters of this line not kept]`);
+    else if (line || ended) this.onStderrLine(line);
   }
 }
 

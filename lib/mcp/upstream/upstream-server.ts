@@ -2,8 +2,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../../config';
+import { boundText } from '../../executor/bound-error';
 import { ToolError } from '../../executor/errors';
 import type { AnyTool, OutputReporter, ToolAvailability, ToolContext } from '../../executor/types';
+import { createBoundedFetch } from './bounded-fetch';
 import { outputOfCallResult } from './call-result';
 import { MAX_STDIO_MESSAGE_BYTES, OVERSIZED_MESSAGE_CODE } from './line-reader';
 import { causeOf, exitClause, listAllTools, progressLine } from './server-talk';
@@ -163,6 +165,8 @@ export class UpstreamServer implements UpstreamToolHost {
       stdio ??
       new StreamableHTTPClientTransport(new URL((config as { url: string }).url), {
         requestInit: { headers: (config as { headers: Record<string, string> }).headers },
+        // No answer held past the bound a stdio line has: see bounded-fetch.ts.
+        fetch: createBoundedFetch(),
       });
     const client = new Client(
       { name: 'toolscope', version: '0.1.0' },
@@ -201,7 +205,7 @@ export class UpstreamServer implements UpstreamToolHost {
       await client.close().catch(() => {});
       this.client = null;
       this.state = 'failed';
-      this.error = this.scrub(this.failureOf(error, stdio));
+      this.error = boundText(this.scrub(this.failureOf(error, stdio)));
       this.scheduleRetry();
       this.deps.changed();
     }
@@ -258,7 +262,7 @@ export class UpstreamServer implements UpstreamToolHost {
     this.deps.setTools(tools);
     this.toolNames = tools.map((tool) => tool.name);
     if (skipped.length === 0) return null;
-    const note = `tools not registered: ${skipped.join('; ')}`;
+    const note = boundText(`tools not registered: ${skipped.join('; ')}`);
     console.warn(`[toolscope] MCP server "${this.name}": ${note}`);
     return note;
   }
@@ -327,7 +331,7 @@ export class UpstreamServer implements UpstreamToolHost {
     if (this.deps.config.transport === 'http' && !rpc && this.client === client && this.state === 'connected') {
       this.client = null;
       this.state = 'disconnected';
-      this.error = this.scrub(`the connection failed: ${causeOf(error) ?? message}`);
+      this.error = boundText(this.scrub(`the connection failed: ${causeOf(error) ?? message}`));
       void client.close().catch(() => {});
       this.scheduleRetry();
       this.deps.changed();
