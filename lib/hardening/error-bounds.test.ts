@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeTraceId } from '../db/trace-id';
 import { MAX_ERROR_DETAILS_CHARS, MAX_ERROR_MESSAGE_CHARS } from '../executor/bound-error';
 import { type BuiltServer, hasCurrentBuild, startBuiltServer } from '../server/testing/built-server';
 
@@ -92,7 +93,7 @@ describe.skipIf(!built)('the built server: errors and upstream HTTP answers stay
       .prepare(
         'SELECT length(error) AS error, length(model_message) AS model_message, length(stages) AS stages, length(attempts) AS attempts FROM tool_calls WHERE id = ?',
       )
-      .get(traceId) as Record<string, number>;
+      .get(encodeTraceId(traceId)) as Record<string, number>;
   }
 
   /** The call's answer, its trace's error and stages, and its stored columns, each within the bounds. */
