@@ -23,21 +23,31 @@ export const systemClock: Clock = {
 };
 
 /**
- * Resolves after `ms` on the given clock, or rejects with the signal's reason when it aborts
- * first. The timer and the listener are always removed.
+ * Resolves once `ms` have passed on the given clock, or rejects with the signal's reason when it
+ * aborts first. The timer and the listener are always removed. Never early: Node's timers count
+ * whole milliseconds of a time taken at the start of the loop's turn, so a 300 ms timer can fire
+ * when `clock.now()` says 299.95 ms have passed; the rest is slept again (a latency fault of
+ * 300 ms must show an attempt of at least 300 ms).
  */
 export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   if (ms <= 0) return Promise.resolve();
+  const until = clock.now() + ms;
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clock.clearTimeout(handle);
       reject(signal?.reason);
     };
-    const handle = clock.setTimeout(() => {
+    const wake = () => {
+      const left = until - clock.now();
+      if (left > 0) {
+        handle = clock.setTimeout(wake, left);
+        return;
+      }
       signal?.removeEventListener('abort', onAbort);
       resolve();
-    }, ms);
+    };
+    let handle = clock.setTimeout(wake, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
