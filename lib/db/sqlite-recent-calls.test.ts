@@ -34,8 +34,17 @@ describe('createSqliteRecentCalls', () => {
           arguments: { url: 'https://x.test/?token=[REDACTED]', method: 'POST' },
           actor: 'mcp',
           sessionId: 'session-1',
+          argumentsChars: JSON.stringify({ url: 'https://x.test/?token=[REDACTED]', method: 'POST' }).length,
         },
-        { id: unparsed.id, tool: 'calculator', sideEffect: null, arguments: '{"expr', actor: 'api', sessionId: null },
+        {
+          id: unparsed.id,
+          tool: 'calculator',
+          sideEffect: null,
+          arguments: '{"expr',
+          actor: 'api',
+          sessionId: null,
+          argumentsChars: JSON.stringify('{"expr').length,
+        },
       ]);
       expect(recent(1000).map((call) => call.id)).toEqual([secret.id, unparsed.id, old.id]);
     } finally {

@@ -11,6 +11,8 @@ export interface RecentCall {
   arguments: unknown;
   actor: string;
   sessionId: string | null;
+  /** The length of the stored arguments' text (0 without): large ones are validated only up to their first failing field. */
+  argumentsChars: number;
 }
 
 /** The newest `limit` calls, newest first. */
@@ -31,6 +33,10 @@ export function createSqliteRecentCalls(db: SqliteDatabase, options: { beforeRea
     const rows = select.all(Math.max(1, Math.floor(limit))) as (Omit<RecentCall, 'arguments'> & {
       arguments: string | null;
     })[];
-    return rows.map((row) => ({ ...row, arguments: row.arguments === null ? undefined : JSON.parse(row.arguments) }));
+    return rows.map((row) => ({
+      ...row,
+      arguments: row.arguments === null ? undefined : JSON.parse(row.arguments),
+      argumentsChars: row.arguments?.length ?? 0,
+    }));
   };
 }

@@ -507,6 +507,31 @@ describe('normalize', () => {
     expect(store.get(result.traceId)?.output).toBe('<html>502 Bad Gateway</html>');
   });
 
+  it('checks a large output against its schema up to the first failing field, as it does large arguments', async () => {
+    // 200,000 wrong items: a full check makes an issue each (zod took 0.5–2 s of the event loop for such).
+    const wrong = { items: Array.from({ length: 200_000 }, () => 7) };
+    const list = defineTool({
+      name: 'list',
+      description: 'x',
+      sideEffect: 'none',
+      inputSchema: z.object({}),
+      outputSchema: z.object({ items: z.array(z.string()) }),
+      execute: () => wrong as unknown as { items: string[] },
+    });
+    const small = defineTool({
+      ...list,
+      name: 'small',
+      execute: () => ({ items: [7, 8] }) as unknown as { items: string[] },
+    });
+    const { executor } = setup([list, small]);
+    const large = await executor.execute({ name: 'list', arguments: {} });
+    expect(large.error?.code).toBe('INVALID_OUTPUT');
+    expect(large.error?.details?.issues).toEqual([expect.objectContaining({ path: 'items.0' })]);
+    // A small output still gets every issue.
+    const few = await executor.execute({ name: 'small', arguments: {} });
+    expect(few.error?.details?.issues).toHaveLength(2);
+  });
+
   it('truncates large output head-and-tail for the model and keeps it whole in the trace', async () => {
     const big = 'A'.repeat(50_000) + 'Z'.repeat(50_000);
     const tool = returning('big', big);

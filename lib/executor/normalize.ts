@@ -94,7 +94,8 @@ export function normalizeOutput(
   }
 
   if (!error && !failedAttempt && tool.outputSchema) {
-    const checked = validateInput(tool.name, tool.outputSchema, output);
+    // A large output is checked up to its first failing field (see validateInput): no stall.
+    const checked = validateInput(tool.name, tool.outputSchema, output, text.length);
     if (!checked.ok) {
       const issues = (checked.error.details?.issues ?? []) as { path: string; message: string }[];
       error = errorData(

@@ -43,7 +43,7 @@ export function previewRules(options: {
   let skipped = 0;
   for (const call of options.calls) {
     const tool = options.lookup(call.tool);
-    const input = tool ? validateInput(tool.name, tool.inputSchema, call.arguments) : null;
+    const input = tool ? validateInput(tool.name, tool.inputSchema, call.arguments, call.argumentsChars) : null;
     if (!tool || !input?.ok) {
       skipped++;
       continue;
