@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeTrace } from '../db/trace-store-suite';
 import type { TraceRecord } from '../executor/types';
-import { keepNamesHelper } from '../tools/worker-pool';
 import { packCallItem, type SpanRecord, unpackCallItems } from './call-spans';
 
 const ids = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' };
@@ -127,14 +126,5 @@ describe('packCallItem and unpackCallItems', () => {
     // An output of null stays null (a result), an absent one stays absent.
     expect(items[1]?.record.output).toBeNull();
     expect(items[0]?.record).not.toHaveProperty('output', null);
-  });
-
-  it('runs from its source text alone, as the worker runs it', () => {
-    const packed: unknown[] = [];
-    packCallItem(packed, record, false, { type: 'function', description: 'Adds' }, ids);
-    const fromSource = new Function(
-      `const ${keepNamesHelper()} = (target) => target; return (${unpackCallItems.toString()});`,
-    )();
-    expect(fromSource(packed)).toEqual(unpackCallItems(packed));
   });
 });
