@@ -1,3 +1,4 @@
+import { jsonView } from './redact-walk';
 import { truncateMiddle } from './truncate';
 import type { ToolErrorData } from './types';
 
@@ -69,17 +70,6 @@ export function boundDetails<T>(details: T): T {
   const wrapped = Array.isArray(details) ? { items: details } : (details as Record<string, unknown>);
   const cut = cutDetails(cutDetails(wrapped, false), true);
   return (Array.isArray(details) ? cut.items : cut) as T;
-}
-
-/** JSON's view of a value: `toJSON` first (dates, URLs), as `JSON.stringify` writes it. */
-function jsonView(value: object): unknown {
-  const toJSON = (value as { toJSON?: unknown }).toJSON;
-  if (typeof toJSON !== 'function') return value;
-  try {
-    return toJSON.call(value);
-  } catch {
-    return value;
-  }
 }
 
 /** Characters a leaf takes in JSON, about. */

@@ -47,7 +47,7 @@ function setEntry(out: Record<string, unknown> | unknown[] | null, key: string, 
 }
 
 /** A value as JSON would see it: `toJSON` first (dates, buffers, URLs); as it is if that throws. */
-function jsonView(value: object): unknown {
+export function jsonView(value: object): unknown {
   const toJSON = (value as { toJSON?: unknown }).toJSON;
   if (typeof toJSON !== 'function') return value;
   try {
