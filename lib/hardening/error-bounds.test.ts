@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeTraceId } from '../db/trace-id';
 import { MAX_ERROR_DETAILS_CHARS, MAX_ERROR_MESSAGE_CHARS } from '../executor/bound-error';
-import { type BuiltServer, hasCurrentBuild, startBuiltServer } from '../server/testing/built-server';
+import { type BuiltServer, hasCurrentBuild, startBuiltServer, waitForMcpServer } from '../server/testing/built-server';
 
 /**
  * Output over the cap marked and bounded, and no tool able to stall the server (issue 12), for
@@ -133,11 +133,7 @@ describe.skipIf(!built)('the built server: errors and upstream HTTP answers stay
       policies: { calculator: 'allow' },
       mcp: { servers: { web: { url: `http://127.0.0.1:${port}/mcp`, timeout_ms: 30_000 } } },
     });
-    for (let i = 0; i < 200; i++) {
-      const { json } = await server.send('GET', '/api/v1/mcp/servers');
-      if (json.servers?.find((s: Json) => s.name === 'web')?.state === 'connected') break;
-      await sleep(100);
-    }
+    await waitForMcpServer(server, 'web');
     db = new Database(path.join(server.dir, 'toolscope.db'), { readonly: true, fileMustExist: true });
     await post({ tool_calls: [call('warm', 'calculator', { expression: 'sqrt(16)' })] });
   }, 90_000);

@@ -4,7 +4,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ERROR_MESSAGE_CHARS } from '../executor/bound-error';
-import { type BuiltServer, hasCurrentBuild, startBuiltServer } from '../server/testing/built-server';
+import { type BuiltServer, hasCurrentBuild, startBuiltServer, waitForMcpServer } from '../server/testing/built-server';
+import { variedText } from './testing/varied-text.mjs';
 
 /**
  * No tool can stall the server (issue 12): the event-loop rule of #5 — a tool's work never blocks
@@ -55,20 +56,6 @@ const call = (id: string, name: string, args: unknown) => ({
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** `chars` characters of varied text (not one repeated letter). */
-function variedText(chars: number, seed: number): string {
-  const parts: string[] = [];
-  let length = 0;
-  let state = seed;
-  while (length < chars) {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    const word = `${state.toString(36)} `;
-    parts.push(word);
-    length += word.length;
-  }
-  return parts.join('').slice(0, chars);
-}
 
 /** How much busier than its cores the machine is (the last minute's load average), at least 1. */
 const crowding = () => Math.max(1, (os.loadavg()[0] ?? 0) / os.cpus().length);
@@ -167,11 +154,7 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
       approvals: { timeoutMs: 600_000 },
       mcp: { servers: { slow: { command: 'node', args: [FIXTURE], timeout_ms: UPSTREAM_TIMEOUT_MS } } },
     });
-    for (let i = 0; i < 200; i++) {
-      const { json } = await server.send('GET', '/api/v1/mcp/servers');
-      if (json.servers?.find((s: Json) => s.name === 'slow')?.state === 'connected') break;
-      await sleep(100);
-    }
+    await waitForMcpServer(server, 'slow');
     db = new Database(path.join(server.dir, 'toolscope.db'), { readonly: true, fileMustExist: true });
     // A warm calculator worker, as in steady use.
     await post({ tool_calls: [call('warm', 'calculator', { expression: 'sqrt(16)' })] });

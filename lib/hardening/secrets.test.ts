@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BuiltServer, hasCurrentBuild, startBuiltServer } from '../server/testing/built-server';
+import { type BuiltServer, hasCurrentBuild, startBuiltServer, waitForMcpServer } from '../server/testing/built-server';
 
 const REDACTED = '[REDACTED]';
 
@@ -135,11 +135,7 @@ describe.skipIf(!built)('the built server: secrets never leave it', () => {
       },
       { MY_SERVICE_TOKEN: SECRETS.environment },
     );
-    for (let i = 0; i < 200; i++) {
-      const { json } = await server.send('GET', '/api/v1/mcp/servers');
-      if (json.servers?.find((s: Json) => s.name === 'echo')?.state === 'connected') break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitForMcpServer(server, 'echo');
   }, 120_000);
 
   afterAll(() => {

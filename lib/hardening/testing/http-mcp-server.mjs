@@ -9,6 +9,7 @@
 // - `endless` answers a result whose text never ends (until the client hangs up);
 // - `written` answers how many bytes the last `endless` answer wrote before the client hung up.
 import http from 'node:http';
+import { variedText as text } from './varied-text.mjs';
 
 const object = (properties = {}) => ({ type: 'object', properties });
 // Read-only (they run without approval), not idempotent (one attempt, no retries to wait for).
@@ -38,20 +39,6 @@ const TOOLS = [
 
 /** Bytes the last endless answer wrote, and whether the client hung up on it. */
 let endless = { bytes: 0, closed: false };
-
-/** `chars` characters of varied text (words of a seeded generator, not one repeated letter). */
-function text(chars) {
-  const parts = [];
-  let length = 0;
-  let state = 12345;
-  while (length < chars) {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    const word = `${state.toString(36)} `;
-    parts.push(word);
-    length += word.length;
-  }
-  return parts.join('').slice(0, chars);
-}
 
 function answer(res, message, sse) {
   const body = JSON.stringify(message);

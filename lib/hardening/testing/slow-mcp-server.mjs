@@ -4,6 +4,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { variedText as text } from './varied-text.mjs';
 
 const object = (properties = {}, required = []) => ({ type: 'object', properties, required });
 // Read-only (they run without approval), not idempotent (one attempt, no retries to wait for).
@@ -23,23 +24,6 @@ const TOOLS = [
   },
   { name: 'hang', description: 'Never answers', inputSchema: object(), annotations },
 ];
-
-/**
- * `chars` characters of varied text (words of a seeded generator, not one repeated letter): as
- * much work for redaction, truncation and the search index as real output of that size.
- */
-function text(chars) {
-  const parts = [];
-  let length = 0;
-  let state = 12345;
-  while (length < chars) {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    const word = `${state.toString(36)} `;
-    parts.push(word);
-    length += word.length;
-  }
-  return parts.join('').slice(0, chars);
-}
 
 const server = new Server({ name: 'slow-fixture', version: '1.0.0' }, { capabilities: { tools: {} } });
 server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));

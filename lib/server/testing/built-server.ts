@@ -117,3 +117,19 @@ export async function startBuiltServer(
   server.stop();
   throw new Error(`the server did not start:\n${log}`);
 }
+
+/**
+ * Waits until the upstream MCP server `name` is connected (`GET /api/v1/mcp/servers`), for at
+ * most `timeoutMs`; then it throws with the states seen.
+ */
+export async function waitForMcpServer(server: BuiltServer, name: string, timeoutMs = 20_000): Promise<void> {
+  const until = performance.now() + timeoutMs;
+  let state: unknown;
+  while (performance.now() < until) {
+    const { json } = await server.send('GET', '/api/v1/mcp/servers');
+    state = json.servers?.find((s: Json) => s.name === name)?.state;
+    if (state === 'connected') return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the MCP server "${name}" did not connect within ${timeoutMs} ms (last state: ${String(state)})`);
+}
