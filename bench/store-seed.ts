@@ -18,7 +18,7 @@ import Database from 'better-sqlite3';
 import { migrate } from '../lib/db/migrate';
 import { SEARCH_INDEX_FILL_SQL, SEARCH_TABLES } from '../lib/db/search-index';
 import { sessionTriggersSql } from '../lib/db/session-triggers';
-import { SAME_AS_ARGUMENTS } from '../lib/db/sqlite-trace-store';
+import { INSERTED, SAME_AS_ARGUMENTS } from '../lib/db/sqlite-trace-store';
 import { createAddToToolSeries, type FinishedCall } from '../lib/db/tool-series-batch';
 import { encodeTraceRecord } from '../lib/db/trace-row';
 import { createVault } from '../lib/db/vault';
@@ -453,44 +453,6 @@ export function seedCall(i: number, total: number): TraceRecord & { sessionSeq: 
 }
 
 /** The columns the seeder writes: what the store writes, in its own encoding. */
-const INSERT_COLUMNS = {
-  id: 'id',
-  toolCallId: 'tool_call_id',
-  sessionId: 'session_id',
-  actor: 'actor',
-  tool: 'tool',
-  status: 'status',
-  sideEffect: 'side_effect',
-  arguments: 'arguments',
-  sealedArguments: 'sealed_arguments',
-  createdAt: 'created_at',
-  finishedAt: 'finished_at',
-  latencyMs: 'latency_ms',
-  stages: 'stages',
-  attempts: 'attempts',
-  attemptCount: 'attempt_count',
-  output: 'output',
-  stdout: 'stdout',
-  stderr: 'stderr',
-  exitCode: 'exit_code',
-  error: 'error',
-  errorCode: 'error_code',
-  modelMessage: 'model_message',
-  modelTruncation: 'model_truncation',
-  retried: 'retried',
-  fellBack: 'fell_back',
-  truncated: 'truncated',
-  faulted: 'faulted',
-  replayed: 'replayed',
-  metadata: 'metadata',
-  editedArguments: 'edited_arguments',
-  approval: 'approval',
-  replayOf: 'replay_of',
-  batchId: 'batch_id',
-  sessionSeq: 'session_seq',
-  servedFrom: 'served_from',
-} as const;
-
 /**
  * Seeds `dir/toolscope.db` (created, migrated) with `total` calls; returns the seconds it took.
  * 1. migrate, then set aside the indexes and triggers of `tool_calls` (their SQL kept);
@@ -520,19 +482,19 @@ export function seedStore(options: { dir: string; calls: number; progress?: (tex
   for (const { type, name } of setAside) db.exec(`DROP ${type.toUpperCase()} \`${name}\``);
 
   const vault = createVault({ dir });
-  const keys = Object.keys(INSERT_COLUMNS) as (keyof typeof INSERT_COLUMNS)[];
+  // The columns and values the store writes (coded columns in their compact form).
   const insert = db.prepare(
-    `INSERT INTO tool_calls (${keys.map((key) => INSERT_COLUMNS[key]).join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`,
+    `INSERT INTO tool_calls (${INSERTED.map(([column]) => column).join(', ')}) VALUES (${INSERTED.map(([, value]) => value).join(', ')})`,
   );
   const addToToolSeries = createAddToToolSeries(db);
   const insertBatch = db.transaction((from: number, to: number) => {
     const finished: FinishedCall[] = [];
     for (let i = from; i < to; i++) {
       const call = seedCall(i, total);
-      const values = encodeTraceRecord(call, call.sessionSeq) as Record<string, unknown>;
-      values.sealedArguments =
+      const values = encodeTraceRecord(call, call.sessionSeq);
+      const sealedArguments =
         call.rawArguments === values.arguments ? SAME_AS_ARGUMENTS : vault.seal(call.rawArguments, call.id);
-      insert.run(keys.map((key) => values[key] ?? null));
+      insert.run({ ...values, sealedArguments, sealedEditedArguments: null });
       if (call.finishedAt !== null) {
         finished.push({ tool: call.tool, status: call.status, finishedAt: call.finishedAt, latencyMs: call.latencyMs });
       }

@@ -64,11 +64,18 @@ describe('the committed migrations', () => {
   // Catches a schema.ts change committed without `npm run db:generate`.
   it('create exactly the columns and indexes schema.ts declares', () => {
     const db = openDatabase(':memory:');
-    const columns = (db.pragma('table_info(tool_calls)') as { name: string; notnull: number; pk: number }[]).map(
-      (column) => `${column.name}${column.notnull ? ' not null' : ''}${column.pk ? ' pk' : ''}`,
+    // table_xinfo: generated columns too (hidden 2 or 3). A generated column's NOT NULL is its
+    // stored column's, so schema.ts declares it for the row type only.
+    const columns = (
+      db.pragma('table_xinfo(tool_calls)') as { name: string; notnull: number; pk: number; hidden: number }[]
+    ).map(
+      (column) =>
+        `${column.name}${column.notnull ? ' not null' : ''}${column.pk ? ' pk' : ''}${column.hidden >= 2 ? ' generated' : ''}`,
     );
-    const declared = Object.values(getTableColumns(toolCalls)).map(
-      (column) => `${column.name}${column.notNull ? ' not null' : ''}${column.primary ? ' pk' : ''}`,
+    const declared = Object.values(getTableColumns(toolCalls)).map((column) =>
+      column.generated
+        ? `${column.name} generated`
+        : `${column.name}${column.notNull ? ' not null' : ''}${column.primary ? ' pk' : ''}`,
     );
     expect(columns.sort()).toEqual(declared.sort());
 

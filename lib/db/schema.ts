@@ -1,12 +1,16 @@
 import { sql } from 'drizzle-orm';
 import { blob, index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { CallStatus, SideEffect } from '../executor/types';
+import { type CodedColumn, decodedSql } from './coded-columns';
 import type { StoredBytes } from './compact-columns';
 import { LATENCY_BIN_COLUMNS } from './latency-bins';
 import type { StoredId } from './trace-id';
 
 /** The statuses `tool_calls_status_seq_idx` holds: add this term to a query that must use it. */
 export const STATUS_INDEXED = "status != 'succeeded'";
+
+/** A column every query reads by its name, stored compactly in another (see `coded-columns.ts`). */
+const decoded = (column: CodedColumn) => ({ as: sql.raw(decodedSql(column)) });
 
 /** A 0/1 column: SQLite has no booleans, and better-sqlite3 cannot bind them. */
 const flag = (name: string) => integer(name).$type<0 | 1>().notNull().default(0);
@@ -38,18 +42,19 @@ export const toolCalls = sqliteTable(
     id: text('id').$type<StoredId>().notNull(),
     toolCallId: text('tool_call_id').notNull(),
     sessionId: text('session_id'),
-    actor: text('actor').notNull(),
-    tool: text('tool').notNull(),
-    status: text('status').$type<CallStatus>().notNull(),
-    sideEffect: text('side_effect').$type<SideEffect>(),
+    /** `actor`, `tool`, `status`, `side_effect`, `latency_ms` and `finished_at` as stored; see `coded-columns.ts`. */
+    actorStored: text('actor_stored').notNull(),
+    toolStored: text('tool_stored').notNull(),
+    statusStored: text('status_stored').notNull(),
+    sideEffectStored: text('side_effect_stored'),
     /** Redacted arguments as JSON; NULL when the record had none. */
     arguments: text('arguments'),
     /** The raw arguments sealed by the vault (AES-256-GCM); never plaintext. */
     sealedArguments: blob('sealed_arguments', { mode: 'buffer' }).notNull(),
     /** Epoch milliseconds. */
     createdAt: integer('created_at').notNull(),
-    finishedAt: integer('finished_at'),
-    latencyMs: real('latency_ms'),
+    finishedStored: integer('finished_stored'),
+    latencyStored: real('latency_stored'),
     /** Bytes (see `encodeStages`); JSON text in rows written before migration 0012. */
     stages: text('stages').$type<StoredBytes>().notNull(),
     /** Bytes (see `encodeAttempts`); JSON text in rows written before migration 0012. */
@@ -95,6 +100,17 @@ export const toolCalls = sqliteTable(
     servedFrom: text('served_from'),
     /** 1: the call came from an imported file (read-only: no sealed arguments, never replayed or cancelled). */
     imported: flag('imported'),
+    // Virtual: computed from the stored columns above when read, never stored (migration 0014).
+    actor: text('actor').notNull().generatedAlwaysAs(decoded('actor').as, { mode: 'virtual' }),
+    tool: text('tool').notNull().generatedAlwaysAs(decoded('tool').as, { mode: 'virtual' }),
+    status: text('status').$type<CallStatus>().notNull().generatedAlwaysAs(decoded('status').as, { mode: 'virtual' }),
+    sideEffect: text('side_effect')
+      .$type<SideEffect>()
+      .generatedAlwaysAs(decoded('side_effect').as, { mode: 'virtual' }),
+    /** Milliseconds, to the microsecond. */
+    latencyMs: real('latency_ms').generatedAlwaysAs(decoded('latency_ms').as, { mode: 'virtual' }),
+    /** Epoch milliseconds. */
+    finishedAt: integer('finished_at').generatedAlwaysAs(decoded('finished_at').as, { mode: 'virtual' }),
   },
   (table) => [
     uniqueIndex('tool_calls_id_unique').on(table.id),

@@ -28,12 +28,13 @@ export function importedRecord(trace: StoredTrace): TraceRecord {
  */
 export function createSqliteImportTraces(
   sqlite: SqliteDatabase,
+  /** `columns`: [stored column, SQL of its value] of a new row, as the store writes it (its `INSERTED`). */
   options: { columns: readonly (readonly [string, string])[]; addToToolSeries: (calls: FinishedCall[]) => void },
 ) {
   const names = options.columns.map(([column]) => column);
-  const params = options.columns.map(([, param]) => `@${param}`);
+  const values = options.columns.map(([, value]) => value);
   const insert = sqlite.prepare(
-    `INSERT INTO tool_calls (${names.join(', ')}, imported) VALUES (${params.join(', ')}, 1)`,
+    `INSERT INTO tool_calls (${names.join(', ')}, imported) VALUES (${values.join(', ')}, 1)`,
   );
   const exists = sqlite.prepare('SELECT 1 FROM tool_calls WHERE id IN (@id, @idText)').pluck();
   const insertBatch = sqlite.prepare(BATCH_SQL.insert);

@@ -236,7 +236,7 @@ describe('sqlite trace store', () => {
         `const Database = require('better-sqlite3');
          const db = new Database(process.argv[1]);
          db.pragma('busy_timeout = 5000');
-         const insert = db.prepare(\`INSERT INTO tool_calls (id, tool_call_id, actor, tool, status, sealed_arguments,
+         const insert = db.prepare(\`INSERT INTO tool_calls (id, tool_call_id, actor_stored, tool_stored, status_stored, sealed_arguments,
            created_at, stages, attempts, metadata) VALUES (?, ?, 'api', 'writer', 'succeeded', x'00', ?, '[]', '[]', '{}')\`);
          for (let i = 0; i < ${rows}; i++) insert.run('w-' + i, 'call_w' + i, Date.now());
          db.close();`,
@@ -477,7 +477,8 @@ describe('tool counts kept by triggers', () => {
         if (op === 2) store.update(next);
         else store.finish(next);
       }
-      if (step % 50 === 0) db.prepare("UPDATE tool_calls SET status = 'failed' WHERE rowid % 7 = 0").run();
+      // The plain form: a stored status reads as itself (see coded-columns.ts).
+      if (step % 50 === 0) db.prepare("UPDATE tool_calls SET status_stored = 'failed' WHERE rowid % 7 = 0").run();
     }
     store.flush();
     db.prepare('DELETE FROM tool_calls WHERE rowid % 11 = 0').run();

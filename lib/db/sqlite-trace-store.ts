@@ -1,6 +1,7 @@
 import { getTableColumns } from 'drizzle-orm';
 import { IdTable } from '../executor/id-table';
 import type { TraceRecord } from '../executor/types';
+import { writtenColumn } from './coded-columns';
 import { type CommitTimers, systemCommitTimers } from './commit-timers';
 import { createGroupCommit, DEFAULT_MAX_BATCH } from './group-commit';
 import type { SqliteDatabase } from './open-database';
@@ -86,18 +87,29 @@ const IDENTITY_KEYS = [
 const columns = getTableColumns(toolCalls);
 const MUTABLE = MUTABLE_KEYS.map((key) => [columns[key].name, key] as const);
 const ALL = [...IDENTITY_KEYS.map((key) => [columns[key].name, key] as const), ...MUTABLE];
+/**
+ * [stored column, SQL of its value] of every column a new row gets: a coded column's stored
+ * column and its parameter encoded (see `coded-columns.ts`), any other column and its parameter.
+ */
+export const INSERTED = ALL.map(([column, param]) => writtenColumn(column, `@${param}`));
 
-const upsertSql = (where: string) => `INSERT INTO tool_calls (${ALL.map(([column]) => column).join(', ')})
-    VALUES (${ALL.map(([, param]) => `@${param}`).join(', ')})
-    ON CONFLICT (id) DO UPDATE SET ${ALL.filter(([column]) => column !== 'id' && column !== columns.sessionSeq.name)
+const upsertSql = (where: string) => `INSERT INTO tool_calls (${INSERTED.map(([column]) => column).join(', ')})
+    VALUES (${INSERTED.map(([, value]) => value).join(', ')})
+    ON CONFLICT (id) DO UPDATE SET ${INSERTED.filter(
+      ([column]) => column !== 'id' && column !== columns.sessionSeq.name,
+    )
       .map(([column]) => `${column} = excluded.${column}`)
       .join(', ')}
     WHERE tool_calls.status != 'interrupted' AND tool_calls.${where}`;
+// `created_at` is not among the columns an update writes: a finish time is coded against the row's.
 const updateSql = (where: string) =>
-  `UPDATE tool_calls SET ${MUTABLE.map(([column, param]) => `${column} = @${param}`).join(', ')}
+  `UPDATE tool_calls SET ${MUTABLE.map(([column, param]) => writtenColumn(column, `@${param}`, 'created_at'))
+    .map(([column, value]) => `${column} = ${value}`)
+    .join(', ')}
     WHERE id = @id AND status != 'interrupted' AND ${where}`;
+// The plain forms: any value reads as itself (see `coded-columns.ts`).
 const interruptSql = (where: string) =>
-  `UPDATE tool_calls SET status = 'interrupted', finished_at = @now, error = @error, error_code = @code
+  `UPDATE tool_calls SET status_stored = 'interrupted', finished_stored = @now, error = @error, error_code = @code
     WHERE status = 'running' AND ${STATUS_INDEXED} AND imported = 0 AND ${where}`;
 
 /**
@@ -225,7 +237,7 @@ export function createSqliteTraceStore({
   /** The newest seq this store inserted: tells the indexer how far behind it is. */
   let newestSeq = 0;
   const batchMessages = createSqliteBatchMessages(sqlite);
-  const importAll = createSqliteImportTraces(sqlite, { columns: ALL, addToToolSeries });
+  const importAll = createSqliteImportTraces(sqlite, { columns: INSERTED, addToToolSeries });
   const getById = sqlite.prepare(TRACE_READ_SQL.byId);
   // Raw arguments sealed by this process for calls not yet finished: what lets later writes
   // skip the vault. Bounded by the number of calls in flight.

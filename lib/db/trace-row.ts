@@ -16,7 +16,18 @@ import type { StoredTrace, TraceSummary } from './trace-store';
  * Every column of a row except the ones the store owns: `seq` (SQLite) and the sealed arguments
  * (vault). `sessionSeq` is the store's too, but travels with the values: the store assigns it.
  */
-export type TraceRowValues = Omit<ToolCallRow, 'seq' | 'sealedArguments' | 'sealedEditedArguments' | 'imported'>;
+export type TraceRowValues = Omit<
+  ToolCallRow,
+  'seq' | 'sealedArguments' | 'sealedEditedArguments' | 'imported' | StoredOnlyKey
+>;
+/** The stored forms of the coded columns (see `coded-columns.ts`): SQL writes them from the values. */
+type StoredOnlyKey =
+  | 'actorStored'
+  | 'toolStored'
+  | 'statusStored'
+  | 'sideEffectStored'
+  | 'latencyStored'
+  | 'finishedStored';
 
 /** A row as read back: the values, and whether the call was imported (a column the executor never writes). */
 export type StoredTraceRow = TraceRowValues & { imported?: 0 | 1 };

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { getTableColumns } from 'drizzle-orm';
 import type { TraceRecord } from '../../executor/types';
+import { CODED_COLUMNS } from '../coded-columns';
 import { LATENCY_BIN_COLUMNS, latencyBinSql } from '../latency-bins';
 import { openDatabase, type SqliteDatabase } from '../open-database';
 import { toolCalls } from '../schema';
@@ -70,6 +71,11 @@ export function writeRowDirectly(db: SqliteDatabase, vault: Vault, trace: TraceR
     ...encodeTraceRecord(trace, null),
     sealedArguments: vault.seal(trace.rawArguments, trace.id),
   };
+  // The coded columns in their plain form, which reads as itself (see coded-columns.ts).
+  const keyOf = new Map(Object.entries(getTableColumns(toolCalls)).map(([key, column]) => [column.name, key]));
+  for (const [name, { stored }] of Object.entries(CODED_COLUMNS)) {
+    all[keyOf.get(stored) as string] = all[keyOf.get(name) as string];
+  }
   // An older database lacks the columns later migrations add: write the ones it has, as the store of its day did.
   const present = new Set((db.pragma('table_info(tool_calls)') as { name: string }[]).map((column) => column.name));
   const columns = Object.entries(getTableColumns(toolCalls))

@@ -1,0 +1,173 @@
+/**
+ * Six columns of `tool_calls` are stored in a compact form since migration 0014, behind virtual
+ * generated columns that keep their names: every query reads `tool`, `status`, `side_effect`,
+ * `actor`, `latency_ms` and `finished_at` as before (and the indexes on `tool` and `status` index
+ * what they read), while the row holds `tool_stored`, `status_stored`, … — 20–30 bytes a call
+ * less (README "Storage"). Only writers name the stored columns, through `encodedSql`.
+ *
+ * The stored forms (`sqlite3` shows both; the `*_stored` columns are what is on disk):
+ * - text with a few usual values (the statuses, side effects, the `api` actor, the built-in
+ *   tools): the usual value as a one-character code (a control character, or the empty text for
+ *   a status or side effect, which cannot be empty), any other value as itself — or, when it
+ *   starts with a control character, as itself after CODE_ESCAPE;
+ * - `latency_ms`: whole microseconds, negated (an integer on disk, 1–3 bytes where a double takes
+ *   8), or the milliseconds as they are when they are not whole microseconds;
+ * - `finished_at`: the milliseconds after `created_at`, negated and less one (1–3 bytes where an
+ *   epoch takes 6), or the epoch as it is when it is before `created_at`.
+ * Every plain value reads as itself, so rows written before (and rare writes, such as marking a
+ * call interrupted) need no code.
+ */
+
+/** A column stored as codes for its usual values. */
+interface CodedText {
+  kind: 'text';
+  /** The usual values; append only: a stored code must keep meaning the same value. */
+  values: readonly string[];
+  /** Whether the first value is stored as the empty text (only where no real value is empty). */
+  emptyFirst: boolean;
+}
+interface CodedNumber {
+  kind: 'latency' | 'finished';
+}
+
+/** Stored text that starts with this (U+001F) is a value that itself starts with a control character. */
+const CODE_ESCAPE = 31;
+
+/** The coded columns: the name every query reads, the stored column, and how it is coded. */
+export const CODED_COLUMNS = {
+  tool: {
+    stored: 'tool_stored',
+    coding: {
+      kind: 'text',
+      values: ['read_file', 'write_file', 'run_shell', 'http_request', 'calculator'],
+      emptyFirst: false,
+    },
+  },
+  status: {
+    stored: 'status_stored',
+    coding: {
+      kind: 'text',
+      values: ['succeeded', 'failed', 'running', 'denied', 'cancelled', 'awaiting_approval', 'interrupted'],
+      emptyFirst: true,
+    },
+  },
+  side_effect: {
+    stored: 'side_effect_stored',
+    coding: { kind: 'text', values: ['read', 'none', 'write', 'exec'], emptyFirst: true },
+  },
+  actor: { stored: 'actor_stored', coding: { kind: 'text', values: ['api'], emptyFirst: false } },
+  latency_ms: { stored: 'latency_stored', coding: { kind: 'latency' } },
+  finished_at: { stored: 'finished_stored', coding: { kind: 'finished' } },
+} as const satisfies Record<string, { stored: string; coding: CodedText | CodedNumber }>;
+
+export type CodedColumn = keyof typeof CODED_COLUMNS;
+
+const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
+/** The stored code of the `index`th usual value, as SQL. */
+const codeSql = (coding: CodedText, index: number) =>
+  coding.emptyFirst ? (index === 0 ? "''" : `char(${index})`) : `char(${index + 1})`;
+
+/**
+ * SQL storing the value `value` (an SQL expression: a parameter, `excluded.x`…) in the coded
+ * column `column`; `createdAt` is the expression of the row's `created_at` (for `finished_at`).
+ * @example encodedSql('status', '@status') // "CASE @status WHEN 'succeeded' THEN '' WHEN … ELSE … END"
+ */
+export function encodedSql(column: CodedColumn, value: string, createdAt = '@createdAt'): string {
+  const { coding } = CODED_COLUMNS[column];
+  if (coding.kind === 'latency') {
+    return `CASE WHEN ${value} > 0 AND round(${value} * 1000) / 1000.0 = ${value} THEN -round(${value} * 1000) ELSE ${value} END`;
+  }
+  if (coding.kind === 'finished') {
+    return `CASE WHEN ${value} >= ${createdAt} AND ${createdAt} >= 0 THEN ${createdAt} - ${value} - 1 ELSE ${value} END`;
+  }
+  const codes = coding.values.map((known, index) => `WHEN ${quote(known)} THEN ${codeSql(coding, index)}`).join(' ');
+  return `CASE ${value} ${codes} ELSE iif(${value} < ' ', char(${CODE_ESCAPE}) || ${value}, ${value}) END`;
+}
+
+/** SQL reading the coded column `column` from its stored column: the generated column's expression. */
+export function decodedSql(column: CodedColumn): string {
+  const { stored, coding } = CODED_COLUMNS[column];
+  const s = `\`${stored}\``;
+  if (coding.kind === 'latency') return `CASE WHEN ${s} < 0 THEN ${s} / -1000.0 ELSE ${s} END`;
+  if (coding.kind === 'finished') return `CASE WHEN ${s} < 0 THEN \`created_at\` - ${s} - 1 ELSE ${s} END`;
+  const codes = coding.values.map((known, index) => `WHEN ${s} = ${codeSql(coding, index)} THEN ${quote(known)}`);
+  return `CASE WHEN ${s} >= ' ' THEN ${s} ${codes.join(' ')} WHEN substr(${s}, 1, 1) = char(${CODE_ESCAPE}) THEN substr(${s}, 2) ELSE ${s} END`;
+}
+
+const CODED_BY_NAME: ReadonlyMap<string, CodedColumn> = new Map(
+  (Object.keys(CODED_COLUMNS) as CodedColumn[]).map((column) => [column, column]),
+);
+
+/**
+ * The column a writer names for the column `name` and the SQL of the value it writes there:
+ * a coded column's stored column and `value` encoded (see `encodedSql`), any other as it is.
+ * @example writtenColumn('status', '@status') // ['status_stored', "CASE @status WHEN …"]
+ */
+export function writtenColumn(name: string, value: string, createdAt = '@createdAt'): readonly [string, string] {
+  const coded = CODED_BY_NAME.get(name);
+  return coded === undefined ? [name, value] : [CODED_COLUMNS[coded].stored, encodedSql(coded, value, createdAt)];
+}
+
+/** The coded columns in the order migration 0014 adds their generated columns (schema.ts's order). */
+const ADDED_ORDER: readonly CodedColumn[] = ['actor', 'tool', 'status', 'side_effect', 'latency_ms', 'finished_at'];
+const GENERATED_TYPE: Record<CodedColumn, string> = {
+  actor: 'text',
+  tool: 'text',
+  status: 'text',
+  side_effect: 'text',
+  latency_ms: 'real',
+  finished_at: 'integer',
+};
+
+/**
+ * A trigger of `tool_calls` as it must be once the coded columns are stored apart: the same SQL,
+ * its `UPDATE OF` list naming the stored columns (an update writes those; a generated column is
+ * never in an UPDATE's SET) — and `created_at` with `finished_stored`, which `finished_at` reads.
+ */
+export function triggerOnStoredColumns(sql: string): string {
+  return sql.replace(/AFTER UPDATE OF (.+?) ON `tool_calls`/, (_, list: string) => {
+    const names = list.split(',').map((name) => name.trim().replaceAll('`', ''));
+    const stored = names.map((name) => (CODED_BY_NAME.has(name) ? CODED_COLUMNS[name as CodedColumn].stored : name));
+    if (names.includes('finished_at') && !names.includes('created_at')) stored.push('created_at');
+    return `AFTER UPDATE OF ${stored.map((name) => `\`${name}\``).join(', ')} ON \`tool_calls\``;
+  });
+}
+
+/** Whether a trigger's SQL reads a coded column (its name as a whole word, outside other names). */
+export function readsCodedColumn(sql: string): boolean {
+  return ADDED_ORDER.some((column) => new RegExp(`(^|[^\\w])\`?${column}\`?($|[^\\w])`).test(sql));
+}
+
+/**
+ * The SQL of migration 0014, given the triggers of `tool_calls` that read a coded column as
+ * migration 0013 left them (`drizzle/0014_coded_columns.sql` holds exactly the output for those):
+ * 1. the six columns renamed to their stored names (rows keep their values: plain values read as
+ *    themselves);
+ * 2. the triggers dropped, so that 3. moves nothing: a tool or actor that starts with a control
+ *    character is escaped (see CODE_ESCAPE; only an imported file can hold one);
+ * 4. the generated columns added under the old names;
+ * 5. the indexes on `tool` and `status` built again on the generated columns (one scan of the table);
+ * 6. the triggers again, their `UPDATE OF` lists naming the stored columns.
+ */
+export function codedColumnsMigrationSql(triggers: readonly { name: string; sql: string }[]): string {
+  const statements = [
+    ...ADDED_ORDER.map(
+      (column) => `ALTER TABLE \`tool_calls\` RENAME COLUMN \`${column}\` TO \`${CODED_COLUMNS[column].stored}\`;`,
+    ),
+    ...triggers.map((trigger) => `DROP TRIGGER \`${trigger.name}\`;`),
+    ...(['tool', 'actor'] as const).map((column) => {
+      const stored = `\`${CODED_COLUMNS[column].stored}\``;
+      return `UPDATE \`tool_calls\` SET ${stored} = char(${CODE_ESCAPE}) || ${stored} WHERE ${stored} < ' ' AND ${stored} != '';`;
+    }),
+    ...ADDED_ORDER.map(
+      (column) =>
+        `ALTER TABLE \`tool_calls\` ADD COLUMN \`${column}\` ${GENERATED_TYPE[column]} GENERATED ALWAYS AS (${decodedSql(column)}) VIRTUAL;`,
+    ),
+    'DROP INDEX `tool_calls_tool_seq_idx`;',
+    'CREATE INDEX `tool_calls_tool_seq_idx` ON `tool_calls` (`tool`);',
+    'DROP INDEX `tool_calls_status_seq_idx`;',
+    "CREATE INDEX `tool_calls_status_seq_idx` ON `tool_calls` (`status`) WHERE status != 'succeeded';",
+    ...triggers.map((trigger) => `${triggerOnStoredColumns(trigger.sql)};`),
+  ];
+  return statements.join('\n--> statement-breakpoint\n');
+}
