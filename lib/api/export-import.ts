@@ -122,7 +122,11 @@ export function exportSession(sessionId: string, ts: Pick<Toolscope, 'store'>, n
 // Import
 
 const id = z.string().min(1).max(256);
-const isoTime = z.iso.datetime({ offset: true });
+// Not before 1970: a stored time is epoch milliseconds, and a negative one would not read back
+// (a finish time is stored as the milliseconds after the start, negated: see coded-columns.ts).
+const isoTime = z.iso
+  .datetime({ offset: true })
+  .refine((time) => Date.parse(time) >= 0, { message: 'a time before 1970-01-01T00:00:00Z' });
 const nonNegative = z.number().finite().min(0);
 
 /** An imported error is bounded as a recorded one is (see `bound-error.ts`): a file may hold megabytes of one. */
