@@ -1,9 +1,11 @@
--- Six columns stored compactly behind generated columns of the same names (lib/db/coded-columns.ts):
--- `tool`, `status`, `side_effect`, `actor`, `latency_ms` and `finished_at` read as before; rows hold
--- `tool_stored`, `status_stored`, … Written from codedColumnsMigrationSql() of lib/db/coded-columns.ts for
--- the triggers 0013 left (a test checks they agree). No row is rewritten (rows keep their plain values,
--- which read as themselves) except an imported tool or actor starting with a control character; the
--- indexes on `tool` and `status` are built again (one scan of the table each).
+-- Seven columns stored compactly behind generated columns of the same names (lib/db/coded-columns.ts):
+-- `tool_call_id`, `tool`, `status`, `side_effect`, `actor`, `latency_ms` and `finished_at` read as
+-- before; rows hold `tool_stored`, `status_stored`, … Written from codedColumnsMigrationSql() of
+-- lib/db/coded-columns.ts for the triggers 0013 left (a test checks they agree). No row is rewritten (rows keep
+-- their plain values, which read as themselves) except an imported call id, tool or actor starting with a
+-- control character (one scan of the table); the indexes on `tool` and `status` are built again (one scan each).
+ALTER TABLE `tool_calls` RENAME COLUMN `tool_call_id` TO `tool_call_id_stored`;
+--> statement-breakpoint
 ALTER TABLE `tool_calls` RENAME COLUMN `actor` TO `actor_stored`;
 --> statement-breakpoint
 ALTER TABLE `tool_calls` RENAME COLUMN `tool` TO `tool_stored`;
@@ -24,6 +26,10 @@ DROP TRIGGER `sessions_after_insert`;
 --> statement-breakpoint
 DROP TRIGGER `sessions_after_move`;
 --> statement-breakpoint
+DROP TRIGGER `tool_calls_id_search_after_delete`;
+--> statement-breakpoint
+DROP TRIGGER `tool_calls_id_search_after_update`;
+--> statement-breakpoint
 DROP TRIGGER `tool_counts_after_delete`;
 --> statement-breakpoint
 DROP TRIGGER `tool_counts_after_insert`;
@@ -38,9 +44,11 @@ DROP TRIGGER `tool_series_after_update_add`;
 --> statement-breakpoint
 DROP TRIGGER `tool_series_after_update_remove`;
 --> statement-breakpoint
-UPDATE `tool_calls` SET `tool_stored` = char(31) || `tool_stored` WHERE `tool_stored` < ' ' AND `tool_stored` != '';
+UPDATE `tool_calls` SET `tool_stored` = iif((`tool_stored` < ' ' AND `tool_stored` != ''), char(31) || `tool_stored`, `tool_stored`) WHERE (`tool_stored` < ' ' AND `tool_stored` != '');
 --> statement-breakpoint
-UPDATE `tool_calls` SET `actor_stored` = char(31) || `actor_stored` WHERE `actor_stored` < ' ' AND `actor_stored` != '';
+UPDATE `tool_calls` SET `tool_call_id_stored` = iif((`tool_call_id_stored` < ' ' AND `tool_call_id_stored` != ''), char(31) || `tool_call_id_stored`, `tool_call_id_stored`), `actor_stored` = iif((`actor_stored` < ' ' AND `actor_stored` != ''), char(31) || `actor_stored`, `actor_stored`) WHERE (`tool_call_id_stored` < ' ' AND `tool_call_id_stored` != '') OR (`actor_stored` < ' ' AND `actor_stored` != '');
+--> statement-breakpoint
+ALTER TABLE `tool_calls` ADD COLUMN `tool_call_id` text GENERATED ALWAYS AS (CASE WHEN `tool_call_id_stored` >= ' ' THEN `tool_call_id_stored` WHEN substr(`tool_call_id_stored`, 1, 1) = char(1) THEN 'call_' || substr(`tool_call_id_stored`, 2) WHEN substr(`tool_call_id_stored`, 1, 1) = char(2) THEN 'toolu_01' || substr(`tool_call_id_stored`, 2) WHEN substr(`tool_call_id_stored`, 1, 1) = char(3) THEN 'toolu_' || substr(`tool_call_id_stored`, 2) WHEN substr(`tool_call_id_stored`, 1, 1) = char(31) THEN substr(`tool_call_id_stored`, 2) ELSE `tool_call_id_stored` END) VIRTUAL;
 --> statement-breakpoint
 ALTER TABLE `tool_calls` ADD COLUMN `actor` text GENERATED ALWAYS AS (CASE WHEN `actor_stored` >= ' ' THEN `actor_stored` WHEN `actor_stored` = char(1) THEN 'api' WHEN substr(`actor_stored`, 1, 1) = char(31) THEN substr(`actor_stored`, 2) ELSE `actor_stored` END) VIRTUAL;
 --> statement-breakpoint
@@ -134,6 +142,17 @@ CREATE TRIGGER `sessions_after_move` AFTER UPDATE OF `session_id`, `created_at` 
 			`approval_wait_ms` = `approval_wait_ms` + excluded.`approval_wait_ms`;
 	UPDATE `sessions` SET `last_call_second` = NEW.`created_at` / 1000
 		WHERE `id` = NEW.`session_id` AND `last_call_second` < NEW.`created_at` / 1000;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `tool_calls_id_search_after_delete` AFTER DELETE ON `tool_calls`
+	WHEN OLD.`seq` <= (SELECT `indexed_upto` FROM `search_state`) BEGIN
+	INSERT INTO `tool_calls_id_search` (`tool_calls_id_search`, `rowid`, `id_trigrams`, `tool_call_id_trigrams`) VALUES ('delete', OLD.`seq`, CASE WHEN typeof(OLD.`id`) = 'blob' THEN lower(hex(substr(OLD.`id`, 11))) ELSE substr(OLD.`id`, -12) END, substr(OLD.`tool_call_id`, -12));
+END;
+--> statement-breakpoint
+CREATE TRIGGER `tool_calls_id_search_after_update` AFTER UPDATE OF `id`, `tool_call_id_stored` ON `tool_calls`
+	WHEN (OLD.`id` IS NOT NEW.`id` OR OLD.`tool_call_id` IS NOT NEW.`tool_call_id`) AND OLD.`seq` <= (SELECT `indexed_upto` FROM `search_state`) BEGIN
+	INSERT INTO `tool_calls_id_search` (`tool_calls_id_search`, `rowid`, `id_trigrams`, `tool_call_id_trigrams`) VALUES ('delete', OLD.`seq`, CASE WHEN typeof(OLD.`id`) = 'blob' THEN lower(hex(substr(OLD.`id`, 11))) ELSE substr(OLD.`id`, -12) END, substr(OLD.`tool_call_id`, -12));
+	INSERT INTO `tool_calls_id_search` (`rowid`, `id_trigrams`, `tool_call_id_trigrams`) VALUES (NEW.`seq`, CASE WHEN typeof(NEW.`id`) = 'blob' THEN lower(hex(substr(NEW.`id`, 11))) ELSE substr(NEW.`id`, -12) END, substr(NEW.`tool_call_id`, -12));
 END;
 --> statement-breakpoint
 CREATE TRIGGER `tool_counts_after_delete` AFTER DELETE ON `tool_calls` BEGIN

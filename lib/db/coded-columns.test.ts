@@ -73,6 +73,20 @@ describe('coded columns (migration 0014)', () => {
       expect(roundTrip('tool', value).read).toBe(value);
       expect(roundTrip('actor', value).read).toBe(value);
     }
+    for (const [id, storedLength] of [
+      ['call_wKvPNPaZ2Tkkk2vNYBdgkDwS', 25],
+      ['toolu_01ZzEKJV2sbC9BRtin6hUoR4', 23],
+      ['toolu_x', 2],
+      ['call_', 1],
+      ['c', 1],
+      ['', 1],
+      ['\u0002call_x', 8],
+      ['\u001f', 2],
+    ] as const) {
+      const { stored, read } = roundTrip('tool_call_id', id);
+      expect(read).toBe(id);
+      expect((stored as string).length).toBe(storedLength);
+    }
     expect(roundTrip('tool', null).read).toBeNull();
     expect(roundTrip('side_effect', null).read).toBeNull();
   });
@@ -110,6 +124,7 @@ describe('coded columns (migration 0014)', () => {
       makeTrace({ tool: 'read_file', status: 'failed', latencyMs: 2.5 }),
       makeTrace({ tool: 'fs__read', actor: 'mcp', sideEffect: 'exec', latencyMs: 1 / 3 }),
       makeTrace({ tool: '\u0001odd', actor: '', status: 'running', finishedAt: null, latencyMs: null }),
+      makeTrace({ toolCallId: '\u0001call_odd', actor: '\u0001' }),
     ];
     for (const trace of before) writeRowDirectly(old, vault, trace);
     old.close();
@@ -120,6 +135,7 @@ describe('coded columns (migration 0014)', () => {
       for (const trace of before) {
         const read = store.get(trace.id);
         expect(read?.tool).toBe(trace.tool);
+        expect(read?.toolCallId).toBe(trace.toolCallId);
         expect(read?.actor).toBe(trace.actor);
         expect(read?.status).toBe(trace.status);
         expect(read?.sideEffect).toBe(trace.sideEffect);
@@ -138,13 +154,14 @@ describe('coded columns (migration 0014)', () => {
       expect(store.list({ status: 'failed' }).items.map((trace) => trace.id)).toEqual([after.id, before[0]?.id]);
       expect(store.get(before[2]?.id as string)?.status).toBe('succeeded');
       const stats = Object.fromEntries(store.toolStats().map((tool) => [tool.tool, [tool.calls, tool.failures]]));
-      expect(stats).toEqual({ read_file: [2, 2], fs__read: [1, 0], '\u0001odd': [1, 0] });
+      expect(stats).toMatchObject({ read_file: [2, 2], fs__read: [1, 0], '\u0001odd': [1, 0] });
       // The call written after holds the compact forms.
       const row = db
         .prepare(
-          'SELECT tool_stored, status_stored, actor_stored, latency_stored, finished_stored FROM tool_calls WHERE tool_call_id = ?',
+          'SELECT tool_call_id_stored, tool_stored, status_stored, actor_stored, latency_stored, finished_stored FROM tool_calls WHERE tool_call_id = ?',
         )
         .get(after.toolCallId) as Record<string, unknown>;
+      expect(row.tool_call_id_stored).toBe(after.toolCallId.replace(/^call_/, '\u0001'));
       expect(row.tool_stored).toBe('\u0001');
       expect(row.status_stored).toBe('\u0001');
       expect(row.actor_stored).toBe('\u0001');

@@ -1,15 +1,17 @@
 /**
- * Six columns of `tool_calls` are stored in a compact form since migration 0014, behind virtual
- * generated columns that keep their names: every query reads `tool`, `status`, `side_effect`,
- * `actor`, `latency_ms` and `finished_at` as before (and the indexes on `tool` and `status` index
- * what they read), while the row holds `tool_stored`, `status_stored`, … — 20–30 bytes a call
- * less (README "Storage"). Only writers name the stored columns, through `encodedSql`.
+ * Seven columns of `tool_calls` are stored in a compact form since migration 0014, behind virtual
+ * generated columns that keep their names: every query reads `tool_call_id`, `tool`, `status`,
+ * `side_effect`, `actor`, `latency_ms` and `finished_at` as before (and the indexes on `tool` and
+ * `status` index what they read), while the row holds `tool_stored`, `status_stored`, … — ~40
+ * bytes a call less (README "Storage"). Only writers name the stored columns, through `encodedSql`.
  *
  * The stored forms (`sqlite3` shows both; the `*_stored` columns are what is on disk):
  * - text with a few usual values (the statuses, side effects, the `api` actor, the built-in
  *   tools): the usual value as a one-character code (a control character, or the empty text for
  *   a status or side effect, which cannot be empty), any other value as itself — or, when it
  *   starts with a control character, as itself after CODE_ESCAPE;
+ * - `tool_call_id`: a usual prefix (OpenAI's `call_`, Anthropic's `toolu_01`) as a one-character
+ *   code, then the rest; escaped as above;
  * - `latency_ms`: whole microseconds, negated (an integer on disk, 1–3 bytes where a double takes
  *   8), or the milliseconds as they are when they are not whole microseconds;
  * - `finished_at`: the milliseconds after `created_at`, negated and less one (1–3 bytes where an
@@ -25,6 +27,12 @@ interface CodedText {
   values: readonly string[];
   /** Whether the first value is stored as the empty text (only where no real value is empty). */
   emptyFirst: boolean;
+}
+/** A column whose values often start with one of a few prefixes, stored as a code and the rest. */
+interface CodedPrefix {
+  kind: 'prefix';
+  /** Longest first where one starts another; append only, as `CodedText.values`. */
+  prefixes: readonly string[];
 }
 interface CodedNumber {
   kind: 'latency' | 'finished';
@@ -56,9 +64,14 @@ export const CODED_COLUMNS = {
     coding: { kind: 'text', values: ['read', 'none', 'write', 'exec'], emptyFirst: true },
   },
   actor: { stored: 'actor_stored', coding: { kind: 'text', values: ['api'], emptyFirst: false } },
+  // The call ids of OpenAI (`call_` + 24) and Anthropic (`toolu_01` + 22) models.
+  tool_call_id: {
+    stored: 'tool_call_id_stored',
+    coding: { kind: 'prefix', prefixes: ['call_', 'toolu_01', 'toolu_'] },
+  },
   latency_ms: { stored: 'latency_stored', coding: { kind: 'latency' } },
   finished_at: { stored: 'finished_stored', coding: { kind: 'finished' } },
-} as const satisfies Record<string, { stored: string; coding: CodedText | CodedNumber }>;
+} as const satisfies Record<string, { stored: string; coding: CodedText | CodedPrefix | CodedNumber }>;
 
 export type CodedColumn = keyof typeof CODED_COLUMNS;
 
@@ -80,8 +93,16 @@ export function encodedSql(column: CodedColumn, value: string, createdAt = '@cre
   if (coding.kind === 'finished') {
     return `CASE WHEN ${value} >= ${createdAt} AND ${createdAt} >= 0 THEN ${createdAt} - ${value} - 1 ELSE ${value} END`;
   }
+  const escaped = `iif(${value} < ' ', char(${CODE_ESCAPE}) || ${value}, ${value})`;
+  if (coding.kind === 'prefix') {
+    const codes = coding.prefixes.map(
+      (prefix, index) =>
+        `WHEN substr(${value}, 1, ${prefix.length}) = ${quote(prefix)} THEN char(${index + 1}) || substr(${value}, ${prefix.length + 1})`,
+    );
+    return `CASE ${codes.join(' ')} ELSE ${escaped} END`;
+  }
   const codes = coding.values.map((known, index) => `WHEN ${quote(known)} THEN ${codeSql(coding, index)}`).join(' ');
-  return `CASE ${value} ${codes} ELSE iif(${value} < ' ', char(${CODE_ESCAPE}) || ${value}, ${value}) END`;
+  return `CASE ${value} ${codes} ELSE ${escaped} END`;
 }
 
 /** SQL reading the coded column `column` from its stored column: the generated column's expression. */
@@ -90,6 +111,12 @@ export function decodedSql(column: CodedColumn): string {
   const s = `\`${stored}\``;
   if (coding.kind === 'latency') return `CASE WHEN ${s} < 0 THEN ${s} / -1000.0 ELSE ${s} END`;
   if (coding.kind === 'finished') return `CASE WHEN ${s} < 0 THEN \`created_at\` - ${s} - 1 ELSE ${s} END`;
+  if (coding.kind === 'prefix') {
+    const codes = coding.prefixes.map(
+      (prefix, index) => `WHEN substr(${s}, 1, 1) = char(${index + 1}) THEN ${quote(prefix)} || substr(${s}, 2)`,
+    );
+    return `CASE WHEN ${s} >= ' ' THEN ${s} ${codes.join(' ')} WHEN substr(${s}, 1, 1) = char(${CODE_ESCAPE}) THEN substr(${s}, 2) ELSE ${s} END`;
+  }
   const codes = coding.values.map((known, index) => `WHEN ${s} = ${codeSql(coding, index)} THEN ${quote(known)}`);
   return `CASE WHEN ${s} >= ' ' THEN ${s} ${codes.join(' ')} WHEN substr(${s}, 1, 1) = char(${CODE_ESCAPE}) THEN substr(${s}, 2) ELSE ${s} END`;
 }
@@ -109,8 +136,17 @@ export function writtenColumn(name: string, value: string, createdAt = '@created
 }
 
 /** The coded columns in the order migration 0014 adds their generated columns (schema.ts's order). */
-const ADDED_ORDER: readonly CodedColumn[] = ['actor', 'tool', 'status', 'side_effect', 'latency_ms', 'finished_at'];
+const ADDED_ORDER: readonly CodedColumn[] = [
+  'tool_call_id',
+  'actor',
+  'tool',
+  'status',
+  'side_effect',
+  'latency_ms',
+  'finished_at',
+];
 const GENERATED_TYPE: Record<CodedColumn, string> = {
+  tool_call_id: 'text',
   actor: 'text',
   tool: 'text',
   status: 'text',
@@ -138,13 +174,18 @@ export function readsCodedColumn(sql: string): boolean {
   return ADDED_ORDER.some((column) => new RegExp(`(^|[^\\w])\`?${column}\`?($|[^\\w])`).test(sql));
 }
 
+const storedName = (column: CodedColumn) => `\`${CODED_COLUMNS[column].stored}\``;
+const startsWithControlSql = (column: CodedColumn) => `(${storedName(column)} < ' ' AND ${storedName(column)} != '')`;
+const escapeSql = (column: CodedColumn) =>
+  `${storedName(column)} = iif(${startsWithControlSql(column)}, char(${CODE_ESCAPE}) || ${storedName(column)}, ${storedName(column)})`;
+
 /**
  * The SQL of migration 0014, given the triggers of `tool_calls` that read a coded column as
  * migration 0013 left them (`drizzle/0014_coded_columns.sql` holds exactly the output for those):
- * 1. the six columns renamed to their stored names (rows keep their values: plain values read as
+ * 1. the seven columns renamed to their stored names (rows keep their values: plain values read as
  *    themselves);
- * 2. the triggers dropped, so that 3. moves nothing: a tool or actor that starts with a control
- *    character is escaped (see CODE_ESCAPE; only an imported file can hold one);
+ * 2. the triggers dropped, so that 3. moves nothing: a call id, tool or actor that starts with a
+ *    control character is escaped (see CODE_ESCAPE; only an imported file can hold one);
  * 4. the generated columns added under the old names;
  * 5. the indexes on `tool` and `status` built again on the generated columns (one scan of the table);
  * 6. the triggers again, their `UPDATE OF` lists naming the stored columns.
@@ -155,10 +196,9 @@ export function codedColumnsMigrationSql(triggers: readonly { name: string; sql:
       (column) => `ALTER TABLE \`tool_calls\` RENAME COLUMN \`${column}\` TO \`${CODED_COLUMNS[column].stored}\`;`,
     ),
     ...triggers.map((trigger) => `DROP TRIGGER \`${trigger.name}\`;`),
-    ...(['tool', 'actor'] as const).map((column) => {
-      const stored = `\`${CODED_COLUMNS[column].stored}\``;
-      return `UPDATE \`tool_calls\` SET ${stored} = char(${CODE_ESCAPE}) || ${stored} WHERE ${stored} < ' ' AND ${stored} != '';`;
-    }),
+    // `tool` through its index; the other two in one scan of the table.
+    `UPDATE \`tool_calls\` SET ${escapeSql('tool')} WHERE ${startsWithControlSql('tool')};`,
+    `UPDATE \`tool_calls\` SET ${escapeSql('tool_call_id')}, ${escapeSql('actor')} WHERE ${startsWithControlSql('tool_call_id')} OR ${startsWithControlSql('actor')};`,
     ...ADDED_ORDER.map(
       (column) =>
         `ALTER TABLE \`tool_calls\` ADD COLUMN \`${column}\` ${GENERATED_TYPE[column]} GENERATED ALWAYS AS (${decodedSql(column)}) VIRTUAL;`,

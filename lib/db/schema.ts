@@ -40,9 +40,9 @@ export const toolCalls = sqliteTable(
     seq: integer('seq').primaryKey({ autoIncrement: true }),
     /** A canonical UUID as its 16 bytes, any other id as text (see `trace-id.ts`); text in rows before migration 0012. */
     id: text('id').$type<StoredId>().notNull(),
-    toolCallId: text('tool_call_id').notNull(),
+    toolCallIdStored: text('tool_call_id_stored').notNull(),
     sessionId: text('session_id'),
-    /** `actor`, `tool`, `status`, `side_effect`, `latency_ms` and `finished_at` as stored; see `coded-columns.ts`. */
+    /** `tool_call_id`, `actor`, `tool`, `status`, `side_effect`, `latency_ms` and `finished_at` as stored; see `coded-columns.ts`. */
     actorStored: text('actor_stored').notNull(),
     toolStored: text('tool_stored').notNull(),
     statusStored: text('status_stored').notNull(),
@@ -101,6 +101,7 @@ export const toolCalls = sqliteTable(
     /** 1: the call came from an imported file (read-only: no sealed arguments, never replayed or cancelled). */
     imported: flag('imported'),
     // Virtual: computed from the stored columns above when read, never stored (migration 0014).
+    toolCallId: text('tool_call_id').notNull().generatedAlwaysAs(decoded('tool_call_id').as, { mode: 'virtual' }),
     actor: text('actor').notNull().generatedAlwaysAs(decoded('actor').as, { mode: 'virtual' }),
     tool: text('tool').notNull().generatedAlwaysAs(decoded('tool').as, { mode: 'virtual' }),
     status: text('status').$type<CallStatus>().notNull().generatedAlwaysAs(decoded('status').as, { mode: 'virtual' }),

@@ -55,7 +55,7 @@ const list = (filter: Omit<ListFilter, 'limit'>, plan: TimeRangePlan | null = nu
 
 function seed() {
   const insert =
-    db.prepare(`INSERT INTO tool_calls (id, tool_call_id, session_id, actor_stored, tool_stored, status_stored, sealed_arguments,
+    db.prepare(`INSERT INTO tool_calls (id, tool_call_id_stored, session_id, actor_stored, tool_stored, status_stored, sealed_arguments,
     created_at, latency_stored, stages, attempts, metadata) VALUES (?, ?, ?, 'api', ?, ?, x'00', ?, 5, '[]', '[]', '{}')`);
   db.transaction(() => {
     for (let i = 0; i < 5000; i++) {

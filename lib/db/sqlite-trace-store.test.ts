@@ -236,7 +236,7 @@ describe('sqlite trace store', () => {
         `const Database = require('better-sqlite3');
          const db = new Database(process.argv[1]);
          db.pragma('busy_timeout = 5000');
-         const insert = db.prepare(\`INSERT INTO tool_calls (id, tool_call_id, actor_stored, tool_stored, status_stored, sealed_arguments,
+         const insert = db.prepare(\`INSERT INTO tool_calls (id, tool_call_id_stored, actor_stored, tool_stored, status_stored, sealed_arguments,
            created_at, stages, attempts, metadata) VALUES (?, ?, 'api', 'writer', 'succeeded', x'00', ?, '[]', '[]', '{}')\`);
          for (let i = 0; i < ${rows}; i++) insert.run('w-' + i, 'call_w' + i, Date.now());
          db.close();`,

@@ -22,6 +22,7 @@ export type TraceRowValues = Omit<
 >;
 /** The stored forms of the coded columns (see `coded-columns.ts`): SQL writes them from the values. */
 type StoredOnlyKey =
+  | 'toolCallIdStored'
   | 'actorStored'
   | 'toolStored'
   | 'statusStored'
