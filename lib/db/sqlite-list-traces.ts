@@ -359,7 +359,8 @@ export function createSessionPrefixLookup(sqlite: SqliteDatabase): (text: string
     for (const char of Array.from(wellFormed(text))) {
       const spellings = /^[a-z]$/i.test(char) ? [char.toUpperCase(), char.toLowerCase()] : [char];
       const next: string[] = [];
-      for (const prefix of prefixes) for (const spelling of spellings) if (holds(prefix + spelling)) next.push(prefix + spelling);
+      for (const prefix of prefixes)
+        for (const spelling of spellings) if (holds(prefix + spelling)) next.push(prefix + spelling);
       if (next.length === 0) return [];
       if (next.length > MAX_SESSION_PREFIXES) return 'many';
       prefixes = next;

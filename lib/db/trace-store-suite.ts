@@ -1,7 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CallStatus, TraceRecord } from '../executor/types';
 import { SEARCHED_TEXT_CHARS } from './search-index';
-import { INTERRUPTED_ERROR, InvalidCursorError, type StoredTrace, type TraceQuery, type TraceStore } from './trace-store';
+import {
+  INTERRUPTED_ERROR,
+  InvalidCursorError,
+  type StoredTrace,
+  type TraceQuery,
+  type TraceStore,
+} from './trace-store';
 
 let fixtureCount = 0;
 
@@ -527,7 +533,15 @@ export function describeTraceStore(
         }
         // Their middles are not searched, nor any text reaching back past the last 8 that does not
         // end the id: two dozen random trigrams per id were most of the index.
-        for (const text of ['7a12-8a44', '01a190d0-1c3a', 'A1D1E7A3', 'd1e7a3e4', 'MxMhb9', 'HtgmygFu', 'toolu_01MxMhb9xtMSPh']) {
+        for (const text of [
+          '7a12-8a44',
+          '01a190d0-1c3a',
+          'A1D1E7A3',
+          'd1e7a3e4',
+          'MxMhb9',
+          'HtgmygFu',
+          'toolu_01MxMhb9xtMSPh',
+        ]) {
           expect(ids(search({ text })), text).toEqual([]);
         }
       });
@@ -574,7 +588,10 @@ export function describeTraceStore(
         // More sessions than the SQLite store looks up one by one (SESSION_LOOKUP_MAX): it walks the calls.
         const calls = record(
           ...Array.from({ length: 150 }, (_, i) =>
-            makeTrace({ sessionId: `${i % 2 === 0 ? 'Bulk' : 'bulk'}-${i}`, tool: i % 3 === 0 ? 'shell' : 'calculator' }),
+            makeTrace({
+              sessionId: `${i % 2 === 0 ? 'Bulk' : 'bulk'}-${i}`,
+              tool: i % 3 === 0 ? 'shell' : 'calculator',
+            }),
           ),
           makeTrace({ sessionId: 'not-bulk' }),
         );
@@ -592,7 +609,10 @@ export function describeTraceStore(
         } while (cursor);
         expect(seen).toEqual(expected);
         expect(ids(search({ text: 'bulk-14', limit: 500 }))).toEqual(
-          calls.filter((call) => /^[Bb]ulk-14\d*$/.test(call.sessionId ?? '')).map((call) => call.id).reverse(),
+          calls
+            .filter((call) => /^[Bb]ulk-14\d*$/.test(call.sessionId ?? ''))
+            .map((call) => call.id)
+            .reverse(),
         );
       });
 
