@@ -5,6 +5,7 @@ import { createManualClock } from '../executor/manual-clock';
 import type { TraceRecord } from '../executor/types';
 import { systemCommitTimers } from './commit-timers';
 import { likePrefix, resolveListFilter } from './list-query';
+import { createMemoryTraceStore } from './memory-trace-store';
 import { migrate } from './migrate';
 import type { SqliteDatabase } from './open-database';
 import {
@@ -24,11 +25,15 @@ import {
   SESSION_CANDIDATES_SQL,
   SESSION_LOOKUP_MAX,
   SESSION_PREFIX_SQL,
+  SESSION_WALK_ROWS,
+  type SessionMatch,
+  SMALL_SESSION_CALLS,
 } from './sqlite-list-traces';
 import { createSqliteTraceStore } from './sqlite-trace-store';
 import { createTempDataDir, openTestDatabase } from './test-database';
 import { openDatabaseBefore, writeRowDirectly } from './testing/tool-series-check';
 import { encodeTraceId } from './trace-id';
+import type { TraceStore } from './trace-store';
 import { makeTrace } from './trace-store-suite';
 import { createVault } from './vault';
 
@@ -343,10 +348,14 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     expect(plan(SESSION_PREFIX_SQL.exists, range)).toBe(
       'SEARCH sessions USING COVERING INDEX sqlite_autoindex_sessions_1 (id>? AND id<?)',
     );
+    // Each id found, its row for its calls.
     expect(plan(SESSION_PREFIX_SQL.ids, range)).toBe(
-      'SEARCH sessions USING COVERING INDEX sqlite_autoindex_sessions_1 (id>? AND id<?)',
+      'SEARCH sessions USING INDEX sqlite_autoindex_sessions_1 (id>? AND id<?)',
     );
     const below = { below: 100, floor: 0, count: 51 };
+    expect(plan(SESSION_CANDIDATES_SQL.smallSessions, { ...below, sessions: '["run-a"]' })).toMatch(
+      /^SEARCH tool_calls USING COVERING INDEX tool_calls_session_seq_idx \(session_id=\? AND rowid>\? AND rowid<\?\) \| LIST SUBQUERY 1 \| SCAN json_each VIRTUAL TABLE INDEX \d+:/,
+    );
     expect(plan(SESSION_CANDIDATES_SQL.oneSession, { ...below, session: 'run-a' })).toBe(
       'SEARCH tool_calls USING COVERING INDEX tool_calls_session_seq_idx (session_id=? AND rowid>? AND rowid<?)',
     );
@@ -377,29 +386,66 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     ];
     for (const id of ids) insert.run(id);
     const lookup = createSessionPrefixLookup(db);
-    const sorted = (match: readonly string[] | 'many') => (match === 'many' ? match : [...match].sort());
+    const sorted = (match: SessionMatch) => (match === 'many' ? match : [...match.small, ...match.large].sort());
     expect(sorted(lookup('AGENT-'))).toEqual(['AGENT-3', 'Agent-1', 'agent-2']);
     expect(sorted(lookup('agent'))).toEqual(['AGENT-3', 'Agent-1', 'agent-2', 'agentX']);
     expect(sorted(lookup('AGENT-3'))).toEqual(['AGENT-3']);
-    expect(lookup('agent-4')).toEqual([]);
-    expect(lookup('gent')).toEqual([]);
-    expect(lookup('b_')).toEqual(['b_1']);
-    expect(lookup('5%')).toEqual([]);
-    expect(lookup('50%')).toEqual(['50%']);
-    expect(lookup('ÉMILE')).toEqual(['Émile']);
-    expect(lookup('\u{10FFFF}')).toEqual(['\u{10FFFF}a']);
-    expect(lookup('Z\u{10FFFF}')).toEqual(['z\u{10FFFF}']);
+    expect(sorted(lookup('agent-4'))).toEqual([]);
+    expect(sorted(lookup('gent'))).toEqual([]);
+    expect(sorted(lookup('b_'))).toEqual(['b_1']);
+    expect(sorted(lookup('5%'))).toEqual([]);
+    expect(sorted(lookup('50%'))).toEqual(['50%']);
+    expect(sorted(lookup('ÉMILE'))).toEqual(['Émile']);
+    expect(sorted(lookup('\u{10FFFF}'))).toEqual(['\u{10FFFF}a']);
+    expect(sorted(lookup('Z\u{10FFFF}'))).toEqual(['z\u{10FFFF}']);
+    // A session of more than SMALL_SESSION_CALLS calls is read on its own.
+    db.prepare('UPDATE sessions SET calls = ? WHERE id = ?').run(SMALL_SESSION_CALLS + 1, 'agent-2');
+    expect(lookup('agent-')).toEqual({ small: ['AGENT-3', 'Agent-1'], large: ['agent-2'] });
     // The same answers as LIKE over every session id.
     const like = db.prepare("SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY id").pluck();
     for (const text of ['AGENT-', 'agent', 'b_', '50%', 'ÉMILE', 'émile', 'x', '\u{10FFFF}'])
       expect(sorted(lookup(text)), text).toEqual(like.all(likePrefix(text)));
     for (let i = 0; i < SESSION_LOOKUP_MAX; i++) insert.run(`Bulk-${i}`);
-    expect(lookup('bulk-')).toHaveLength(SESSION_LOOKUP_MAX);
+    expect(sorted(lookup('bulk-'))).toHaveLength(SESSION_LOOKUP_MAX);
     insert.run('bULK-last');
     expect(lookup('bulk-')).toBe('many');
-    expect(lookup('bulk-1')).toHaveLength(1 + 10 + 28);
+    expect(sorted(lookup('bulk-1'))).toHaveLength(1 + 10 + 100 + 24);
     db.close();
   });
+
+  it('past SESSION_LOOKUP_MAX sessions starting with the text, walks the calls: the same pages as the memory store', () => {
+    const dir = nextDir();
+    const db = openTestDatabase(dir);
+    const sqlite = createSqliteTraceStore({ db, vault: createVault({ dir }) });
+    const memory = createMemoryTraceStore();
+    // One session of many calls among many of one: the walk reads SESSION_WALK_ROWS calls a chunk.
+    const calls = Array.from({ length: SESSION_LOOKUP_MAX + SESSION_WALK_ROWS }, (_, i) =>
+      makeTrace({ sessionId: i <= SESSION_LOOKUP_MAX ? `Fleet-${i}` : i % 1000 === 0 ? 'fleet-big' : 'other' }),
+    );
+    for (const call of calls) {
+      sqlite.finish(call);
+      memory.finish(call);
+    }
+    sqlite.flush();
+    indexed(db, 'fleet');
+    expect(createSessionPrefixLookup(db)('FLEET-')).toBe('many');
+    const pages = (store: TraceStore) => {
+      const seen: string[][] = [];
+      let cursor: string | undefined;
+      do {
+        const page = store.list({ text: 'FLEET-', limit: 200, cursor });
+        expect(page.partial).toBe(false);
+        seen.push(page.items.map((item) => item.id));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      return seen;
+    };
+    const found = pages(sqlite);
+    expect(found).toEqual(pages(memory));
+    expect(found.flat()).toHaveLength(SESSION_LOOKUP_MAX + 1 + 4);
+    sqlite.close();
+    memory.close();
+  }, 60_000);
 
   it('stops a page after MAX_SEARCH_CANDIDATES rows that hold the trigrams but not the text, and goes on with the cursor', () => {
     const dir = nextDir();

@@ -584,35 +584,40 @@ export function describeTraceStore(
         expect(ids(search({ text: 'gent-run-8' }))).toEqual([]);
       });
 
-      it('finds the calls of many sessions starting with the text, newest first, page after page', () => {
-        // More sessions than the SQLite store looks up one by one (SESSION_LOOKUP_MAX): it walks the calls.
+      it('finds the calls of many sessions starting with the text, a long one among them, newest first, page after page', () => {
+        // The SQLite store reads the small sessions' calls together, a long one's on its own (SMALL_SESSION_CALLS).
         const calls = record(
           ...Array.from({ length: 150 }, (_, i) =>
             makeTrace({
-              sessionId: `${i % 2 === 0 ? 'Bulk' : 'bulk'}-${i}`,
+              sessionId: i % 2 === 0 ? 'Bulk-long' : `bulk-${i}`,
               tool: i % 3 === 0 ? 'shell' : 'calculator',
             }),
           ),
           makeTrace({ sessionId: 'not-bulk' }),
         );
-        const expected = calls
-          .filter((call) => call.sessionId !== 'not-bulk')
-          .map((call) => call.id)
-          .reverse();
-        const seen: string[] = [];
-        let cursor: string | undefined;
-        do {
-          const page = search({ text: 'BULK-', limit: 40, cursor });
-          expect(page.partial).toBe(false);
-          seen.push(...ids(page));
-          cursor = page.nextCursor ?? undefined;
-        } while (cursor);
-        expect(seen).toEqual(expected);
-        expect(ids(search({ text: 'bulk-14', limit: 500 }))).toEqual(
+        const newestFirst = (keep: (call: TraceRecord) => boolean) =>
           calls
-            .filter((call) => /^[Bb]ulk-14\d*$/.test(call.sessionId ?? ''))
+            .filter(keep)
             .map((call) => call.id)
-            .reverse(),
+            .reverse();
+        const pages = (query: TraceQuery) => {
+          const seen: string[] = [];
+          let cursor: string | undefined;
+          do {
+            const page = search({ ...query, limit: 20, cursor });
+            expect(page.partial).toBe(false);
+            seen.push(...ids(page));
+            cursor = page.nextCursor ?? undefined;
+          } while (cursor);
+          return seen;
+        };
+        expect(pages({ text: 'BULK-' })).toEqual(newestFirst((call) => call.sessionId !== 'not-bulk'));
+        expect(pages({ text: 'bulk-L' })).toEqual(newestFirst((call) => call.sessionId === 'Bulk-long'));
+        expect(pages({ text: 'bulk-', tool: 'shell' })).toEqual(
+          newestFirst((call) => call.sessionId !== 'not-bulk' && call.tool === 'shell'),
+        );
+        expect(ids(search({ text: 'bulk-14', limit: 500 }))).toEqual(
+          newestFirst((call) => /^bulk-14\d*$/.test(call.sessionId ?? '')),
         );
       });
 
