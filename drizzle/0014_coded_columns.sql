@@ -146,13 +146,13 @@ END;
 --> statement-breakpoint
 CREATE TRIGGER `tool_calls_id_search_after_delete` AFTER DELETE ON `tool_calls`
 	WHEN OLD.`seq` <= (SELECT `indexed_upto` FROM `search_state`) BEGIN
-	INSERT INTO `tool_calls_id_search` (`tool_calls_id_search`, `rowid`, `id_trigrams`, `tool_call_id_trigrams`) VALUES ('delete', OLD.`seq`, CASE WHEN typeof(OLD.`id`) = 'blob' THEN lower(hex(substr(OLD.`id`, 11))) ELSE substr(OLD.`id`, -12) END, substr(OLD.`tool_call_id`, -12));
+	INSERT INTO `tool_calls_id_search` (`tool_calls_id_search`, `rowid`, `id_trigrams`, `tool_call_id_trigrams`) VALUES ('delete', OLD.`seq`, CASE WHEN typeof(OLD.`id`) = 'blob' THEN lower(hex(substr(OLD.`id`, 13))) ELSE substr(OLD.`id`, -8) END, substr(OLD.`tool_call_id`, -8));
 END;
 --> statement-breakpoint
 CREATE TRIGGER `tool_calls_id_search_after_update` AFTER UPDATE OF `id`, `tool_call_id_stored` ON `tool_calls`
 	WHEN (OLD.`id` IS NOT NEW.`id` OR OLD.`tool_call_id` IS NOT NEW.`tool_call_id`) AND OLD.`seq` <= (SELECT `indexed_upto` FROM `search_state`) BEGIN
-	INSERT INTO `tool_calls_id_search` (`tool_calls_id_search`, `rowid`, `id_trigrams`, `tool_call_id_trigrams`) VALUES ('delete', OLD.`seq`, CASE WHEN typeof(OLD.`id`) = 'blob' THEN lower(hex(substr(OLD.`id`, 11))) ELSE substr(OLD.`id`, -12) END, substr(OLD.`tool_call_id`, -12));
-	INSERT INTO `tool_calls_id_search` (`rowid`, `id_trigrams`, `tool_call_id_trigrams`) VALUES (NEW.`seq`, CASE WHEN typeof(NEW.`id`) = 'blob' THEN lower(hex(substr(NEW.`id`, 11))) ELSE substr(NEW.`id`, -12) END, substr(NEW.`tool_call_id`, -12));
+	INSERT INTO `tool_calls_id_search` (`tool_calls_id_search`, `rowid`, `id_trigrams`, `tool_call_id_trigrams`) VALUES ('delete', OLD.`seq`, CASE WHEN typeof(OLD.`id`) = 'blob' THEN lower(hex(substr(OLD.`id`, 13))) ELSE substr(OLD.`id`, -8) END, substr(OLD.`tool_call_id`, -8));
+	INSERT INTO `tool_calls_id_search` (`rowid`, `id_trigrams`, `tool_call_id_trigrams`) VALUES (NEW.`seq`, CASE WHEN typeof(NEW.`id`) = 'blob' THEN lower(hex(substr(NEW.`id`, 13))) ELSE substr(NEW.`id`, -8) END, substr(NEW.`tool_call_id`, -8));
 END;
 --> statement-breakpoint
 CREATE TRIGGER `tool_counts_after_delete` AFTER DELETE ON `tool_calls` BEGIN

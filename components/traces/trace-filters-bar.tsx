@@ -142,7 +142,7 @@ export function TraceFiltersBar({ filters, tools }: { filters: TraceFilters; too
             type="search"
             defaultValue={filters.q ?? ''}
             placeholder="id, error code, session, arguments, output, stderr"
-            title="Matches text in the first 64 KiB of the arguments, output, stdout, stderr and error; the start of the session id; and the trace id and tool call id by their last 12 characters or their end (the whole id)"
+            title="Matches text in the first 64 KiB of the arguments, output, stdout, stderr and error; the start of the session id; and the trace id and tool call id by their last 8 characters or their end (the whole id)"
             className={`${field} w-full pl-6`}
             data-testid="filter-text"
             onKeyDown={(e) => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeCursor } from './cursor';
 import {
   containsIgnoringAsciiCase,
+  idMatches,
   type ListFilter,
   likeContains,
   likePrefix,
@@ -39,6 +40,22 @@ describe('containsIgnoringAsciiCase', () => {
   it('folds ASCII letters only, as SQLite LIKE does', () => {
     expect(containsIgnoringAsciiCase('Call_ABC', 'call_abc')).toBe(true);
     expect(containsIgnoringAsciiCase('ÉCOLE', 'école')).toBe(false);
+  });
+});
+
+describe('idMatches', () => {
+  it('finds an id by a text within its last 8 characters (ID_TAIL_CHARS) or ending it, ignoring ASCII case', () => {
+    const id = '01a190d0-1c3a-7a12-8a44-a1d1e7a3e465';
+    for (const text of ['e7a3e465', 'A3E4', 'a1d1e7a3e465', id.toUpperCase(), '-a1d1e7a3e465'])
+      expect(idMatches(id, text), text).toBe(true);
+    for (const text of ['a1d1e7a3', 'd1e7a3e4', '8a44-a1d1', '01a190d0', 'e7a3e465x'])
+      expect(idMatches(id, text), text).toBe(false);
+    // An id of 8 characters or fewer is its own tail.
+    expect(idMatches('call_7', 'call_')).toBe(true);
+    expect(idMatches('call_ABC123', 'call_')).toBe(false);
+    // Characters are code points, as SQLite counts them.
+    expect(idMatches('x🚀🚀🚀🚀🚀🚀🚀🚀', 'x🚀')).toBe(false);
+    expect(idMatches('x🚀🚀🚀🚀🚀🚀🚀', 'x🚀')).toBe(true);
   });
 });
 

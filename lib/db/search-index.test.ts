@@ -4,16 +4,36 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../executor/manual-clock';
 import type { TraceRecord } from '../executor/types';
 import { systemCommitTimers } from './commit-timers';
-import { resolveListFilter } from './list-query';
+import { likePrefix, resolveListFilter } from './list-query';
+import { createMemoryTraceStore } from './memory-trace-store';
 import { migrate } from './migrate';
 import type { SqliteDatabase } from './open-database';
-import { idSearchQuery, searchIndexQuery, searchIndexSql, usesSearchIndex } from './search-index';
+import {
+  ID_TAIL_CHARS,
+  idSearchQuery,
+  searchIndexQuery,
+  searchIndexSql,
+  searchWithoutSessionsSql,
+  usesSearchIndex,
+} from './search-index';
 import { CATCH_UP_PAUSE_MS, createSearchIndexer, INDEX_IDLE_MS, INDEX_STEP_ROWS } from './search-indexer';
-import { listTracesSql, MAX_SEARCH_CANDIDATES, SEARCH_CANDIDATES_SQL } from './sqlite-list-traces';
+import {
+  createSessionPrefixLookup,
+  listTracesSql,
+  MAX_SEARCH_CANDIDATES,
+  SEARCH_CANDIDATES_SQL,
+  SESSION_CANDIDATES_SQL,
+  SESSION_LOOKUP_MAX,
+  SESSION_PREFIX_SQL,
+  SESSION_WALK_ROWS,
+  type SessionMatch,
+  SMALL_SESSION_CALLS,
+} from './sqlite-list-traces';
 import { createSqliteTraceStore } from './sqlite-trace-store';
 import { createTempDataDir, openTestDatabase } from './test-database';
 import { openDatabaseBefore, writeRowDirectly } from './testing/tool-series-check';
 import { encodeTraceId } from './trace-id';
+import type { TraceStore } from './trace-store';
 import { makeTrace } from './trace-store-suite';
 import { createVault } from './vault';
 
@@ -41,6 +61,68 @@ describe('the search index (SQLite FTS5, trigram)', () => {
       .filter((name) => name.endsWith('_search_id_tails.sql'))
       .map((name) => fs.readFileSync(path.join('drizzle', name), 'utf8'));
     expect(migration).toEqual([searchIndexSql()]);
+  });
+
+  it('0013 holds exactly the SQL generated for it', () => {
+    const migration = fs.readFileSync(path.join('drizzle', '0013_search_without_sessions.sql'), 'utf8');
+    expect(migration).toBe(searchWithoutSessionsSql());
+    // The session id left the index; the ids' tails are their last 8 characters.
+    expect(migration).not.toMatch(/session_id/);
+    expect(ID_TAIL_CHARS).toBe(8);
+  });
+
+  it('0013 empties the index of a 0012 database; the indexer refills it, and searches find the same calls throughout', async () => {
+    const dir = nextDir();
+    const old = openDatabaseBefore(dir, '_search_without_sessions');
+    const vault = createVault({ dir });
+    const calls = [
+      makeTrace({ id: '01a190d0-1c3a-7a12-8a44-a1d1e7a3e465', sessionId: 'Run-Alpha-1', arguments: { city: 'Paris' } }),
+      makeTrace({ id: '01a190d0-1c3a-7a12-8a44-b2d2f8b4f576', sessionId: 'run-alpha-2', output: { text: 'Lyon' } }),
+      makeTrace({ sessionId: 'run-beta-1', toolCallId: 'toolu_01MxMhb9xtMSPhmHtgmygFuG' }),
+    ];
+    for (const call of calls) writeRowDirectly(old, vault, call);
+    // As 0012's indexer left it: every call in the index, session ids and the ids' last 12 included.
+    old.exec(`INSERT INTO tool_calls_search (rowid, session_id_trigrams, error_trigrams, arguments_trigrams, output_trigrams, stdout_trigrams, stderr_trigrams)
+      SELECT seq, session_id, error, arguments, output, stdout, stderr FROM tool_calls`);
+    old.exec(`INSERT INTO tool_calls_id_search (rowid, id_trigrams, tool_call_id_trigrams)
+      SELECT seq, substr(id, -12), substr(tool_call_id, -12) FROM tool_calls`);
+    old.exec('UPDATE search_state SET indexed_upto = (SELECT max(seq) FROM tool_calls)');
+    migrate(old);
+    expect(old.prepare('SELECT indexed_upto FROM search_state').pluck().get()).toBe(0);
+    const columns = (table: string) => old.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all();
+    expect(columns('tool_calls_search')).toEqual([
+      'error_trigrams',
+      'arguments_trigrams',
+      'output_trigrams',
+      'stdout_trigrams',
+      'stderr_trigrams',
+    ]);
+    const clock = createManualClock();
+    const store = createSqliteTraceStore({ db: old, vault, timers: clock });
+    const [alpha1, alpha2, beta1] = calls.map((call) => call.id);
+    const searches: [string, (string | undefined)[]][] = [
+      ['RUN-ALPHA', [alpha2, alpha1]],
+      ['run-', [beta1, alpha2, alpha1]],
+      ['un-alpha', []],
+      ['e7a3e465', [alpha1]],
+      ['a1d1e7a3e465', [alpha1]],
+      ['a1d1e7a3', []],
+      ['tgmygfug', [beta1]],
+      ['paris', [alpha1]],
+      ['LYON', [alpha2]],
+    ];
+    const found = () => searches.map(([text]) => store.list({ text }).items.map((item) => item.id));
+    const expected = searches.map(([, ids]) => ids);
+    // Above the mark (the LIKE scan), then through the refilled index.
+    expect(found()).toEqual(expected);
+    await clock.advance(INDEX_IDLE_MS);
+    expect(old.prepare('SELECT indexed_upto FROM search_state').pluck().get()).toBe(seqOf(old, beta1 ?? ''));
+    expect(found()).toEqual(expected);
+    expect(indexed(old, 'e7a3e465')).toEqual([seqOf(old, alpha1 ?? '')]);
+    expect(indexed(old, 'a1d1e7a3')).toEqual([]);
+    expect(indexed(old, 'run-alpha')).toEqual([]);
+    expect(indexed(old, 'paris')).toEqual([seqOf(old, alpha1 ?? '')]);
+    store.close();
   });
 
   it('0010 and 0011 leave the calls stored before them to the indexer, which indexes them when the store opens', async () => {
@@ -189,7 +271,7 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     store.close();
   });
 
-  it('holds the last 12 characters of each id: found by them and by a text ending the id, in the index and above its mark alike', async () => {
+  it('holds the last 8 characters of each id: found by them and by a text ending the id, in the index and above its mark alike', async () => {
     const dir = nextDir();
     const db = openTestDatabase(dir);
     const clock = createManualClock();
@@ -198,14 +280,27 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     store.finish(call);
     store.flush();
     const found = (text: string) => store.list({ text }).items.map((item) => item.id);
-    const texts = ['e7a3e465', call.id, 'call_UKPSLNJnmCctDlVRKxHhVP6q', 'DLVRKXHHVP6Q', '7a12-8a44', 'call_UKPSLNJ'];
+    const texts = [
+      'e7a3e465',
+      call.id,
+      'call_UKPSLNJnmCctDlVRKxHhVP6q',
+      'KXHHVP6Q',
+      'DLVRKXHHVP6Q',
+      'DLVRKXHH',
+      'a1d1e7a3',
+      '7a12-8a44',
+      'call_UKPSLNJ',
+    ];
     const above = texts.map(found);
     await clock.advance(INDEX_IDLE_MS);
     expect(db.prepare('SELECT indexed_upto FROM search_state').pluck().get()).toBe(seqOf(db, call.id));
     expect(texts.map(found)).toEqual(above);
-    expect(above).toEqual([[call.id], [call.id], [call.id], [call.id], [], []]);
-    // The index alone: the tails, not the middles.
+    expect(above).toEqual([[call.id], [call.id], [call.id], [call.id], [call.id], [], [], [], []]);
+    // The index alone: the tails, not what lies before them.
     expect(indexed(db, 'e7a3e465')).toEqual([seqOf(db, call.id)]);
+    expect(indexed(db, 'kxhhvp6q')).toEqual([seqOf(db, call.id)]);
+    expect(indexed(db, 'a1d1e7a3')).toEqual([]);
+    expect(indexed(db, 'DLVRKXHH')).toEqual([]);
     expect(indexed(db, '7a12-8a44')).toEqual([]);
     store.close();
   });
@@ -243,6 +338,115 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     db.close();
   });
 
+  it('finds sessions by the start of their id in the primary key of sessions, and their calls through the session index', () => {
+    const db = openTestDatabase(nextDir());
+    const plan = (sql: string, params: Record<string, unknown>) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[])
+        .map((row) => row.detail)
+        .join(' | ');
+    const range = { low: 'run-a', high: 'run-b', count: 10 };
+    expect(plan(SESSION_PREFIX_SQL.exists, range)).toBe(
+      'SEARCH sessions USING COVERING INDEX sqlite_autoindex_sessions_1 (id>? AND id<?)',
+    );
+    // Each id found, its row for its calls.
+    expect(plan(SESSION_PREFIX_SQL.ids, range)).toBe(
+      'SEARCH sessions USING INDEX sqlite_autoindex_sessions_1 (id>? AND id<?)',
+    );
+    const below = { below: 100, floor: 0, count: 51 };
+    expect(plan(SESSION_CANDIDATES_SQL.smallSessions, { ...below, sessions: '["run-a"]' })).toMatch(
+      /^SEARCH tool_calls USING COVERING INDEX tool_calls_session_seq_idx \(session_id=\? AND rowid>\? AND rowid<\?\) \| LIST SUBQUERY 1 \| SCAN json_each VIRTUAL TABLE INDEX \d+:/,
+    );
+    expect(plan(SESSION_CANDIDATES_SQL.oneSession, { ...below, session: 'run-a' })).toBe(
+      'SEARCH tool_calls USING COVERING INDEX tool_calls_session_seq_idx (session_id=? AND rowid>? AND rowid<?)',
+    );
+    expect(plan(SESSION_CANDIDATES_SQL.walk, { ...below, prefix: 'run-a%' })).toBe(
+      'SEARCH tool_calls USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)',
+    );
+    db.close();
+  });
+
+  it('looks sessions up by the start of their id, ignoring ASCII case, each character taken literally', () => {
+    const db = openTestDatabase(nextDir());
+    const insert = db.prepare(
+      'INSERT INTO sessions (id, first_call_at, last_call_at, last_call_second, calls) VALUES (?, 0, 0, 0, 1)',
+    );
+    const ids = [
+      'Agent-1',
+      'agent-2',
+      'AGENT-3',
+      'agentX',
+      'agen',
+      'b_1',
+      'bx1',
+      '50%',
+      'Émile',
+      'émile',
+      '\u{10FFFF}a',
+      'z\u{10FFFF}',
+    ];
+    for (const id of ids) insert.run(id);
+    const lookup = createSessionPrefixLookup(db);
+    const sorted = (match: SessionMatch) => (match === 'many' ? match : [...match.small, ...match.large].sort());
+    expect(sorted(lookup('AGENT-'))).toEqual(['AGENT-3', 'Agent-1', 'agent-2']);
+    expect(sorted(lookup('agent'))).toEqual(['AGENT-3', 'Agent-1', 'agent-2', 'agentX']);
+    expect(sorted(lookup('AGENT-3'))).toEqual(['AGENT-3']);
+    expect(sorted(lookup('agent-4'))).toEqual([]);
+    expect(sorted(lookup('gent'))).toEqual([]);
+    expect(sorted(lookup('b_'))).toEqual(['b_1']);
+    expect(sorted(lookup('5%'))).toEqual([]);
+    expect(sorted(lookup('50%'))).toEqual(['50%']);
+    expect(sorted(lookup('ÉMILE'))).toEqual(['Émile']);
+    expect(sorted(lookup('\u{10FFFF}'))).toEqual(['\u{10FFFF}a']);
+    expect(sorted(lookup('Z\u{10FFFF}'))).toEqual(['z\u{10FFFF}']);
+    // A session of more than SMALL_SESSION_CALLS calls is read on its own.
+    db.prepare('UPDATE sessions SET calls = ? WHERE id = ?').run(SMALL_SESSION_CALLS + 1, 'agent-2');
+    expect(lookup('agent-')).toEqual({ small: ['AGENT-3', 'Agent-1'], large: ['agent-2'] });
+    // The same answers as LIKE over every session id.
+    const like = db.prepare("SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY id").pluck();
+    for (const text of ['AGENT-', 'agent', 'b_', '50%', 'ÉMILE', 'émile', 'x', '\u{10FFFF}'])
+      expect(sorted(lookup(text)), text).toEqual(like.all(likePrefix(text)));
+    for (let i = 0; i < SESSION_LOOKUP_MAX; i++) insert.run(`Bulk-${i}`);
+    expect(sorted(lookup('bulk-'))).toHaveLength(SESSION_LOOKUP_MAX);
+    insert.run('bULK-last');
+    expect(lookup('bulk-')).toBe('many');
+    expect(sorted(lookup('bulk-1'))).toHaveLength(1 + 10 + 100 + 24);
+    db.close();
+  });
+
+  it('past SESSION_LOOKUP_MAX sessions starting with the text, walks the calls: the same pages as the memory store', () => {
+    const dir = nextDir();
+    const db = openTestDatabase(dir);
+    const sqlite = createSqliteTraceStore({ db, vault: createVault({ dir }) });
+    const memory = createMemoryTraceStore();
+    // One session of many calls among many of one: the walk reads SESSION_WALK_ROWS calls a chunk.
+    const calls = Array.from({ length: SESSION_LOOKUP_MAX + SESSION_WALK_ROWS }, (_, i) =>
+      makeTrace({ sessionId: i <= SESSION_LOOKUP_MAX ? `Fleet-${i}` : i % 1000 === 0 ? 'fleet-big' : 'other' }),
+    );
+    for (const call of calls) {
+      sqlite.finish(call);
+      memory.finish(call);
+    }
+    sqlite.flush();
+    indexed(db, 'fleet');
+    expect(createSessionPrefixLookup(db)('FLEET-')).toBe('many');
+    const pages = (store: TraceStore) => {
+      const seen: string[][] = [];
+      let cursor: string | undefined;
+      do {
+        const page = store.list({ text: 'FLEET-', limit: 200, cursor });
+        expect(page.partial).toBe(false);
+        seen.push(page.items.map((item) => item.id));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      return seen;
+    };
+    const found = pages(sqlite);
+    expect(found).toEqual(pages(memory));
+    expect(found.flat()).toHaveLength(SESSION_LOOKUP_MAX + 1 + 4);
+    sqlite.close();
+    memory.close();
+  }, 60_000);
+
   it('stops a page after MAX_SEARCH_CANDIDATES rows that hold the trigrams but not the text, and goes on with the cursor', () => {
     const dir = nextDir();
     const db = openTestDatabase(dir);
@@ -268,8 +472,8 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     expect(usesSearchIndex('🚀éx')).toBe(true);
     expect(searchIndexQuery('a"b OR c')).toBe('"a""b" """b " "b O" " OR" "OR " "R c"');
     expect(searchIndexQuery('abcdefghijklmn')).toBe('"abc" "def" "ghi" "jkl" "lmn"');
-    // The ids' tails: every trigram of the text's last 12 characters.
+    // The ids' tails: every trigram of the text's last 8 characters.
     expect(idSearchQuery('e7a3e465')).toBe('"e7a" "7a3" "a3e" "3e4" "e46" "465"');
-    expect(idSearchQuery('abcdefghijklmn')).toBe('"cde" "def" "efg" "fgh" "ghi" "hij" "ijk" "jkl" "klm" "lmn"');
+    expect(idSearchQuery('abcdefghijklmn')).toBe('"ghi" "hij" "ijk" "jkl" "klm" "lmn"');
   });
 });

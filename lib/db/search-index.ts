@@ -6,10 +6,13 @@ import { idTailSql } from './trace-id';
  * trigrams instead of every row.
  *
  * It holds only the index (`content=''`, `detail=none`, `columnsize=0`: no copy of the text, no
- * positions, no sizes) of the searched columns of every call (see `SEARCHED_COLUMNS`), one FTS
- * column each (so no trigram spans two of them): an index entry per distinct trigram of a call,
- * about a byte or two each. The two ids are indexed by their last ID_TAIL_CHARS characters only
- * (see `ID_TAIL_CHARS`), in a table of their own (see `SEARCH_TABLES`).
+ * positions, no sizes) of the searched columns of every call (see `SEARCHED_COLUMNS`) but the
+ * session id, one FTS column each (so no trigram spans two of them): an index entry per distinct
+ * trigram of a call, about a byte or two each. The two ids are indexed by their last
+ * ID_TAIL_CHARS characters only (see `ID_TAIL_CHARS`), in a table of their own (see
+ * `SEARCH_TABLES`). A session id, which a search matches by its start, is not in the index
+ * (migration 0013): the search finds those calls through the `sessions` table and the session
+ * index of `tool_calls` (see `sqlite-list-traces.ts`), which cost nothing more.
  * The index narrows the rows; the search itself is still the LIKE test on the row's own columns
  * (see `sqlite-list-traces.ts`), so the two stores find exactly the same calls. A row is taken
  * out with FTS5's `delete` command and the text it was indexed with — the OLD row's values,
@@ -18,7 +21,8 @@ import { idTailSql } from './trace-id';
  * The indexer fills it after the writes (`search-indexer.ts`), and merges its segments itself in
  * small steps (`automerge` is 0: FTS5's own merges ran inside a step and paused the server for
  * tens of milliseconds); triggers on `tool_calls` take out or rewrite an indexed call that is
- * deleted or changes a searched column (migration 0011, which replaced 0010's index).
+ * deleted or changes an indexed column (migration 0013, which replaced 0011's index, which
+ * replaced 0010's).
  */
 
 /** The columns a text search looks at (`TEXT_SEARCH` in `sqlite-list-traces.ts`). */
@@ -41,9 +45,12 @@ export const SEARCH_INDEX_MIN_CHARS = 3;
  * The characters (code points) of a call's two ids that the index holds: their last ones. A
  * search finds an id by any text within them (the UI shows a trace id's last 8), or by a text
  * that ends it, the whole id included (see `idMatches`). The random middle of every id, two
- * dozen distinct trigrams each, was 45 % of the index and 70 % of the indexing time.
+ * dozen distinct trigrams each, was 45 % of the index and 70 % of the indexing time; the last 12
+ * (migrations 0011 and 0012) took 43 bytes a call at 200,000 calls, the last 8 take 29.
  */
-export const ID_TAIL_CHARS = 12;
+export const ID_TAIL_CHARS = 8;
+/** The ids' tail of migrations 0011 and 0012, whose SQL is generated here too. */
+const ID_TAIL_CHARS_0011 = 12;
 /** The searched columns indexed by their tail (ID_TAIL_CHARS), not whole. */
 export const TAIL_INDEXED_COLUMNS: ReadonlySet<string> = new Set(['id', 'tool_call_id']);
 
@@ -62,17 +69,29 @@ export const SEARCHED_TEXT_CHARS = 64 * 1024;
  */
 type IdForm = 'stored' | 'text';
 
-/** A searched column as the index and the LIKE test read it: an id's tail, a text's head, a session id whole. */
+/**
+ * A searched column as the index and the LIKE test read it: an id's tail (of `tail` characters,
+ * ID_TAIL_CHARS but in the SQL of older migrations), a text's head, a session id whole.
+ */
 export function searchedText(
   column: (typeof SEARCHED_COLUMNS)[number],
   row: 'NEW' | 'OLD' | null = null,
   ids: IdForm = 'stored',
+  tail: number = ID_TAIL_CHARS,
 ): string {
   const name = row === null ? `\`${column}\`` : `${row}.\`${column}\``;
-  if (column === 'id' && ids === 'stored') return idTailSql(name, ID_TAIL_CHARS);
-  if (TAIL_INDEXED_COLUMNS.has(column)) return `substr(${name}, -${ID_TAIL_CHARS})`;
+  if (column === 'id' && ids === 'stored') return idTailSql(name, tail);
+  if (TAIL_INDEXED_COLUMNS.has(column)) return `substr(${name}, -${tail})`;
   if (column === 'session_id') return name;
   return `substr(${name}, 1, ${SEARCHED_TEXT_CHARS})`;
+}
+
+/** One FTS5 table of the index and the searched columns it holds, one FTS column each. */
+interface SearchTable {
+  readonly name: 'tool_calls_search' | 'tool_calls_id_search';
+  readonly columns: readonly (typeof SEARCHED_COLUMNS)[number][];
+  /** The characters of an id it holds (see ID_TAIL_CHARS). */
+  readonly tail: number;
 }
 
 /**
@@ -80,15 +99,23 @@ export function searchedText(
  * an id's end reads the ids alone (random, their trigrams rare) and not every call whose text
  * holds the same common trigrams; each has its own update and delete triggers.
  */
-export const SEARCH_TABLES = [
-  { name: 'tool_calls_search', columns: ['session_id', 'error', 'arguments', 'output', 'stdout', 'stderr'] },
-  { name: 'tool_calls_id_search', columns: ['id', 'tool_call_id'] },
-] as const satisfies readonly { name: string; columns: readonly (typeof SEARCHED_COLUMNS)[number][] }[];
-type SearchTable = (typeof SEARCH_TABLES)[number];
+export const SEARCH_TABLES: readonly [SearchTable, SearchTable] = [
+  { name: 'tool_calls_search', columns: ['error', 'arguments', 'output', 'stdout', 'stderr'], tail: ID_TAIL_CHARS },
+  { name: 'tool_calls_id_search', columns: ['id', 'tool_call_id'], tail: ID_TAIL_CHARS },
+];
+/** The tables as migrations 0011 and 0012 made them: the session id in the text's table, the ids' last 12. */
+const SEARCH_TABLES_0011: readonly [SearchTable, SearchTable] = [
+  {
+    name: 'tool_calls_search',
+    columns: ['session_id', 'error', 'arguments', 'output', 'stdout', 'stderr'],
+    tail: ID_TAIL_CHARS_0011,
+  },
+  { name: 'tool_calls_id_search', columns: ['id', 'tool_call_id'], tail: ID_TAIL_CHARS_0011 },
+];
 
 /** The columns of `table` in the row `row` (NEW, OLD, or the table's own), as the index's column values. */
 function valuesSql(table: SearchTable, row: 'NEW' | 'OLD' | null, ids: IdForm = 'stored'): string {
-  return table.columns.map((name) => searchedText(name, row, ids)).join(', ');
+  return table.columns.map((name) => searchedText(name, row, ids, table.tail)).join(', ');
 }
 // Named apart from the columns of `tool_calls`, which a search joins it with.
 const indexColumns = (table: SearchTable) => table.columns.map((name) => `\`${name}_trigrams\``).join(', ');
@@ -110,12 +137,24 @@ const indexedSql = 'OLD.`seq` <= (SELECT `indexed_upto` FROM `search_state`)';
 const changedSql = (table: SearchTable) =>
   table.columns.map((name) => `OLD.\`${name}\` IS NOT NEW.\`${name}\``).join(' OR ');
 
-function tableSql(table: SearchTable): string {
+/** One table of the index, empty, FTS5's automerge off, and its triggers reading the ids in form `ids`. */
+function tableSql(table: SearchTable, ids: IdForm): string {
   return `CREATE VIRTUAL TABLE \`${table.name}\` USING fts5(${indexColumns(table)}, tokenize = 'trigram', detail = none, content = '', columnsize = 0);
 --> statement-breakpoint
 INSERT INTO \`${table.name}\` (\`${table.name}\`, \`rank\`) VALUES ('automerge', 0);
 --> statement-breakpoint
-${triggersSql(table, 'text')}`;
+${triggersSql(table, ids)}`;
+}
+
+/** Drops a table of the index and its two triggers. */
+function dropTableSql(table: SearchTable): string {
+  return `DROP TRIGGER \`${table.name}_after_update\`;
+--> statement-breakpoint
+DROP TRIGGER \`${table.name}_after_delete\`;
+--> statement-breakpoint
+DROP TABLE \`${table.name}\`;
+--> statement-breakpoint
+`;
 }
 
 /** The update and delete triggers of one table of the index, reading the ids in form `ids`. */
@@ -140,7 +179,7 @@ END;
  * reads the same in either form. `drizzle/0012_compact_rows.sql` holds exactly this.
  */
 export function searchIdTriggersSql(): string {
-  const table = SEARCH_TABLES[1];
+  const table = SEARCH_TABLES_0011[1];
   return `DROP TRIGGER \`${table.name}_after_update\`;
 --> statement-breakpoint
 DROP TRIGGER \`${table.name}_after_delete\`;
@@ -164,7 +203,21 @@ DROP TABLE \`tool_calls_search\`;
 --> statement-breakpoint
 UPDATE \`search_state\` SET \`indexed_upto\` = 0;
 --> statement-breakpoint
-${SEARCH_TABLES.map(tableSql).join('--> statement-breakpoint\n')}`;
+${SEARCH_TABLES_0011.map((table) => tableSql(table, 'text')).join('--> statement-breakpoint\n')}`;
+}
+
+/**
+ * The SQL of migration 0013: the index again without the session id (a search finds a session's
+ * calls through `sessions` and the session index of `tool_calls` instead) and with the ids' last
+ * ID_TAIL_CHARS (8) characters, 27 bytes a call less at 200,000 calls. Like 0011: both tables
+ * and their triggers dropped and made again empty, automerge off, the mark back at 0 (the indexer
+ * refills the index in the background when the store opens; calls above the mark are found by
+ * the LIKE scan meanwhile). `drizzle/0013_search_without_sessions.sql` holds exactly this.
+ */
+export function searchWithoutSessionsSql(): string {
+  return `${SEARCH_TABLES_0011.map(dropTableSql).join('')}UPDATE \`search_state\` SET \`indexed_upto\` = 0;
+--> statement-breakpoint
+${SEARCH_TABLES.map((table) => tableSql(table, 'stored')).join('--> statement-breakpoint\n')}`;
 }
 
 /** The code points of `text` (a surrogate pair is one character, as SQLite and the tokenizer count them). */

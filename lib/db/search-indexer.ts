@@ -1,6 +1,6 @@
 import type { CommitTimers } from './commit-timers';
 import type { SqliteDatabase } from './open-database';
-import { SEARCH_INDEX_FILL_SQL, SEARCH_TABLES, SEARCHED_COLUMNS, searchedText } from './search-index';
+import { SEARCH_INDEX_FILL_SQL, SEARCH_TABLES, searchedText } from './search-index';
 
 /** Rows indexed in one step: well under a millisecond of the event loop, one small FTS5 segment. */
 export const INDEX_STEP_ROWS = 64;
@@ -52,7 +52,7 @@ export const HOLD_RUNNING_MS = 10_000;
  * transaction each, which also moves `search_state.indexed_upto`, the event loop free between). A
  * search reads the index up to `indexed_upto` and scans the few rows above it (see
  * `sqlite-list-traces.ts`); a row changed or deleted after it was indexed is put right by the
- * triggers of migration 0011. A call still running holds the mark back for a while (see
+ * triggers of migration 0013. A call still running holds the mark back for a while (see
  * HOLD_RUNNING_MS), so that its result is indexed once, in a step, not again inside its write.
  *
  * Indexing a call in the transaction that writes it (a trigger) halved the calls/s of the
@@ -187,8 +187,10 @@ export function createSearchIndexer(
   };
 }
 
-/** The searched text of a row, in characters (bytes for a BLOB). */
-const rowChars = SEARCHED_COLUMNS.map((name) => `coalesce(length(${searchedText(name)}), 0)`).join(' + ');
+/** The indexed text of a row, in characters (bytes for a BLOB). */
+const rowChars = SEARCH_TABLES.flatMap((table) => table.columns)
+  .map((name) => `coalesce(length(${searchedText(name)}), 0)`)
+  .join(' + ');
 
 /**
  * The last seq of the next step: of the (at most `@rows`) rows above `@from`, the first one and

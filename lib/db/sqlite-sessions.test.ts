@@ -42,7 +42,7 @@ describe('the sessions aggregate (SQLite)', () => {
   it('0008 holds exactly the SQL generated for it', () => {
     const migration = fs
       .readdirSync('drizzle')
-      .filter((name) => name.endsWith('_sessions.sql'))
+      .filter((name) => /^\d+_sessions\.sql$/.test(name))
       .map((name) => fs.readFileSync(path.join('drizzle', name), 'utf8'));
     expect(migration).toHaveLength(1);
     expect(migration[0]).toContain(sessionTriggersSql());

@@ -1,7 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CallStatus, TraceRecord } from '../executor/types';
 import { SEARCHED_TEXT_CHARS } from './search-index';
-import { INTERRUPTED_ERROR, InvalidCursorError, type StoredTrace, type TraceStore } from './trace-store';
+import {
+  INTERRUPTED_ERROR,
+  InvalidCursorError,
+  type StoredTrace,
+  type TraceQuery,
+  type TraceStore,
+} from './trace-store';
 
 let fixtureCount = 0;
 
@@ -80,6 +86,16 @@ export interface CommittedReader {
   close(): void;
 }
 
+/** How a store is tested beyond its factory (see `describeTraceStore`). */
+export interface TraceStoreSuiteOptions {
+  /**
+   * Run before each text search of the suite's search tests: the SQLite store indexes every call
+   * here in one variant (searches then read the search index) and not in the others (they read
+   * the calls above the index's mark by LIKE): both must find the same calls.
+   */
+  beforeSearch?: (store: TraceStore) => void;
+}
+
 /**
  * The behaviour every `TraceStore` must have. Each implementation's test file calls this with
  * a factory returning a fresh, empty store; the suite closes it after each test.
@@ -91,6 +107,7 @@ export function describeTraceStore(
   name: string,
   createStore: () => TraceStore,
   openCommittedReader?: () => CommittedReader,
+  options: TraceStoreSuiteOptions = {},
 ): void {
   describe(`TraceStore: ${name}`, () => {
     let store: TraceStore;
@@ -116,6 +133,11 @@ export function describeTraceStore(
       return records;
     };
     const ids = (page: { items: { id: string }[] }) => page.items.map((item) => item.id);
+    /** A list query with a text search, after `options.beforeSearch`. */
+    const search = (query: TraceQuery) => {
+      options.beforeSearch?.(store);
+      return store.list(query);
+    };
 
     describe('writes and get', () => {
       it('keeps a UUID id (the SQLite store writes its 16 bytes) through get, list, search, steps, replays and delete', () => {
@@ -130,9 +152,11 @@ export function describeTraceStore(
         expect(store.get(c.id)?.id).toBe(c.id);
         expect(store.get(a.id.toUpperCase())).toBeNull();
         expect(ids(store.list())).toEqual([c.id, b.id, a.id]);
-        for (const text of ['0000000000a1', a.id, a.id.toUpperCase(), '9fa0-0000000000a1'])
-          expect(ids(store.list({ text })), text).toEqual([a.id]);
-        expect(ids(store.list({ text: '0000000000' }))).toEqual([c.id, b.id, a.id]);
+        for (const text of ['000000a1', '0000000000a1', a.id, a.id.toUpperCase(), '9fa0-0000000000a1'])
+          expect(ids(search({ text })), text).toEqual([a.id]);
+        // Within the last 8 characters of every id; a text reaching further back in none of them.
+        expect(ids(search({ text: '000000' }))).toEqual([c.id, b.id, a.id]);
+        expect(ids(search({ text: '0000000000' }))).toEqual([]);
         expect(store.adjacent(b.id)).toEqual({ newer: c.id, older: a.id });
         expect(store.replays(a.id)).toEqual([b.id]);
         expect(committed.status(a.id)).toBe('succeeded');
@@ -458,14 +482,15 @@ export function describeTraceStore(
       it('searches the tool call id and the redacted arguments, ignoring case', () => {
         const [byId, byArgs, other] = record(
           makeTrace({ toolCallId: 'call_ABC123' }),
-          makeTrace({ arguments: { path: 'Reports/Q3-Summary.md' } }),
+          makeTrace({ toolCallId: 'call_7', arguments: { path: 'Reports/Q3-Summary.md' } }),
           makeTrace({ toolCallId: 'call_zzz', arguments: { path: 'notes.txt' } }),
         );
-        expect(ids(store.list({ text: 'abc1' }))).toEqual([byId?.id]);
-        expect(ids(store.list({ text: 'q3-summary' }))).toEqual([byArgs?.id]);
-        expect(ids(store.list({ text: 'NOTES' }))).toEqual([other?.id]);
-        expect(ids(store.list({ text: 'call_' }))).toHaveLength(3);
-        expect(ids(store.list({ text: 'nowhere' }))).toEqual([]);
+        expect(ids(search({ text: 'abc1' }))).toEqual([byId?.id]);
+        expect(ids(search({ text: 'q3-summary' }))).toEqual([byArgs?.id]);
+        expect(ids(search({ text: 'NOTES' }))).toEqual([other?.id]);
+        // 'call_' is within the whole of 'call_7' and 'call_zzz', not within the last 8 of 'call_ABC123'.
+        expect(ids(search({ text: 'call_' }))).toEqual([other?.id, byArgs?.id]);
+        expect(ids(search({ text: 'nowhere' }))).toEqual([]);
       });
 
       it('searches the trace id, the error (code, message, hint), output, stdout and stderr, and the session id as a prefix', () => {
@@ -478,43 +503,130 @@ export function describeTraceStore(
           makeTrace({ stdout: 'compiled 12 modules' }),
           makeTrace({ stderr: 'Warning: deprecated flag' }),
         );
-        expect(ids(store.list({ text: 'xyz-7' }))).toEqual([byTraceId?.id]);
-        expect(ids(store.list({ text: 'output_lim' }))).toEqual([byCode?.id]);
-        expect(ids(store.list({ text: 'AGENT-run' }))).toEqual([bySession?.id]);
-        expect(ids(store.list({ text: 'run-42' }))).toEqual([]);
-        expect(ids(store.list({ text: 'paris' }))).toEqual([byOutput?.id]);
-        expect(ids(store.list({ text: '12 MODULES' }))).toEqual([byStdout?.id]);
-        expect(ids(store.list({ text: 'deprecated' }))).toEqual([byStderr?.id]);
-        expect(ids(store.list({ text: 'too much' }))).toEqual([byCode?.id]);
-        expect(ids(store.list({ text: 'not enough' }))).toEqual([]);
+        expect(ids(search({ text: 'xyz-7' }))).toEqual([byTraceId?.id]);
+        expect(ids(search({ text: 'output_lim' }))).toEqual([byCode?.id]);
+        expect(ids(search({ text: 'AGENT-run' }))).toEqual([bySession?.id]);
+        expect(ids(search({ text: 'run-42' }))).toEqual([]);
+        expect(ids(search({ text: 'paris' }))).toEqual([byOutput?.id]);
+        expect(ids(search({ text: '12 MODULES' }))).toEqual([byStdout?.id]);
+        expect(ids(search({ text: 'deprecated' }))).toEqual([byStderr?.id]);
+        expect(ids(search({ text: 'too much' }))).toEqual([byCode?.id]);
+        expect(ids(search({ text: 'not enough' }))).toEqual([]);
       });
 
-      it('finds a long id by any text within its last 12 characters, or by a text that ends it', () => {
+      it('finds a long id by any text within its last 8 characters, or by a text that ends it', () => {
         const [call] = record(
           makeTrace({ id: '01a190d0-1c3a-7a12-8a44-a1d1e7a3e465', toolCallId: 'toolu_01MxMhb9xtMSPhmHtgmygFuG' }),
         );
         for (const text of [
-          'e7a3e465', // the UI's short id
-          'A1D1E7A3',
+          'e7a3e465', // the UI's short id: its last 8
+          'E7A3E4',
+          'a3e',
           '01a190d0-1c3a-7a12-8a44-a1d1e7a3e465',
           '8a44-a1d1e7a3e465',
+          'a1d1e7a3e465',
           'toolu_01MxMhb9xtMSPhmHtgmygFuG',
-          'gmygfug',
+          'tgmygfug',
+          'gmygf',
         ]) {
-          expect(ids(store.list({ text })), text).toEqual([call?.id]);
+          expect(ids(search({ text })), text).toEqual([call?.id]);
         }
-        // Their middles are not searched: two dozen random trigrams per id were most of the index.
-        for (const text of ['7a12-8a44', '01a190d0-1c3a', 'MxMhb9', 'toolu_01MxMhb9xtMSPh']) {
-          expect(ids(store.list({ text })), text).toEqual([]);
+        // Their middles are not searched, nor any text reaching back past the last 8 that does not
+        // end the id: two dozen random trigrams per id were most of the index.
+        for (const text of [
+          '7a12-8a44',
+          '01a190d0-1c3a',
+          'A1D1E7A3',
+          'd1e7a3e4',
+          'MxMhb9',
+          'HtgmygFu',
+          'toolu_01MxMhb9xtMSPh',
+        ]) {
+          expect(ids(search({ text })), text).toEqual([]);
         }
+      });
+
+      it('finds the calls of every session whose id starts with the text, ignoring ASCII case, page after page and with other filters', () => {
+        const calls = record(
+          makeTrace({ sessionId: 'Agent-Run-7' }),
+          makeTrace({ sessionId: 'agent-run-8', tool: 'shell' }),
+          makeTrace({ sessionId: 'other-agent-run' }),
+          makeTrace({ sessionId: null, arguments: { note: 'see agent-run-9 notes' } }),
+          makeTrace({ sessionId: 'Agent-Run-7', tool: 'shell' }),
+          makeTrace({ sessionId: 'agent-run-8' }),
+          makeTrace({ sessionId: 'Émile-agent' }),
+          makeTrace({ sessionId: 'AGENT-RUN-7' }),
+        );
+        const [a7, b8, , byArgs, a7shell, b8b, emile, upper7] = calls;
+        const all = [upper7, b8b, a7shell, byArgs, b8, a7].map((call) => call?.id);
+        const pages = (query: TraceQuery) => {
+          const seen: string[] = [];
+          let cursor: string | undefined;
+          do {
+            const page = search({ ...query, limit: 2, cursor });
+            expect(page.partial).toBe(false);
+            seen.push(...ids(page));
+            cursor = page.nextCursor ?? undefined;
+          } while (cursor);
+          return seen;
+        };
+        // A session id by its start only ('other-agent-run' holds it further on), the arguments anywhere.
+        expect(pages({ text: 'agent-RUN' })).toEqual(all);
+        expect(ids(search({ text: 'agent-run-7' }))).toEqual([upper7?.id, a7shell?.id, a7?.id]);
+        expect(ids(search({ text: 'Agent-Run-8' }))).toEqual([b8b?.id, b8?.id]);
+        expect(pages({ text: 'agent-run', tool: 'shell' })).toEqual([a7shell?.id, b8?.id]);
+        expect(ids(search({ text: 'agent-run-7', status: 'failed' }))).toEqual([]);
+        expect(ids(search({ text: 'agent-run', sessionId: 'agent-run-8' }))).toEqual([b8b?.id, b8?.id]);
+        // SQLite's LIKE ignores the case of ASCII letters only.
+        expect(ids(search({ text: 'émile' }))).toEqual([]);
+        expect(ids(search({ text: 'ÉMILE' }))).toEqual([emile?.id]);
+        expect(ids(search({ text: 'Émile-a' }))).toEqual([emile?.id]);
+        expect(ids(search({ text: 'gent-run-8' }))).toEqual([]);
+      });
+
+      it('finds the calls of many sessions starting with the text, a long one among them, newest first, page after page', () => {
+        // The SQLite store reads the small sessions' calls together, a long one's on its own (SMALL_SESSION_CALLS).
+        const calls = record(
+          ...Array.from({ length: 150 }, (_, i) =>
+            makeTrace({
+              sessionId: i % 2 === 0 ? 'Bulk-long' : `bulk-${i}`,
+              tool: i % 3 === 0 ? 'shell' : 'calculator',
+            }),
+          ),
+          makeTrace({ sessionId: 'not-bulk' }),
+        );
+        const newestFirst = (keep: (call: TraceRecord) => boolean) =>
+          calls
+            .filter(keep)
+            .map((call) => call.id)
+            .reverse();
+        const pages = (query: TraceQuery) => {
+          const seen: string[] = [];
+          let cursor: string | undefined;
+          do {
+            const page = search({ ...query, limit: 20, cursor });
+            expect(page.partial).toBe(false);
+            seen.push(...ids(page));
+            cursor = page.nextCursor ?? undefined;
+          } while (cursor);
+          return seen;
+        };
+        expect(pages({ text: 'BULK-' })).toEqual(newestFirst((call) => call.sessionId !== 'not-bulk'));
+        expect(pages({ text: 'bulk-L' })).toEqual(newestFirst((call) => call.sessionId === 'Bulk-long'));
+        expect(pages({ text: 'bulk-', tool: 'shell' })).toEqual(
+          newestFirst((call) => call.sessionId !== 'not-bulk' && call.tool === 'shell'),
+        );
+        expect(ids(search({ text: 'bulk-14', limit: 500 }))).toEqual(
+          newestFirst((call) => /^bulk-14\d*$/.test(call.sessionId ?? '')),
+        );
       });
 
       it('searches the first SEARCHED_TEXT_CHARS characters of a long text column, counting code points', () => {
         // 🚀 is two UTF-16 units and one character, as SQLite counts them.
         const head = '🚀'.repeat(SEARCHED_TEXT_CHARS - 10);
         const [call] = record(makeTrace({ stdout: `${head}inside-${'x'.repeat(20)}beyond-the-head` }));
-        expect(ids(store.list({ text: 'inside' }))).toEqual([call?.id]);
-        expect(ids(store.list({ text: 'beyond-the-head' }))).toEqual([]);
+        expect(ids(search({ text: 'inside' }))).toEqual([call?.id]);
+        expect(ids(search({ text: 'beyond-the-head' }))).toEqual([]);
       });
 
       it('takes % and _ in search text literally', () => {
@@ -524,15 +636,15 @@ export function describeTraceStore(
           makeTrace({ arguments: { discount: '50 percent off', name: 'axb' } }),
           makeTrace({ arguments: { path: 'C:\\temp' } }),
         );
-        expect(ids(store.list({ text: '50%' }))).toEqual([percent?.id]);
-        expect(ids(store.list({ text: 'a_b' }))).toEqual([underscore?.id]);
-        expect(ids(store.list({ text: '%' }))).toEqual([percent?.id]);
-        expect(ids(store.list({ text: '\\' }))).toHaveLength(1);
+        expect(ids(search({ text: '50%' }))).toEqual([percent?.id]);
+        expect(ids(search({ text: 'a_b' }))).toEqual([underscore?.id]);
+        expect(ids(search({ text: '%' }))).toEqual([percent?.id]);
+        expect(ids(search({ text: '\\' }))).toHaveLength(1);
       });
 
       it('does not search the raw arguments (they may hold secrets)', () => {
         record(makeTrace({ arguments: { token: '[REDACTED]' }, rawArguments: '{"token":"sk-live-needle"}' }));
-        expect(ids(store.list({ text: 'needle' }))).toEqual([]);
+        expect(ids(search({ text: 'needle' }))).toEqual([]);
       });
 
       it('gives the total when it is cheap: no filter, or a tool filter alone', () => {
