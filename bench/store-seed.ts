@@ -15,6 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { setStoredForms } from '../lib/db/coded-columns';
 import { migrate } from '../lib/db/migrate';
 import { SEARCH_INDEX_FILL_SQL, SEARCH_TABLES } from '../lib/db/search-index';
 import { sessionTriggersSql } from '../lib/db/session-triggers';
@@ -492,6 +493,7 @@ export function seedStore(options: { dir: string; calls: number; progress?: (tex
     for (let i = from; i < to; i++) {
       const call = seedCall(i, total);
       const values = encodeTraceRecord(call, call.sessionSeq);
+      setStoredForms(values);
       const sealedArguments =
         call.rawArguments === values.arguments ? SAME_AS_ARGUMENTS : vault.seal(call.rawArguments, call.id);
       insert.run({ ...values, sealedArguments, sealedEditedArguments: null });

@@ -2,7 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CODED_COLUMNS, codedColumnsMigrationSql, decodedSql, encodedSql, readsCodedColumn } from './coded-columns';
+import {
+  CODED_COLUMNS,
+  codedColumnsMigrationSql,
+  decodedSql,
+  finishedSql,
+  readsCodedColumn,
+  storedForm,
+} from './coded-columns';
 import { openDatabase } from './open-database';
 import { createSqliteTraceStore } from './sqlite-trace-store';
 import { createTempDataDir } from './test-database';
@@ -23,9 +30,12 @@ function roundTrip(column: keyof typeof CODED_COLUMNS, value: unknown, createdAt
     db.exec(
       `CREATE TABLE t (created_at INTEGER, \`${stored}\`, \`${column}\` GENERATED ALWAYS AS (${decodedSql(column)}) VIRTUAL)`,
     );
-    db.prepare(`INSERT INTO t (created_at, \`${stored}\`) VALUES (@createdAt, ${encodedSql(column, '@value')})`).run({
+    // As the store writes it: the stored form from JS, a finish time coded in SQL.
+    const written = column === 'finished_at' ? finishedSql('@value', '@createdAt') : '@stored';
+    db.prepare(`INSERT INTO t (created_at, \`${stored}\`) VALUES (@createdAt, ${written})`).run({
       createdAt,
       value,
+      stored: column === 'finished_at' ? null : storedForm(column, value as string | number | null),
     });
     return db.prepare(`SELECT \`${stored}\` AS stored, \`${column}\` AS read FROM t`).get() as {
       stored: unknown;

@@ -3,7 +3,7 @@
  * generated columns that keep their names: every query reads `tool_call_id`, `tool`, `status`,
  * `side_effect`, `actor`, `latency_ms` and `finished_at` as before (and the indexes on `tool` and
  * `status` index what they read), while the row holds `tool_stored`, `status_stored`, … — ~40
- * bytes a call less (README "Storage"). Only writers name the stored columns, through `encodedSql`.
+ * bytes a call less (README "Storage"). Only writers name the stored columns (`writtenColumn`).
  *
  * The stored forms (`sqlite3` shows both; the `*_stored` columns are what is on disk):
  * - text with a few usual values (the statuses, side effects, the `api` actor, the built-in
@@ -44,7 +44,9 @@ const CODE_ESCAPE = 31;
 /** The coded columns: the name every query reads, the stored column, and how it is coded. */
 export const CODED_COLUMNS = {
   tool: {
+    key: 'tool',
     stored: 'tool_stored',
+    storedKey: 'toolStored',
     coding: {
       kind: 'text',
       values: ['read_file', 'write_file', 'run_shell', 'http_request', 'calculator'],
@@ -52,7 +54,9 @@ export const CODED_COLUMNS = {
     },
   },
   status: {
+    key: 'status',
     stored: 'status_stored',
+    storedKey: 'statusStored',
     coding: {
       kind: 'text',
       values: ['succeeded', 'failed', 'running', 'denied', 'cancelled', 'awaiting_approval', 'interrupted'],
@@ -60,50 +64,109 @@ export const CODED_COLUMNS = {
     },
   },
   side_effect: {
+    key: 'sideEffect',
     stored: 'side_effect_stored',
+    storedKey: 'sideEffectStored',
     coding: { kind: 'text', values: ['read', 'none', 'write', 'exec'], emptyFirst: true },
   },
-  actor: { stored: 'actor_stored', coding: { kind: 'text', values: ['api'], emptyFirst: false } },
+  actor: {
+    key: 'actor',
+    stored: 'actor_stored',
+    storedKey: 'actorStored',
+    coding: { kind: 'text', values: ['api'], emptyFirst: false },
+  },
   // The call ids of OpenAI (`call_` + 24) and Anthropic (`toolu_01` + 22) models.
   tool_call_id: {
+    key: 'toolCallId',
     stored: 'tool_call_id_stored',
+    storedKey: 'toolCallIdStored',
     coding: { kind: 'prefix', prefixes: ['call_', 'toolu_01', 'toolu_'] },
   },
-  latency_ms: { stored: 'latency_stored', coding: { kind: 'latency' } },
-  finished_at: { stored: 'finished_stored', coding: { kind: 'finished' } },
-} as const satisfies Record<string, { stored: string; coding: CodedText | CodedPrefix | CodedNumber }>;
+  latency_ms: { key: 'latencyMs', stored: 'latency_stored', storedKey: 'latencyStored', coding: { kind: 'latency' } },
+  finished_at: {
+    key: 'finishedAt',
+    stored: 'finished_stored',
+    storedKey: 'finishedStored',
+    coding: { kind: 'finished' },
+  },
+} as const satisfies Record<
+  string,
+  { key: string; stored: string; storedKey: string; coding: CodedText | CodedPrefix | CodedNumber }
+>;
 
 export type CodedColumn = keyof typeof CODED_COLUMNS;
 
 const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
-/** The stored code of the `index`th usual value, as SQL. */
-const codeSql = (coding: CodedText, index: number) =>
-  coding.emptyFirst ? (index === 0 ? "''" : `char(${index})`) : `char(${index + 1})`;
+/** The character number of the `index`th usual value's code (0: the empty text). */
+const codeNumber = (coding: CodedText, index: number) => (coding.emptyFirst ? index : index + 1);
+
+/** The coded columns a writer codes in JS (`storedForm`); `finished_at` is coded in SQL (`finishedSql`). */
+export type JsCodedColumn = Exclude<CodedColumn, 'finished_at'>;
+
+const codeOf = (coding: CodedText, index: number) => {
+  const number = codeNumber(coding, index);
+  return number === 0 ? '' : String.fromCharCode(number);
+};
+const CODES = new Map<JsCodedColumn, ReadonlyMap<string, string>>(
+  (Object.keys(CODED_COLUMNS) as CodedColumn[]).flatMap((column) => {
+    const { coding } = CODED_COLUMNS[column];
+    return coding.kind === 'text'
+      ? [
+          [
+            column as JsCodedColumn,
+            new Map(coding.values.map((value, index) => [value, codeOf(coding, index)])),
+          ] as const,
+        ]
+      : [];
+  }),
+);
+const ESCAPE = String.fromCharCode(CODE_ESCAPE);
 
 /**
- * SQL storing the value `value` (an SQL expression: a parameter, `excluded.x`…) in the coded
- * column `column`; `createdAt` is the expression of the row's `created_at` (for `finished_at`).
- * @example encodedSql('status', '@status') // "CASE @status WHEN 'succeeded' THEN '' WHEN … ELSE … END"
+ * What the row stores for `value` in the coded column `column` (see the forms above).
+ * @example storedForm('status', 'succeeded') // ''
+ * @example storedForm('tool_call_id', 'call_wKvPN') // '\u0001wKvPN'
  */
-export function encodedSql(column: CodedColumn, value: string, createdAt = '@createdAt'): string {
+export function storedForm(column: JsCodedColumn, value: string | number | null): string | number | null {
+  if (value === null) return null;
+  if (typeof value === 'number') {
+    // As SQLite reads it back: the negated microseconds, divided by -1000.0, give `value` again.
+    const micros = Math.round(value * 1000);
+    return value > 0 && micros / 1000 === value ? -micros : value;
+  }
   const { coding } = CODED_COLUMNS[column];
-  if (coding.kind === 'latency') {
-    return `CASE WHEN ${value} > 0 AND round(${value} * 1000) / 1000.0 = ${value} THEN -round(${value} * 1000) ELSE ${value} END`;
-  }
-  if (coding.kind === 'finished') {
-    return `CASE WHEN ${value} >= ${createdAt} AND ${createdAt} >= 0 THEN ${createdAt} - ${value} - 1 ELSE ${value} END`;
-  }
-  const escaped = `iif(${value} < ' ', char(${CODE_ESCAPE}) || ${value}, ${value})`;
   if (coding.kind === 'prefix') {
-    const codes = coding.prefixes.map(
-      (prefix, index) =>
-        `WHEN substr(${value}, 1, ${prefix.length}) = ${quote(prefix)} THEN char(${index + 1}) || substr(${value}, ${prefix.length + 1})`,
-    );
-    return `CASE ${codes.join(' ')} ELSE ${escaped} END`;
+    for (let index = 0; index < coding.prefixes.length; index++) {
+      const prefix = coding.prefixes[index] as string;
+      if (value.startsWith(prefix)) return String.fromCharCode(index + 1) + value.slice(prefix.length);
+    }
+  } else {
+    const code = CODES.get(column)?.get(value);
+    if (code !== undefined) return code;
   }
-  const codes = coding.values.map((known, index) => `WHEN ${quote(known)} THEN ${codeSql(coding, index)}`).join(' ');
-  return `CASE ${value} ${codes} ELSE ${escaped} END`;
+  // SQLite compares text by its bytes, JS by UTF-16 units: below ' ' (U+0020), the two agree.
+  return value < ' ' ? ESCAPE + value : value;
 }
+
+/**
+ * SQL storing the finish time `value` (an SQL expression) of a row whose `created_at` is the
+ * expression `createdAt`: in SQL, so that an update codes it against the row's own start.
+ */
+export function finishedSql(value: string, createdAt: string): string {
+  return `CASE WHEN ${value} >= ${createdAt} AND ${createdAt} >= 0 THEN ${createdAt} - ${value} - 1 ELSE ${value} END`;
+}
+
+/** Sets on `values` (a row's values by schema key) the stored form of each coded column but `finished_at`. */
+export function setStoredForms(values: Record<string, unknown>): void {
+  for (const column of JS_CODED) {
+    const { key, storedKey } = CODED_COLUMNS[column];
+    values[storedKey] = storedForm(column, values[key] as string | number | null);
+  }
+}
+
+const JS_CODED = (Object.keys(CODED_COLUMNS) as CodedColumn[]).filter(
+  (column): column is JsCodedColumn => column !== 'finished_at',
+);
 
 /** SQL reading the coded column `column` from its stored column: the generated column's expression. */
 export function decodedSql(column: CodedColumn): string {
@@ -111,14 +174,19 @@ export function decodedSql(column: CodedColumn): string {
   const s = `\`${stored}\``;
   if (coding.kind === 'latency') return `CASE WHEN ${s} < 0 THEN ${s} / -1000.0 ELSE ${s} END`;
   if (coding.kind === 'finished') return `CASE WHEN ${s} < 0 THEN \`created_at\` - ${s} - 1 ELSE ${s} END`;
+  // `unicode` reads the first character's number without making a text of it.
+  const escaped = `WHEN ${CODE_ESCAPE} THEN substr(${s}, 2) ELSE ${s} END END`;
   if (coding.kind === 'prefix') {
-    const codes = coding.prefixes.map(
-      (prefix, index) => `WHEN substr(${s}, 1, 1) = char(${index + 1}) THEN ${quote(prefix)} || substr(${s}, 2)`,
-    );
-    return `CASE WHEN ${s} >= ' ' THEN ${s} ${codes.join(' ')} WHEN substr(${s}, 1, 1) = char(${CODE_ESCAPE}) THEN substr(${s}, 2) ELSE ${s} END`;
+    const codes = coding.prefixes.map((prefix, index) => `WHEN ${index + 1} THEN ${quote(prefix)} || substr(${s}, 2)`);
+    return `CASE WHEN ${s} >= ' ' THEN ${s} ELSE CASE unicode(${s}) ${codes.join(' ')} ${escaped}`;
   }
-  const codes = coding.values.map((known, index) => `WHEN ${s} = ${codeSql(coding, index)} THEN ${quote(known)}`);
-  return `CASE WHEN ${s} >= ' ' THEN ${s} ${codes.join(' ')} WHEN substr(${s}, 1, 1) = char(${CODE_ESCAPE}) THEN substr(${s}, 2) ELSE ${s} END`;
+  const first = coding.emptyFirst ? ` WHEN ${s} = '' THEN ${quote(coding.values[0] as string)}` : '';
+  const codes = coding.values
+    .map((known, index) =>
+      coding.emptyFirst && index === 0 ? '' : `WHEN ${codeNumber(coding, index)} THEN ${quote(known)} `,
+    )
+    .join('');
+  return `CASE WHEN ${s} >= ' ' THEN ${s}${first} ELSE CASE unicode(${s}) ${codes}${escaped}`;
 }
 
 const CODED_BY_NAME: ReadonlyMap<string, CodedColumn> = new Map(
@@ -126,13 +194,17 @@ const CODED_BY_NAME: ReadonlyMap<string, CodedColumn> = new Map(
 );
 
 /**
- * The column a writer names for the column `name` and the SQL of the value it writes there:
- * a coded column's stored column and `value` encoded (see `encodedSql`), any other as it is.
- * @example writtenColumn('status', '@status') // ['status_stored', "CASE @status WHEN …"]
+ * The column a writer names for the column `name` and the SQL of the value it writes there: a
+ * coded column's stored column and its parameter (its stored form, see `setStoredForms`) or, for
+ * `finished_at`, the finish time coded in SQL against `createdAt`; any other column and `@name`'s
+ * parameter as they are. `param` is the column's schema key.
+ * @example writtenColumn('status', 'status') // ['status_stored', '@statusStored']
  */
-export function writtenColumn(name: string, value: string, createdAt = '@createdAt'): readonly [string, string] {
+export function writtenColumn(name: string, param: string, createdAt = '@createdAt'): readonly [string, string] {
   const coded = CODED_BY_NAME.get(name);
-  return coded === undefined ? [name, value] : [CODED_COLUMNS[coded].stored, encodedSql(coded, value, createdAt)];
+  if (coded === undefined) return [name, `@${param}`];
+  const { stored, storedKey } = CODED_COLUMNS[coded];
+  return [stored, coded === 'finished_at' ? finishedSql(`@${param}`, createdAt) : `@${storedKey}`];
 }
 
 /** The coded columns in the order migration 0014 adds their generated columns (schema.ts's order). */

@@ -1,4 +1,5 @@
 import type { TraceRecord } from '../executor/types';
+import { setStoredForms } from './coded-columns';
 import type { SqliteDatabase } from './open-database';
 import { BATCH_SQL, batchParams } from './sqlite-batch-messages';
 import type { FinishedCall } from './tool-series-batch';
@@ -28,7 +29,7 @@ export function importedRecord(trace: StoredTrace): TraceRecord {
  */
 export function createSqliteImportTraces(
   sqlite: SqliteDatabase,
-  /** `columns`: [stored column, SQL of its value] of a new row, as the store writes it (its `INSERTED`). */
+  /** `columns`: [stored column, SQL of its value] of a new row, as the store writes it (its `INSERTED`; values with `setStoredForms`). */
   options: { columns: readonly (readonly [string, string])[]; addToToolSeries: (calls: FinishedCall[]) => void },
 ) {
   const names = options.columns.map(([column]) => column);
@@ -45,6 +46,7 @@ export function createSqliteImportTraces(
     const finished: FinishedCall[] = [];
     for (const trace of traces) {
       const values = encodeTraceRecord(importedRecord(trace), trace.sessionSeq ?? null);
+      setStoredForms(values);
       insert.run({ ...values, sealedArguments: NO_SEALED_ARGUMENTS, sealedEditedArguments: null });
       if (values.finishedAt !== null) {
         finished.push({

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setStoredForms } from './coded-columns';
 import type { ListFilter } from './list-query';
 import { openDatabase, type SqliteDatabase } from './open-database';
 import { LIST_TOTAL_SQL, listTracesSql } from './sqlite-list-traces';
@@ -198,10 +199,10 @@ describe.each([
   });
 
   it('finds rows to update by id, and running rows by status', () => {
+    const values: Record<string, unknown> = { ...encodeTraceRecord(makeTrace(), 1), sealedEditedArguments: null };
+    setStoredForms(values);
     for (const update of [TRACE_WRITE_SQL.update, TRACE_WRITE_SQL.updateFinished])
-      expect(planOf(update, { ...encodeTraceRecord(makeTrace(), 1), sealedEditedArguments: null })).toBe(
-        'SEARCH tool_calls USING INDEX tool_calls_id_unique (id=?)',
-      );
+      expect(planOf(update, values)).toBe('SEARCH tool_calls USING INDEX tool_calls_id_unique (id=?)');
     for (const interrupt of [TRACE_WRITE_SQL.interrupt, TRACE_WRITE_SQL.interruptFinished])
       expect(planOf(interrupt)).toMatch(
         /^SEARCH tool_calls USING (COVERING )?INDEX tool_calls_status_seq_idx \(status=\?\)$/,

@@ -1,7 +1,7 @@
 import { getTableColumns } from 'drizzle-orm';
 import { IdTable } from '../executor/id-table';
 import type { TraceRecord } from '../executor/types';
-import { writtenColumn } from './coded-columns';
+import { setStoredForms, writtenColumn } from './coded-columns';
 import { type CommitTimers, systemCommitTimers } from './commit-timers';
 import { createGroupCommit, DEFAULT_MAX_BATCH } from './group-commit';
 import type { SqliteDatabase } from './open-database';
@@ -89,9 +89,9 @@ const MUTABLE = MUTABLE_KEYS.map((key) => [columns[key].name, key] as const);
 const ALL = [...IDENTITY_KEYS.map((key) => [columns[key].name, key] as const), ...MUTABLE];
 /**
  * [stored column, SQL of its value] of every column a new row gets: a coded column's stored
- * column and its parameter encoded (see `coded-columns.ts`), any other column and its parameter.
+ * column and its stored form (see `coded-columns.ts`), any other column and its parameter.
  */
-export const INSERTED = ALL.map(([column, param]) => writtenColumn(column, `@${param}`));
+export const INSERTED = ALL.map(([column, param]) => writtenColumn(column, param));
 
 const upsertSql = (where: string) => `INSERT INTO tool_calls (${INSERTED.map(([column]) => column).join(', ')})
     VALUES (${INSERTED.map(([, value]) => value).join(', ')})
@@ -103,7 +103,7 @@ const upsertSql = (where: string) => `INSERT INTO tool_calls (${INSERTED.map(([c
     WHERE tool_calls.status != 'interrupted' AND tool_calls.${where}`;
 // `created_at` is not among the columns an update writes: a finish time is coded against the row's.
 const updateSql = (where: string) =>
-  `UPDATE tool_calls SET ${MUTABLE.map(([column, param]) => writtenColumn(column, `@${param}`, 'created_at'))
+  `UPDATE tool_calls SET ${MUTABLE.map(([column, param]) => writtenColumn(column, param, 'created_at'))
     .map(([column, value]) => `${column} = ${value}`)
     .join(', ')}
     WHERE id = @id AND status != 'interrupted' AND ${where}`;
@@ -309,6 +309,7 @@ export function createSqliteTraceStore({
   // Edited arguments (rare: an approver changed them) are sealed on every write that has them.
   const sealedValues = (record: TraceRecord): PendingWrite['values'] => {
     const values = encodeTraceRecord(record, sessionSeq.of(record.id, record.sessionId)) as PendingWrite['values'];
+    setStoredForms(values);
     values.sealedEditedArguments =
       record.rawEditedArguments === null ? null : vault.seal(record.rawEditedArguments, editedOwner(record.id));
     return values;
