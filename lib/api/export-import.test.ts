@@ -330,7 +330,9 @@ describe('import', () => {
     expect(wrongSession.json.error.message).toContain('traces.2.session_id');
     const ancient = structuredClone(file);
     ancient.traces[0].finished_at = '1969-12-31T23:59:59.000Z';
-    expect((await importFile(target, ancient)).json.error.message).toMatch(/traces\.0\.finished_at: a time before 1970/);
+    expect((await importFile(target, ancient)).json.error.message).toMatch(
+      /traces\.0\.finished_at: a time before 1970/,
+    );
     const twice = { ...file, traces: [file.traces[0], file.traces[0]] };
     expect((await importFile(target, twice)).json.error.message).toContain('traces.1.id');
     expect(await listAll(target)).toEqual([]);
