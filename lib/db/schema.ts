@@ -24,13 +24,15 @@ const flag = (name: string) => integer(name).$type<0 | 1>().notNull().default(0)
  * backwards without sorting. JSON columns hold text written by `JSON.stringify`; `arguments` is
  * redacted, the raw arguments only ever exist sealed in `sealed_arguments`.
  *
- * Bytes matter (≈ 10 million calls is a normal store): since migration 0012 a typical call takes
- * ≈ 670 bytes in all, row, indexes and search index (≈ 860 before). The columns most calls
- * fill are stored compactly — `id` as 16 bytes, `stages` and `attempts` as varint bytes
+ * Bytes matter (≈ 10 million calls is a normal store): since migrations 0012–0014 a typical call
+ * takes ≈ 585 bytes in all, row, indexes and search index (≈ 860 before 0012). The columns most
+ * calls fill are stored compactly — `id` as 16 bytes, `stages` and `attempts` as varint bytes
  * (`compact-columns.ts`), a model message repeating the output or the error as a marker, no
- * metadata as '' — and rows written before keep their older forms, which every reader still
- * takes. In the sqlite3 shell, `hex(id)` and `hex(stages)` show the bytes; the decoders in
- * `trace-id.ts` and `compact-columns.ts` say what they mean.
+ * metadata as '', and seven columns as codes behind virtual generated columns of their names
+ * (`coded-columns.ts`: queries read `tool`, `status`… as ever, the row holds `tool_stored`…) —
+ * and rows written before keep their older forms, which every reader still takes. In the sqlite3
+ * shell, `hex(id)` and `hex(stages)` show the bytes; the decoders in `trace-id.ts` and
+ * `compact-columns.ts` say what they mean.
  */
 export const toolCalls = sqliteTable(
   'tool_calls',
