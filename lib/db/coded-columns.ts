@@ -189,9 +189,7 @@ export function decodedSql(column: CodedColumn): string {
   return `CASE WHEN ${s} >= ' ' THEN ${s}${first} ELSE CASE unicode(${s}) ${codes}${escaped}`;
 }
 
-const CODED_BY_NAME: ReadonlyMap<string, CodedColumn> = new Map(
-  (Object.keys(CODED_COLUMNS) as CodedColumn[]).map((column) => [column, column]),
-);
+const isCoded = (name: string): name is CodedColumn => Object.hasOwn(CODED_COLUMNS, name);
 
 /**
  * The column a writer names for the column `name` and the SQL of the value it writes there: a
@@ -201,10 +199,9 @@ const CODED_BY_NAME: ReadonlyMap<string, CodedColumn> = new Map(
  * @example writtenColumn('status', 'status') // ['status_stored', '@statusStored']
  */
 export function writtenColumn(name: string, param: string, createdAt = '@createdAt'): readonly [string, string] {
-  const coded = CODED_BY_NAME.get(name);
-  if (coded === undefined) return [name, `@${param}`];
-  const { stored, storedKey } = CODED_COLUMNS[coded];
-  return [stored, coded === 'finished_at' ? finishedSql(`@${param}`, createdAt) : `@${storedKey}`];
+  if (!isCoded(name)) return [name, `@${param}`];
+  const { stored, storedKey } = CODED_COLUMNS[name];
+  return [stored, name === 'finished_at' ? finishedSql(`@${param}`, createdAt) : `@${storedKey}`];
 }
 
 /** The coded columns in the order migration 0014 adds their generated columns (schema.ts's order). */
@@ -235,7 +232,7 @@ const GENERATED_TYPE: Record<CodedColumn, string> = {
 export function triggerOnStoredColumns(sql: string): string {
   return sql.replace(/AFTER UPDATE OF (.+?) ON `tool_calls`/, (_, list: string) => {
     const names = list.split(',').map((name) => name.trim().replaceAll('`', ''));
-    const stored = names.map((name) => (CODED_BY_NAME.has(name) ? CODED_COLUMNS[name as CodedColumn].stored : name));
+    const stored = names.map((name) => (isCoded(name) ? CODED_COLUMNS[name].stored : name));
     if (names.includes('finished_at') && !names.includes('created_at')) stored.push('created_at');
     return `AFTER UPDATE OF ${stored.map((name) => `\`${name}\``).join(', ')} ON \`tool_calls\``;
   });

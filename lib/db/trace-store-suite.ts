@@ -139,6 +139,19 @@ export function describeTraceStore(
       return store.list(query);
     };
 
+    /** The ids of every page of a search, `limit` a page, each page whole (not partial). */
+    const searchAllPages = (query: TraceQuery, limit: number) => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = search({ ...query, limit, cursor });
+        expect(page.partial).toBe(false);
+        seen.push(...ids(page));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      return seen;
+    };
+
     describe('writes and get', () => {
       it('keeps a UUID id (the SQLite store writes its 16 bytes) through get, list, search, steps, replays and delete', () => {
         const [a, b, c] = record(
@@ -559,17 +572,7 @@ export function describeTraceStore(
         );
         const [a7, b8, , byArgs, a7shell, b8b, emile, upper7] = calls;
         const all = [upper7, b8b, a7shell, byArgs, b8, a7].map((call) => call?.id);
-        const pages = (query: TraceQuery) => {
-          const seen: string[] = [];
-          let cursor: string | undefined;
-          do {
-            const page = search({ ...query, limit: 2, cursor });
-            expect(page.partial).toBe(false);
-            seen.push(...ids(page));
-            cursor = page.nextCursor ?? undefined;
-          } while (cursor);
-          return seen;
-        };
+        const pages = (query: TraceQuery) => searchAllPages(query, 2);
         // A session id by its start only ('other-agent-run' holds it further on), the arguments anywhere.
         expect(pages({ text: 'agent-RUN' })).toEqual(all);
         expect(ids(search({ text: 'agent-run-7' }))).toEqual([upper7?.id, a7shell?.id, a7?.id]);
@@ -600,17 +603,7 @@ export function describeTraceStore(
             .filter(keep)
             .map((call) => call.id)
             .reverse();
-        const pages = (query: TraceQuery) => {
-          const seen: string[] = [];
-          let cursor: string | undefined;
-          do {
-            const page = search({ ...query, limit: 20, cursor });
-            expect(page.partial).toBe(false);
-            seen.push(...ids(page));
-            cursor = page.nextCursor ?? undefined;
-          } while (cursor);
-          return seen;
-        };
+        const pages = (query: TraceQuery) => searchAllPages(query, 20);
         expect(pages({ text: 'BULK-' })).toEqual(newestFirst((call) => call.sessionId !== 'not-bulk'));
         expect(pages({ text: 'bulk-L' })).toEqual(newestFirst((call) => call.sessionId === 'Bulk-long'));
         expect(pages({ text: 'bulk-', tool: 'shell' })).toEqual(
