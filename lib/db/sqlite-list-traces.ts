@@ -417,9 +417,9 @@ function prefixEnd(prefix: string): string | Buffer {
   return Buffer.alloc(0);
 }
 
-/** `text` with each lone surrogate replaced by U+FFFD, as SQLite receives it. */
+/** `text` with each lone surrogate replaced by U+FFFD, as SQLite receives it (String.prototype.toWellFormed). */
 function wellFormed(text: string): string {
-  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+  return (text as unknown as { toWellFormed(): string }).toWellFormed();
 }
 
 /** Sorted lists of seqs (newest first) as one, newest first, each seq once. */
