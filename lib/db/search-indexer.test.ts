@@ -2,9 +2,17 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../executor/manual-clock';
 import type { CommitTimers } from './commit-timers';
+import { fts5LevelSegments, structureSql } from './fts5-structure';
 import type { SqliteDatabase } from './open-database';
-import { SEARCHED_TEXT_CHARS, searchIndexQuery } from './search-index';
-import { createSearchIndexer, HOLD_RUNNING_MS, INDEX_STEP_CHARS, INDEX_STEP_ROWS } from './search-indexer';
+import { SEARCH_TABLES, SEARCHED_TEXT_CHARS, searchIndexQuery } from './search-index';
+import {
+  createSearchIndexer,
+  FTS5_CRISIS_MERGE,
+  HOLD_RUNNING_MS,
+  INDEX_STEP_CHARS,
+  INDEX_STEP_ROWS,
+  LEVEL_SEGMENTS_BEHIND,
+} from './search-indexer';
 import { createSqliteTraceStore } from './sqlite-trace-store';
 import { createTempDataDir, openTestDatabase } from './test-database';
 import { encodeTraceId } from './trace-id';
@@ -87,6 +95,38 @@ describe('the search indexer', () => {
     ] as const) {
       expect(store.list({ text: word }).items.map((item) => item.id)).toEqual([call?.id]);
     }
+    store.close();
+  });
+
+  it('merges enough after each step that no level of the index reaches FTS5_CRISIS_MERGE, where FTS5 would merge it whole', () => {
+    const dir = nextDir();
+    const db = openTestDatabase(dir);
+    const store = createSqliteTraceStore({ db, vault: createVault({ dir }), timers: createManualClock() });
+    // Outputs of varied words: each step writes a segment of many leaf pages, more than
+    // MERGE_PAGES_PER_STEP merges, so the levels fill as they do under sustained writes.
+    let seed = 7;
+    const word = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed.toString(36);
+    };
+    const calls = 12_000;
+    for (let i = 0; i < calls; i++) store.finish(makeTrace({ output: Array.from({ length: 60 }, word).join(' ') }));
+    store.flush();
+    const indexer = createSearchIndexer(db, { setTimeout: () => 0, clearTimeout: () => {} });
+    const structures = SEARCH_TABLES.map((table) => db.prepare(structureSql(table.name)).pluck());
+    let fullest = 0;
+    while (indexer.indexSome(INDEX_STEP_ROWS) > 0) {
+      for (const structure of structures) {
+        const levels = fts5LevelSegments(structure.get() as Buffer);
+        expect(levels).not.toBeNull();
+        fullest = Math.max(fullest, ...(levels ?? []));
+      }
+    }
+    // A level reached LEVEL_SEGMENTS_BEHIND (merging was behind), and none came within two of
+    // FTS5_CRISIS_MERGE: the next step's segment could not make FTS5 merge a level at once.
+    expect(fullest).toBeGreaterThanOrEqual(LEVEL_SEGMENTS_BEHIND);
+    expect(fullest).toBeLessThanOrEqual(FTS5_CRISIS_MERGE - 2);
+    expect(indexer.indexedUpTo()).toBe(calls);
     store.close();
   });
 

@@ -1,4 +1,5 @@
 import type { CommitTimers } from './commit-timers';
+import { fts5LevelSegments, structureSql } from './fts5-structure';
 import type { SqliteDatabase } from './open-database';
 import { SEARCH_INDEX_FILL_SQL, SEARCH_TABLES, searchedText } from './search-index';
 
@@ -14,10 +15,25 @@ export const INDEX_STEP_CHARS = 256 * 1024;
 /**
  * Leaf pages of merge work after each step (FTS5's `merge` command). FTS5's own automerge (off
  * since migration 0011) merged whole levels inside a step: a 512-row step took 2.4 ms at p50 and
- * 29 ms at p99 of its CPU time. Merging this little after every step keeps the segments few and
- * the slowest step under 5 ms (measured over 200,000 calls: p99 2.6 ms, the slowest 4.7 ms).
+ * 29 ms at p99 of its CPU time. Merging this little after every step keeps the steps short.
  */
 export const MERGE_PAGES_PER_STEP = 8;
+/**
+ * FTS5's `crisismerge` (its default; the tables keep it): a level that reaches this many
+ * segments is merged whole, at once, inside the write that made it so, and the level above it
+ * too when that fills in turn. Under sustained writes MERGE_PAGES_PER_STEP alone fell behind and
+ * let that happen, the more often the larger the index: indexing 300,000 calls in steps of 64,
+ * one step took 256 ms; 1,000,000 calls, one took 3.4 s — the event loop stopped all along.
+ */
+export const FTS5_CRISIS_MERGE = 16;
+/**
+ * Segments on one level that make a step merge MERGE_PAGES_BEHIND more pages: merging then
+ * catches up before any level reaches FTS5_CRISIS_MERGE (`fts5-structure.ts` reads the counts).
+ * The same 1,000,000 calls: no level above 13 segments, the slowest step 23 ms (p99 9.5 ms
+ * against 12.3 before), and 42.1 µs a call in all against 43.6 (the merges at once were not cheaper).
+ */
+export const LEVEL_SEGMENTS_BEHIND = 12;
+export const MERGE_PAGES_BEHIND = 32;
 /** How long writes must pause before indexing starts: it does not compete with a burst of calls. */
 export const INDEX_IDLE_MS = 50;
 /** Rows left unindexed that make indexing start even while writes go on (searches scan them by LIKE). */
@@ -93,9 +109,10 @@ export function createSearchIndexer(
   const newest = sqlite.prepare('SELECT max(seq) FROM tool_calls').pluck();
   const fills = SEARCH_INDEX_FILL_SQL.map((sql) => sqlite.prepare(sql));
   const moveMark = sqlite.prepare('UPDATE search_state SET indexed_upto = ?');
-  const merges = SEARCH_TABLES.map((table) =>
-    sqlite.prepare(`INSERT INTO ${table.name} (${table.name}, rank) VALUES ('merge', ?)`),
-  );
+  const merges = SEARCH_TABLES.map((table) => ({
+    merge: sqlite.prepare(`INSERT INTO ${table.name} (${table.name}, rank) VALUES ('merge', ?)`),
+    structure: sqlite.prepare(structureSql(table.name)).pluck(),
+  }));
   let timer: unknown = null;
   /** Whether the pending timer is a catch-up step (kept on commits) or the idle wait (pushed back by each). */
   let catchingUp = false;
@@ -123,7 +140,11 @@ export function createSearchIndexer(
     let indexed = 0;
     for (const fill of fills) indexed = fill.run({ from, to }).changes;
     moveMark.run(to);
-    for (const merge of merges) merge.run(MERGE_PAGES_PER_STEP);
+    for (const { merge, structure } of merges) {
+      merge.run(MERGE_PAGES_PER_STEP);
+      const levels = fts5LevelSegments(structure.get() as Buffer | undefined);
+      if (levels && Math.max(...levels) >= LEVEL_SEGMENTS_BEHIND) merge.run(MERGE_PAGES_BEHIND);
+    }
     return indexed;
   });
 
