@@ -193,7 +193,7 @@ interface FilterGroup extends Filter {
  * one write per batch rather than one per stream; in-process listeners get each event at once.
  * 1. `publish` hands the event to the `onEvent` listeners it passes, queues it and, if no flush is
  *    due, schedules one `flushMs` after the last (at once after a quiet spell).
- * 2. A flush drops what the batch makes redundant (see `withoutSuperseded`), gives each event left
+ * 2. The queue drops what a later event makes redundant (see `createBatchQueue`); a flush gives each event left
  *    its id (so every id a client sees was delivered) and keeps the batch in the ring; then per
  *    distinct filter it selects the batch's events once and hands that array to each subscriber.
  * 3. A timed flush with `streamsPerTurn` queues those deliveries in one FIFO and hands out a slice
@@ -218,7 +218,7 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
   // database), so nothing is kept: a server no one watches spends nothing per call on events.
   let idleSince: number | null = Number.NEGATIVE_INFINITY;
   let stamping = false;
-  let queue: StreamEvent[] = [];
+  const queue = createBatchQueue();
   let timer: TimerHandle | null = null;
   let lastFlush = Number.NEGATIVE_INFINITY;
   let closed = false;
@@ -257,8 +257,7 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
     timer = null;
     lastFlush = clock.now();
     if (queue.length > 0) {
-      const batch = withoutSuperseded(queue);
-      queue = [];
+      const batch = queue.take();
       ring.stamp(batch, clock.epochMs());
       for (const group of groups.values()) {
         const selected = select(batch, group);
@@ -461,34 +460,52 @@ function select(batch: StreamEvent[], filter: Filter): readonly StreamEvent[] {
 const SUPERSEDABLE = new Set<TraceEvent['type']>(['update', 'stage', 'attempt', 'progress']);
 
 /**
- * The batch without the events a later one of the same call makes redundant: an `update`,
+ * The next batch, without the events a later one of the same call makes redundant: an `update`,
  * `stage`, `attempt` or `progress` followed by another trace event of its call. Clients only
  * refetch on those, and the later event arrives in the same write, so a fast call is `begin` +
  * `finish` on the wire. A `begin` is always kept (the paused list counts new calls by it), and so
  * are every `finish`, approval and fault rule event. `tools` events are coalesced: the last of
- * each server in the batch stands for the others.
+ * each server in the batch stands for the others. An event is let go as soon as a later one makes
+ * it redundant, not kept until the flush: a call's stages would otherwise live through the
+ * garbage collector's young generation with every batch (a call publishes ~8 events, 2 stay).
  */
-export function withoutSuperseded(events: StreamEvent[]): StreamEvent[] {
-  if (!events.some((event) => (event.kind === 'trace' && SUPERSEDABLE.has(event.data.type)) || event.kind === 'tools'))
-    return events;
-  const later = new Set<string>();
-  // Servers whose tools changed later in the batch: one `tools` event per server is enough.
-  const laterTools = new Set<string | null>();
-  const kept: StreamEvent[] = [];
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i]!;
-    if (event.kind === 'tools') {
-      if (!laterTools.has(event.data.server)) kept.push(event);
-      laterTools.add(event.data.server);
-      continue;
+function createBatchQueue() {
+  let queued: (StreamEvent | null)[] = [];
+  let dropped = 0;
+  /** Where the last queued event of each call is, and the last `tools` event of each server. */
+  const lastOfCall = new Map<string, number>();
+  const lastOfServer = new Map<string | null, number>();
+  const replace = (at: number | undefined, redundant: (event: StreamEvent) => boolean) => {
+    if (at === undefined) return;
+    const event = queued[at];
+    if (event && redundant(event)) {
+      queued[at] = null;
+      dropped++;
     }
-    if (event.kind !== 'trace') {
-      kept.push(event);
-      continue;
-    }
-    const redundant = SUPERSEDABLE.has(event.data.type) && later.has(event.data.trace_id);
-    if (!redundant) kept.push(event);
-    later.add(event.data.trace_id);
-  }
-  return kept.reverse();
+  };
+  const supersedable = (event: StreamEvent) => event.kind === 'trace' && SUPERSEDABLE.has(event.data.type);
+  return {
+    get length() {
+      return queued.length;
+    },
+    push(event: StreamEvent): void {
+      if (event.kind === 'trace') {
+        replace(lastOfCall.get(event.data.trace_id), supersedable);
+        lastOfCall.set(event.data.trace_id, queued.length);
+      } else if (event.kind === 'tools') {
+        replace(lastOfServer.get(event.data.server), () => true);
+        lastOfServer.set(event.data.server, queued.length);
+      }
+      queued.push(event);
+    },
+    /** The batch, in the order the events came; the queue starts again empty. */
+    take(): StreamEvent[] {
+      const batch = dropped === 0 ? (queued as StreamEvent[]) : queued.filter((event) => event !== null);
+      queued = [];
+      dropped = 0;
+      lastOfCall.clear();
+      lastOfServer.clear();
+      return batch;
+    },
+  };
 }
