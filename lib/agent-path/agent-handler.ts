@@ -47,6 +47,15 @@ function headerReader(req: IncomingMessage) {
  *    Next's proxy would buffer tens of megabytes first) and an API path without its trailing slash.
  * Anything a handler throws is one JSON error: a `RequestError` by its code, else a logged 500.
  */
+/** The headers by which Next's router asks for React Server Components (`rsc` makes Next redirect a request without `_rsc`). */
+const RSC_REQUEST_HEADERS = [
+  'rsc',
+  'next-router-state-tree',
+  'next-router-prefetch',
+  'next-router-segment-prefetch',
+  'next-url',
+];
+
 export function createAgentHandler(options: AgentHandlerOptions): RequestListener {
   const { ts, next } = options;
   const mcp = options.mcp ?? createMcpEndpoint(ts);
@@ -104,6 +113,9 @@ export function createAgentHandler(options: AgentHandlerOptions): RequestListene
     if ('lean' in match.route) return lean[match.route.lean](req, res, q < 0 ? '' : url.slice(q + 1));
     // Next answers a trailing slash with a text redirect: the route is served as without it.
     if (pathname.length > 1 && pathname.endsWith('/')) req.url = `${pathname.slice(0, -1)}${q < 0 ? '' : url.slice(q)}`;
+    // And a request that says it is a React Server Components one (`rsc: 1`) without its
+    // cache-busting `_rsc` parameter with an empty redirect: no API route renders components.
+    for (const name of RSC_REQUEST_HEADERS) delete req.headers[name];
     const maxBytes = 'maxBodyBytes' in match.route ? match.route.maxBodyBytes : maxBodyBytes;
     return handOn(req, res, { maxBytes, timeoutMs: bodyTimeoutMs });
   };

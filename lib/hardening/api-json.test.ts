@@ -127,6 +127,19 @@ describe.skipIf(!built)('every /api/ answer is JSON (built server)', () => {
     }
   });
 
+  it("answers an API request with Next's React Server Components headers as without them, not with an empty redirect", async () => {
+    // Found by the fuzzer (seed 293824928): `rsc: 1` without `_rsc` in the query made Next answer 307.
+    for (const url of ['/api/v1/faults', '/api/v1/faults/?cursor=15', '/api/v1/traces?limit=1', '/api/v1/stats']) {
+      const answer = await rawRequest(server.port, {
+        method: 'GET',
+        path: url,
+        headers: { rsc: '1', 'next-router-prefetch': '1', 'next-router-state-tree': '%5B%22%22%5D', 'next-url': '/' },
+      });
+      expect(answer.status, url).toBe(200);
+      expect(jsonAnswerProblem(answer), url).toBeNull();
+    }
+  });
+
   it('answers a GET with a body with a JSON 400, not an empty one', async () => {
     for (const url of ['/api/v1/traces', '/api/v1/sessions', '/api/v1/tools', '/api/v1/stats']) {
       const answer = await rawRequest(server.port, {
