@@ -1,6 +1,7 @@
 import { getTableColumns } from 'drizzle-orm';
 import { IdTable } from '../executor/id-table';
 import type { TraceRecord } from '../executor/types';
+import { prepareByPosition } from './bind-by-position';
 import { setStoredForms, writtenColumn } from './coded-columns';
 import { type CommitTimers, systemCommitTimers } from './commit-timers';
 import { createGroupCommit, DEFAULT_MAX_BATCH } from './group-commit';
@@ -219,7 +220,7 @@ export function createSqliteTraceStore({
   const navigation = createSqliteTraceNavigation(sqlite);
   const deletion = createSqliteTraceDeletion(sqlite);
   const sessions = createSqliteSessions(sqlite);
-  const upsert = sqlite.prepare(TRACE_WRITE_SQL.upsert);
+  const upsert = prepareByPosition<PendingWrite['values']>(sqlite, TRACE_WRITE_SQL.upsert);
   const replaysOf = sqlite.prepare(TRACE_READ_SQL.replays).pluck();
   const sealedById = sqlite.prepare(TRACE_READ_SQL.sealed);
   const sessionSeqMax = sqlite.prepare(TRACE_READ_SQL.sessionSeqMax).pluck();
@@ -227,9 +228,9 @@ export function createSqliteTraceStore({
   const sessionSeq = createSessionSequence({
     storedMax: (sessionId) => (sessionSeqMax.get({ sessionId }) as number | null) ?? 0,
   });
-  const upsertFinished = sqlite.prepare(TRACE_WRITE_SQL.upsertFinished);
-  const update = sqlite.prepare(TRACE_WRITE_SQL.update);
-  const updateFinished = sqlite.prepare(TRACE_WRITE_SQL.updateFinished);
+  const upsertFinished = prepareByPosition<PendingWrite['values']>(sqlite, TRACE_WRITE_SQL.upsertFinished);
+  const update = prepareByPosition<PendingWrite['values']>(sqlite, TRACE_WRITE_SQL.update);
+  const updateFinished = prepareByPosition<PendingWrite['values']>(sqlite, TRACE_WRITE_SQL.updateFinished);
   const interrupt = sqlite.prepare<Record<string, unknown>, FinishedCall>(TRACE_WRITE_SQL.interrupt);
   const interruptFinished = sqlite.prepare(TRACE_WRITE_SQL.interruptFinished);
   const addToToolSeries = createAddToToolSeries(sqlite);
