@@ -146,11 +146,19 @@ describe('run_shell attacks', () => {
       ['the server process, by its pid', () => `/proc/${process.pid}/environ`],
       ["the server's parent, by its pid", () => `/proc/${process.ppid}/environ`],
     ])('cannot read the environ of %s', async (_, file) => {
-      await attempt(['cat'], ['cat', typeof file === 'function' ? file() : file]);
+      const target = typeof file === 'function' ? file() : file;
+      await attempt(['cat'], ['cat', target]);
+      // An environ is NUL-separated, which run_shell leaves out as binary: read as text too, so
+      // that a readable one would show its secret here.
+      await attempt(['sed'], ['sed', 's/\\x0/\\n/g', target]);
     });
 
     it("cannot read its parent's environ through $PPID, nor walk /proc for the server", async () => {
-      await attempt(['sh'], ['sh', '-c', 'cat /proc/$PPID/environ; for f in /proc/[0-9]*/environ; do cat "$f"; done']);
+      const asText = "sed 's/\\x0/\\n/g'";
+      await attempt(
+        ['sh'],
+        ['sh', '-c', `${asText} /proc/$PPID/environ; for f in /proc/[0-9]*/environ; do ${asText} "$f"; done`],
+      );
       const listing = await attempt(['ls'], ['ls', '/proc']);
       const pids = listing.stdout.split('\n').filter((name) => /^\d+$/.test(name));
       // A pid namespace of its own: only bwrap's init and the program, never the server.

@@ -129,7 +129,7 @@ describe.skipIf(!built)('the built server: secrets never leave it', () => {
       {
         workspace,
         policies: { run_shell: 'allow', write_file: 'allow', http_request: 'allow' },
-        shell: { allow: ['echo', 'cat', 'printenv', 'env'] },
+        shell: { allow: ['echo', 'cat', 'printenv', 'env', 'sed'] },
         http: { allow: ['127.0.0.1', `127.0.0.1:${echoPort}`] },
         mcp: { servers: { echo: { command: 'node', args: [FIXTURE], env: { ECHO_API_KEY: SECRETS.mcpEnvironment } } } },
       },
@@ -153,6 +153,10 @@ describe.skipIf(!built)('the built server: secrets never leave it', () => {
         }),
         toolCall('shell-fail', 'run_shell', { command: ['cat', `missing-${SECRETS.sk}.txt`, SECRETS.ghp] }),
         toolCall('shell-environ', 'run_shell', { command: ['cat', `/proc/${server.child.pid}/environ`] }),
+        // The same as text (an environ is NUL-separated, which run_shell leaves out as binary).
+        toolCall('shell-environ-text', 'run_shell', {
+          command: ['sed', 's/\\x0/\\n/g', `/proc/${server.child.pid}/environ`],
+        }),
         toolCall('shell-printenv', 'run_shell', { command: ['printenv'] }),
         toolCall('mcp-deep', 'echo__echo', {
           api_key: SECRETS.byKey,
@@ -164,9 +168,18 @@ describe.skipIf(!built)('the built server: secrets never leave it', () => {
       ],
       { assistant_message: { text: `Using ${SECRETS.sk} and ${SECRETS.environment}`, model: 'gpt-secrets' } },
     );
-    expect(results.map((r) => r.status)).toEqual(['succeeded', 'failed', expect.any(String), 'succeeded', 'succeeded']);
+    expect(results.map((r) => r.status)).toEqual([
+      'succeeded',
+      'failed',
+      expect.any(String),
+      expect.any(String),
+      'succeeded',
+      'succeeded',
+    ]);
+    // The sandbox refuses the server's environ, whichever way it is read.
+    expect(results[3]?.status).toBe(results[2]?.status);
     expect(results[0].output).toContain(REDACTED);
-    expect(results[4].output).toContain(REDACTED);
+    expect(results[5].output).toContain(REDACTED);
     // JSON.stringify recurses: 10,000 levels are written as text.
     const deep = `${'{"a":'.repeat(10_000)}{"token":"${SECRETS.deeper}"}${'}'.repeat(10_000)}`;
     const deeper = await call([toolCall('mcp-deeper', 'echo__echo', deep)]);

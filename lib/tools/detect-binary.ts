@@ -39,6 +39,9 @@ const SIGNATURES: Signature[] = [
   { kind: 'SQLite database', bytes: [...ascii('SQLite format 3'), 0x00] },
 ];
 
+/** What `detectBinary` says of a sample with no known signature but a NUL byte. */
+export const NUL_BYTES_KIND = 'binary data (contains NUL bytes)';
+
 /**
  * Says what binary format `sample` (the first bytes of a file or body) is, or `null` for text.
  * Known magic bytes are checked first so the message can name the format; then any NUL byte
@@ -51,7 +54,7 @@ export function detectBinary(sample: Uint8Array): string | null {
   }
   const end = Math.min(sample.length, BINARY_SAMPLE_BYTES);
   for (let index = 0; index < end; index++) {
-    if (sample[index] === 0) return 'binary data (contains NUL bytes)';
+    if (sample[index] === 0) return NUL_BYTES_KIND;
   }
   return null;
 }

@@ -62,9 +62,9 @@ describe('the shell sandbox', () => {
     const sandbox = detectShellSandbox({ setting: 'none', allowUnsandboxed: true });
     expect(shellSandboxJson(sandbox).run_shell).toBe('unsandboxed');
     expect(describeShellSandbox(sandbox)).toMatch(/programs run unsandboxed and can read what the server can/);
-    const tool = createRunShellTool({ workspace, allow: ['cat'], sandbox });
-    const output = await tool.execute({ command: ['cat', '/proc/self/cmdline'] }, createTestContext());
-    expect(output.stdout).toBe('cat\0/proc/self/cmdline\0');
+    const tool = createRunShellTool({ workspace, allow: ['sed'], sandbox });
+    const output = await tool.execute({ command: ['sed', 's/\\x0/ /g', '/proc/self/cmdline'] }, createTestContext());
+    expect(output.stdout).toBe('sed s/\\x0/ /g /proc/self/cmdline ');
   });
 
   it('with "bubblewrap" and no bwrap, refuses even when unsandboxed runs are allowed', () => {

@@ -3,6 +3,8 @@ import { constants } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import { ToolError } from '../executor/errors';
 import { createByteCollector } from './byte-collector';
+import { detectBinary, NUL_BYTES_KIND } from './detect-binary';
+import { formatBytes } from './format-bytes';
 
 export interface RunProcessGroupOptions {
   /** What to execute: a path, or a name looked up on `env.PATH`. */
@@ -26,12 +28,14 @@ export interface RunProcessGroupOptions {
   signal: AbortSignal;
   /**
    * Called with each chunk as it arrives, decoded as UTF-8 (a character split across chunks is
-   * held back until it is whole), only for the bytes within `maxOutputBytes`. Must not throw.
+   * held back until it is whole), only for the bytes within `maxOutputBytes`; once a stream
+   * turns out binary, once more with a line saying so, then no more for it. Must not throw.
    */
   onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
 }
 
 export interface ProcessGroupResult {
+  /** The output as UTF-8 text; a binary stream is one line saying what it was (`binaryOutputNote`). */
   stdout: string;
   stderr: string;
   /** The exit code, or 128 + the signal number when the process was killed (as shells report it). */
@@ -53,6 +57,11 @@ export interface ProcessGroupResult {
  * 4. stdout and stderr are kept up to `maxOutputBytes` each, and reported to `onOutput` as they
  *    arrive; past the cap the group is killed (`yes` would otherwise run until the timeout) and
  *    `outputLimitHit` names the stream, for the caller to report as a limit, not as an exit code.
+ * 5. A stream that is binary — a known format's magic bytes at its start, or a NUL byte anywhere
+ *    within the cap, the rule of `read_file` and `http_request` (`detect-binary.ts`) — is left out:
+ *    the result, the live view and so the model get one line saying what it was and how long.
+ *    Decoded as text it was mojibake, and each NUL byte 6 characters of JSON: 1 MiB of zeros made
+ *    a 12.5 MB trace.
  *
  * A process that leaves the group on purpose (`setsid`, a daemon) escapes the group kill; run
  * under the sandbox's launcher (`process-sandbox.ts`) it cannot: killing the launcher kills its
@@ -105,9 +114,18 @@ export function runProcessGroup(options: RunProcessGroupOptions): Promise<Proces
         // A live view's failure must not fail the command.
       }
     };
+    /** What each stream is, once it turned out binary (see 5. above). */
+    const binary: Record<'stdout' | 'stderr', string | null> = { stdout: null, stderr: null };
     const collect = (collector: typeof stdout, stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
       const room = maxOutputBytes - collector.totalBytes;
-      if (room > 0) report(stream, decoders[stream].write(chunk.subarray(0, Math.min(room, chunk.length))));
+      if (room > 0 && binary[stream] === null) {
+        const kept = chunk.subarray(0, Math.min(room, chunk.length));
+        // A format's magic bytes are only at its start; a NUL byte may come anywhere.
+        binary[stream] =
+          (collector.totalBytes === 0 ? detectBinary(kept) : null) ?? (kept.includes(0) ? NUL_BYTES_KIND : null);
+        if (binary[stream] === null) report(stream, decoders[stream].write(kept));
+        else report(stream, `${decoders[stream].end()}\n${binaryOutputNote(stream, binary[stream])}\n`);
+      }
       if (!collector.push(chunk) && outputLimitHit === null) {
         outputLimitHit = stream;
         killGroup();
@@ -125,11 +143,16 @@ export function runProcessGroup(options: RunProcessGroupOptions): Promise<Proces
     child.on('close', (code, killedBy) => {
       settle(() => {
         // A character cut by the cap stays out, as in the collected text; otherwise flush the rest.
-        if (!stdout.truncated) report('stdout', decoders.stdout.end());
-        if (!stderr.truncated) report('stderr', decoders.stderr.end());
+        if (!stdout.truncated && binary.stdout === null) report('stdout', decoders.stdout.end());
+        if (!stderr.truncated && binary.stderr === null) report('stderr', decoders.stderr.end());
+        const output = (collector: typeof stdout, stream: 'stdout' | 'stderr') => {
+          const kind = binary[stream];
+          const text = kind === null ? collector.text() : binaryOutputNote(stream, kind, collector.totalBytes);
+          return collector.truncated ? `${text}\n[... ${stream} truncated ...]` : text;
+        };
         resolve({
-          stdout: stdout.text() + (stdout.truncated ? '\n[... stdout truncated ...]' : ''),
-          stderr: stderr.text() + (stderr.truncated ? '\n[... stderr truncated ...]' : ''),
+          stdout: output(stdout, 'stdout'),
+          stderr: output(stderr, 'stderr'),
           exitCode: code ?? 128 + (killedBy ? (constants.signals[killedBy] ?? 0) : 0),
           signal: killedBy,
           outputLimitHit,
@@ -140,6 +163,14 @@ export function runProcessGroup(options: RunProcessGroupOptions): Promise<Proces
     child.stdin.on('error', () => {});
     child.stdin.end(options.stdin);
   });
+}
+
+/**
+ * The line a binary stream is replaced with: what it was and, once it ended, how many bytes came.
+ * @example binaryOutputNote('stdout', 'PNG image', 20480) // '[binary stdout left out: PNG image, 20 KiB]'
+ */
+export function binaryOutputNote(stream: 'stdout' | 'stderr', kind: string, bytes?: number): string {
+  return `[binary ${stream} left out: ${kind}${bytes === undefined ? '' : `, ${formatBytes(bytes)}`}]`;
 }
 
 function spawnError(error: NodeJS.ErrnoException, program: string): ToolError {

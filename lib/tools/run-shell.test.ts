@@ -144,8 +144,11 @@ describe('run_shell', () => {
     });
 
     it('passes the bare name as argv[0]', async () => {
-      const output = await shell(['cat'])({ command: ['cat', '/proc/self/cmdline'] });
-      expect(output.stdout).toBe('cat\0/proc/self/cmdline\0');
+      // od shows the NUL-separated command line as text (a NUL in stdout would make it binary).
+      const output = await shell(['od'])({ command: ['od', '-An', '-c', '/proc/self/cmdline'] });
+      expect(output.stdout.replace(/\s+/g, ' ').trim()).toBe(
+        'o d \\0 - A n \\0 - c \\0 / p r o c / s e l f / c m d l i n e \\0',
+      );
     });
 
     it('does not find programs through relative or workspace PATH entries', async () => {
@@ -315,6 +318,54 @@ describe('run_shell', () => {
       const output = await shell(['printf'], { maxOutputBytes: 5 })({ command: ['printf', 'abcde'] });
       expect(output).toMatchObject({ stdout: 'abcde', stderr: '', exitCode: 0 });
       expect(output.failure).toBeUndefined();
+    });
+  });
+
+  describe('binary output', () => {
+    it('leaves a binary stdout out, saying what it was and how long, and keeps stderr as text', async () => {
+      await writeFile(
+        path.join(workspace, 'image.png'),
+        Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]),
+      );
+      const output = await shell(['sh'])({ command: ['sh', '-c', 'cat image.png; echo warning >&2'] });
+      expect(output).toMatchObject({
+        stdout: '[binary stdout left out: PNG image, 11 bytes]',
+        stderr: 'warning\n',
+        exitCode: 0,
+      });
+    });
+
+    it('tells binary by a NUL byte anywhere, also after text, on either stream', async () => {
+      const output = await shell(['sh'])({
+        command: ['sh', '-c', "printf 'header\\n'; sleep 0.1; printf 'a\\000b'; printf 'x\\000y' >&2"],
+      });
+      expect(output.stdout).toBe('[binary stdout left out: binary data (contains NUL bytes), 10 bytes]');
+      expect(output.stderr).toBe('[binary stderr left out: binary data (contains NUL bytes), 3 bytes]');
+    });
+
+    it('keeps text with invalid UTF-8 or control characters as text', async () => {
+      const output = await shell(['printf'])({ command: ['printf', '\\033[31mred\\033[0m \\377'] });
+      expect(output.stdout).toBe('\u001b[31mred\u001b[0m \uFFFD');
+    });
+
+    it('bounds a flood of zeros: one line and the truncation mark, not a megabyte of NULs', async () => {
+      const output = await shell(['cat'], { maxOutputBytes: 64 * 1024 })({ command: ['cat', '/dev/zero'] });
+      expect(output.failure?.code).toBe('OUTPUT_LIMIT');
+      expect(output.stdout).toMatch(
+        /^\[binary stdout left out: binary data \(contains NUL bytes\), \d+(\.\d)? KiB\]\n\[\.\.\. stdout truncated \.\.\.\]$/,
+      );
+    });
+
+    it('shows the live view the text before, then one line, then nothing more of that stream', async () => {
+      const chunks: { stream: string; text: string }[] = [];
+      const context = createTestContext({ output: { write: (stream, text) => chunks.push({ stream, text }) } });
+      await shell(['sh'])(
+        { command: ['sh', '-c', "printf 'before\\n'; sleep 0.1; printf '\\000\\001'; sleep 0.1; printf 'after'"] },
+        context,
+      );
+      expect(chunks.map((c) => c.text).join('')).toBe(
+        'before\n\n[binary stdout left out: binary data (contains NUL bytes)]\n',
+      );
     });
   });
 

@@ -90,7 +90,7 @@ export function createRunShellTool(options: RunShellOptions): ZodTool<RunShellIn
       'Give the program and each argument as separate strings; there is no shell, so pipes, redirections,',
       'globs and variables do not work. Output over',
       `${formatBytes(maxOutputBytes)} per stream stops the program (OUTPUT_LIMIT): ask for less, e.g. head -n 200 FILE.`,
-      'A non-zero exit code is reported as an error.',
+      'A non-zero exit code is reported as an error. Binary output (NUL bytes) is left out, with a line saying so.',
       ...(sandbox.kind === 'bubblewrap'
         ? [
             `Programs run in a sandbox: they see only the workspace and the system's programs${sandbox.network ? '' : ', with no network'}.`,
