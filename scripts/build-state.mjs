@@ -26,8 +26,11 @@ function walk(dir, out) {
   }
   for (const entry of entries) {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) walk(full, out);
-    else if (!/\.test\.tsx?$/.test(entry.name)) out.push(full);
+    // Tests and their helpers (`testing/` folders: fixtures, test servers) are not built into the
+    // app; changing one must not make `npm start` or the built-server tests build again.
+    if (entry.isDirectory()) {
+      if (entry.name !== 'testing') walk(full, out);
+    } else if (!/\.test\.tsx?$/.test(entry.name)) out.push(full);
   }
 }
 

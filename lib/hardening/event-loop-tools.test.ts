@@ -272,6 +272,30 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
     });
   });
 
+  describe('upstream stderr', () => {
+    it('serves others while an upstream server floods its stderr during a call; the call and the server keep a bounded part', async () => {
+      const lines = 500_000;
+      const run = await probeWhile(() =>
+        post({ session_id: 'mcp-chatter', tool_calls: [call('chatter', 'slow__chatter', { lines, chars: 100 })] }),
+      );
+      expect(run.worstMs).toBeLessThan(PROMPT_MS * crowding());
+      const [result] = run.value.results;
+      expect(result).toMatchObject({ status: 'succeeded', output: `wrote ${lines} lines to stderr` });
+      // 50 MB of stderr: the call keeps the head up to its cap and says how much it left out.
+      const trace = await server.send('GET', `/api/v1/traces/${result.trace_id}`);
+      const stderr: string = trace.json.stderr;
+      expect(stderr.startsWith(`0000000000: ${'x'.repeat(88)}\n0000000001: `)).toBe(true);
+      expect(stderr.length).toBeLessThanOrEqual(TRACE_CAP + 200);
+      expect(stderr).toMatch(/…\[\d+ more characters not kept: over the \d+-character cap\]…$/);
+      // The server keeps the last lines it said, a few of them, to show beside it.
+      const { json } = await server.send('GET', '/api/v1/mcp/servers');
+      const tail: string[] = json.servers.find((s: Json) => s.name === 'slow').stderr_tail;
+      expect(tail.length).toBeGreaterThan(0);
+      expect(tail.length).toBeLessThanOrEqual(50);
+      expect(tail.at(-1)).toBe(`${String(lines - 1).padStart(10, '0')}: ${'x'.repeat(88)}`);
+    });
+  });
+
   describe('the search index', () => {
     it('serves others while 24 calls of 200 KB outputs are indexed for search', async () => {
       const files = Array.from({ length: 24 }, (_, i) => `indexed-${i}.txt`);
