@@ -111,6 +111,30 @@ describe('createTraceEvents', () => {
     expect(following.seen()).toEqual(['a:begin', 'a:finish']);
   });
 
+  it("keeps a call's update for the streams not following it when a progress of the call comes after it in the batch", async () => {
+    const { clock, events, collect } = setup();
+    const all = collect();
+    const following = collect({ trace: 'a' });
+    events.publish(record('a'), 'begin');
+    await clock.advance(20);
+    // The call starts waiting for approval, and its follower's live view publishes progress.
+    events.publish(record('a', 'write_file', 'awaiting_approval'), 'update');
+    events.publish(record('a', 'write_file', 'awaiting_approval'), 'progress');
+    events.publish(record('a', 'write_file', 'awaiting_approval'), 'progress');
+    await clock.advance(20);
+    expect(all.batches[1]?.map((event) => `${label(event)}:${(event.data as { status: string }).status}`)).toEqual([
+      'a:update:awaiting_approval',
+    ]);
+    expect(following.batches[1]?.map(label)).toEqual(['a:update', 'a:progress']);
+    // A later update or finish still makes both redundant.
+    events.publish(record('a', 'write_file', 'running'), 'progress');
+    events.publish(record('a', 'write_file', 'running'), 'update');
+    events.publish(record('a', 'write_file', 'succeeded'), 'finish');
+    await clock.advance(20);
+    expect(all.batches[2]?.map(label)).toEqual(['a:finish']);
+    expect(following.batches[2]?.map(label)).toEqual(['a:finish']);
+  });
+
   it('hands in-process listeners each event at once, unbatched', () => {
     const { events } = setup();
     const heard: string[] = [];

@@ -462,9 +462,11 @@ const SUPERSEDABLE = new Set<TraceEvent['type']>(['update', 'stage', 'attempt', 
 
 /**
  * The next batch, without the events a later one of the same call makes redundant: an `update`,
- * `stage`, `attempt` or `progress` followed by another trace event of its call. Clients only
- * refetch on those, and the later event arrives in the same write, so a fast call is `begin` +
- * `finish` on the wire. A `begin` is always kept (the paused list counts new calls by it), and so
+ * `stage`, `attempt` or `progress` followed by another trace event of its call — except that a
+ * `progress` only makes an earlier `progress` redundant: it goes to the streams following the call
+ * alone, and the others must still get the `update` before it (a list would not learn that the call
+ * waits for approval). Clients only refetch on those, and the later event arrives in the same
+ * write, so a fast call is `begin` + `finish` on the wire. A `begin` is always kept (the paused list counts new calls by it), and so
  * are every `finish`, approval and fault rule event. `tools` events are coalesced: the last of
  * each server in the batch stands for the others. An event is let go as soon as a later one makes
  * it redundant, not kept until the flush: a call's stages would otherwise live through the
@@ -473,8 +475,10 @@ const SUPERSEDABLE = new Set<TraceEvent['type']>(['update', 'stage', 'attempt', 
 function createBatchQueue() {
   let queued: (StreamEvent | null)[] = [];
   let dropped = 0;
-  /** Where the last queued event of each call is, and the last `tools` event of each server. */
+  /** Where the last queued event of each call is (`progress` apart), and the last `tools` event of each server. */
   const lastOfCall = new Map<string, number>();
+  /** Where the last queued `progress` of each call is (only calls someone follows have any). */
+  const lastProgressOfCall = new Map<string, number>();
   const lastOfServer = new Map<string | null, number>();
   const replace = (at: number | undefined, redundant: (event: StreamEvent) => boolean) => {
     if (at === undefined) return;
@@ -491,8 +495,18 @@ function createBatchQueue() {
     },
     push(event: StreamEvent): void {
       if (event.kind === 'trace') {
-        replace(lastOfCall.get(event.data.trace_id), supersedable);
-        lastOfCall.set(event.data.trace_id, queued.length);
+        const id = event.data.trace_id;
+        if (event.data.type === 'progress') {
+          replace(lastProgressOfCall.get(id), supersedable);
+          lastProgressOfCall.set(id, queued.length);
+        } else {
+          replace(lastOfCall.get(id), supersedable);
+          lastOfCall.set(id, queued.length);
+          if (lastProgressOfCall.size > 0) {
+            replace(lastProgressOfCall.get(id), supersedable);
+            lastProgressOfCall.delete(id);
+          }
+        }
       } else if (event.kind === 'tools') {
         replace(lastOfServer.get(event.data.server), () => true);
         lastOfServer.set(event.data.server, queued.length);
@@ -505,6 +519,7 @@ function createBatchQueue() {
       queued = [];
       dropped = 0;
       lastOfCall.clear();
+      lastProgressOfCall.clear();
       lastOfServer.clear();
       return batch;
     },
