@@ -124,7 +124,11 @@ export function runProcessGroup(options: RunProcessGroupOptions): Promise<Proces
         binary[stream] =
           (collector.totalBytes === 0 ? detectBinary(kept) : null) ?? (kept.includes(0) ? NUL_BYTES_KIND : null);
         if (binary[stream] === null) report(stream, decoders[stream].write(kept));
-        else report(stream, `${decoders[stream].end()}\n${binaryOutputNote(stream, binary[stream])}\n`);
+        else {
+          // On a line of its own after what was shown of the stream, if anything was.
+          const before = collector.totalBytes > 0 ? `${decoders[stream].end()}\n` : '';
+          report(stream, `${before}${binaryOutputNote(stream, binary[stream])}\n`);
+        }
       }
       if (!collector.push(chunk) && outputLimitHit === null) {
         outputLimitHit = stream;

@@ -366,6 +366,14 @@ describe('run_shell', () => {
       expect(chunks.map((c) => c.text).join('')).toBe(
         'before\n\n[binary stdout left out: binary data (contains NUL bytes)]\n',
       );
+      // Binary from its first byte: the line alone.
+      await writeFile(
+        path.join(workspace, 'image.png'),
+        Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0]),
+      );
+      chunks.length = 0;
+      await shell(['cat'])({ command: ['cat', 'image.png'] }, context);
+      expect(chunks).toEqual([{ stream: 'stdout', text: '[binary stdout left out: PNG image]\n' }]);
     });
   });
 
