@@ -30,6 +30,27 @@ describe('parseJsonPrefix', () => {
     expect(parseJsonPrefix('hello world')).toMatchObject({ ok: false });
     expect(parseJsonPrefix('')).toMatchObject({ ok: false });
   });
+  it('does not take text that starts like JSON and goes wrong before its end for a cut JSON', () => {
+    expect(parseJsonPrefix('[binary stdout left out: PNG image, 11 bytes]')).toEqual({
+      ok: false,
+      reason: 'Not JSON: unexpected "binary stdou" at character 2',
+    });
+    expect(parseJsonPrefix('[INFO] server started\n[INFO] ready')).toMatchObject({ ok: false });
+    expect(parseJsonPrefix('{"a":1} and more')).toMatchObject({ ok: false });
+    expect(parseJsonPrefix('[1, 2, nope]')).toMatchObject({ ok: false });
+    // Cut where a literal or a number had just begun: still a cut.
+    expect(parseJsonPrefix('[true, fa')).toMatchObject({ ok: true, complete: false, value: [true] });
+    expect(parseJsonPrefix('[1, -')).toMatchObject({ ok: true, complete: false, value: [1] });
+    expect(parseJsonPrefix('[1, 2.')).toMatchObject({ ok: true, complete: false, value: [1] });
+    expect(parseJsonPrefix('{"a": 1, "b": 2e+')).toMatchObject({ ok: true, complete: false, value: { a: 1 } });
+  });
+  it('reads the head of a stream run_shell cut at its output cap', () => {
+    expect(parseJsonPrefix('{"items":[1,2,\n[... stdout truncated ...]')).toMatchObject({
+      ok: true,
+      complete: false,
+      value: { items: [1, 2] },
+    });
+  });
   it('stays linear on a large cut text', () => {
     const big = `[${Array.from({ length: 200_000 }, (_, i) => `{"i":${i},"s":"x\\ny"}`).join(',')}`;
     const started = performance.now();

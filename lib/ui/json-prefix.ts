@@ -11,16 +11,19 @@ interface Frame {
 const LITERALS = ['true', 'false', 'null'];
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const MARKER = /…\[truncated \d+ of \d+ characters\]…/;
+/** What `run_shell` appends to a stream cut at its output cap. */
+const CAP_MARKER = /\n\[\.\.\. (?:stdout|stderr) truncated \.\.\.\]$/;
 
 /**
  * Parses JSON that may have been cut off (head-and-tail truncation, a size cap): the longest
  * prefix that ends after a complete value is kept and its open brackets are closed, so
  * `{"items":[1,2,{"a":` reads as `{"items":[1,2]}`. One linear pass, then one `JSON.parse`.
  * Text after a truncation marker is ignored. Fails with a reason when nothing before the cut
- * parses or the text is not JSON at all.
+ * parses or the text is not JSON at all — also when it starts like JSON but goes wrong before its
+ * end (`[INFO] started`, `{"a":1} and more`): a cut text only goes wrong where it was cut.
  */
 export function parseJsonPrefix(input: string): JsonPrefix {
-  const marker = MARKER.exec(input);
+  const marker = MARKER.exec(input) ?? CAP_MARKER.exec(input);
   const text = marker ? input.slice(0, marker.index) : input;
   const totalChars = input.length;
   try {
@@ -43,6 +46,8 @@ export function parseJsonPrefix(input: string): JsonPrefix {
   };
   let i = 0;
   let topLevelDone = false;
+  /** The scan stopped in a token the cut left unfinished (a string, a number). */
+  let cutInToken = false;
   scan: while (i < text.length) {
     const ch = text[i]!;
     if (ch === ' ' || ch === '\n' || ch === '\r' || ch === '\t') {
@@ -84,7 +89,10 @@ export function parseJsonPrefix(input: string): JsonPrefix {
       if (!isKey && !expectsValue) break;
       let j = i + 1;
       while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-      if (j >= text.length) break; // the cut fell inside this string
+      if (j >= text.length) {
+        cutInToken = true; // the cut fell inside this string
+        break;
+      }
       i = j + 1;
       if (isKey) top!.expect = 'colon';
       else {
@@ -98,8 +106,11 @@ export function parseJsonPrefix(input: string): JsonPrefix {
     const number = NUMBER.exec(text);
     if (number) {
       const end = i + number[0].length;
-      // a number touching the cut may be missing digits
-      if (end >= text.length) break;
+      // a number touching the cut may be missing digits (`1` of `1.5`, `2` of `2e+3`)
+      if (end >= text.length || /^(?:\.|[eE][+-]?)$/.test(text.slice(end))) {
+        cutInToken = true;
+        break;
+      }
       i = end;
       valueEnded(i);
       if (stack.length === 0) topLevelDone = true;
@@ -114,6 +125,15 @@ export function parseJsonPrefix(input: string): JsonPrefix {
       }
     }
     break;
+  }
+  const rest = text.slice(i).trimEnd();
+  const atCut =
+    rest === '' ||
+    cutInToken ||
+    rest === '-' ||
+    LITERALS.some((literal) => rest.length < literal.length && literal.startsWith(rest));
+  if (!atCut) {
+    return { ok: false, reason: `Not JSON: unexpected ${JSON.stringify(rest.slice(0, 12))} at character ${i + 1}` };
   }
   if (safe.pos < 0) return { ok: false, reason: 'Not JSON: nothing before the cut parses.' };
   try {
