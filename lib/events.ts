@@ -466,8 +466,8 @@ const SUPERSEDABLE = new Set<TraceEvent['type']>(['update', 'stage', 'attempt', 
  * `progress` only makes an earlier `progress` redundant: it goes to the streams following the call
  * alone, and the others must still get the `update` before it (a list would not learn that the call
  * waits for approval). Clients only refetch on those, and the later event arrives in the same
- * write, so a fast call is `begin` + `finish` on the wire. A `begin` is always kept (the paused list counts new calls by it), and so
- * are every `finish`, approval and fault rule event. `tools` events are coalesced: the last of
+ * write, so a fast call is `begin` + `finish` on the wire. A `begin` is always kept (the paused
+ * list counts new calls by it), and so are every `finish`, approval and fault rule event. `tools` events are coalesced: the last of
  * each server in the batch stands for the others. An event is let go as soon as a later one makes
  * it redundant, not kept until the flush: a call's stages would otherwise live through the
  * garbage collector's young generation with every batch (a call publishes ~8 events, 2 stay).

@@ -33,6 +33,15 @@ function headerReader(req: IncomingMessage) {
   };
 }
 
+/** The headers by which Next's router asks for React Server Components (`rsc` makes Next redirect a request without `_rsc`). */
+const RSC_REQUEST_HEADERS = [
+  'rsc',
+  'next-router-state-tree',
+  'next-router-prefetch',
+  'next-router-segment-prefetch',
+  'next-url',
+];
+
 /**
  * The agent path: one Node request listener in front of Next.js, in the same process and with the
  * same Toolscope instance. A hand-written dispatcher rather than a router package: it serves two
@@ -47,15 +56,6 @@ function headerReader(req: IncomingMessage) {
  *    Next's proxy would buffer tens of megabytes first) and an API path without its trailing slash.
  * Anything a handler throws is one JSON error: a `RequestError` by its code, else a logged 500.
  */
-/** The headers by which Next's router asks for React Server Components (`rsc` makes Next redirect a request without `_rsc`). */
-const RSC_REQUEST_HEADERS = [
-  'rsc',
-  'next-router-state-tree',
-  'next-router-prefetch',
-  'next-router-segment-prefetch',
-  'next-url',
-];
-
 export function createAgentHandler(options: AgentHandlerOptions): RequestListener {
   const { ts, next } = options;
   const mcp = options.mcp ?? createMcpEndpoint(ts);

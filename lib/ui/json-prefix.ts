@@ -107,7 +107,7 @@ export function parseJsonPrefix(input: string): JsonPrefix {
     if (number) {
       const end = i + number[0].length;
       // a number touching the cut may be missing digits (`1` of `1.5`, `2` of `2e+3`)
-      if (end >= text.length || /^(?:\.|[eE][+-]?)$/.test(text.slice(end))) {
+      if (end >= text.length || (text.length - end <= 2 && /^(?:\.|[eE][+-]?)$/.test(text.slice(end)))) {
         cutInToken = true;
         break;
       }
