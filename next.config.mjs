@@ -1,5 +1,7 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
+  // Another build folder for a second dev server beside the built app (`TOOLSCOPE_NEXT_DIST_DIR=.next-dev npm run dev`).
+  ...(process.env.TOOLSCOPE_NEXT_DIST_DIR ? { distDir: process.env.TOOLSCOPE_NEXT_DIST_DIR } : {}),
   reactStrictMode: true,
   poweredByHeader: false,
   serverExternalPackages: ['better-sqlite3', 'mathjs'],
@@ -12,6 +14,16 @@ const nextConfig = {
   turbopack: {
     // The config file's path comes from the environment at run time, on purpose.
     ignoreIssue: [{ path: '**/lib/config.ts', title: /Dynamic filesystem access/ }],
+  },
+  // Under `npm run dev`, `/mcp` and the login's routes go to the HTTP layer's catch-all route as
+  // the API does (`npm start` serves them in front of Next, and never gets here).
+  async rewrites() {
+    return {
+      beforeFiles: [
+        { source: '/mcp', destination: '/api/_rewrite/mcp' },
+        { source: '/auth/:path*', destination: '/api/_rewrite/auth/:path*' },
+      ],
+    };
   },
 };
 

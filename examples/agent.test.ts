@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createToolscopeClient, type ToolscopeClient } from '../lib/client';
-import { type ServedToolscope, serveToolscope } from '../lib/client/testing/serve-toolscope';
+import { type ServedToolscope, serveToolscope } from '../lib/http/testing/serve-toolscope';
 
 // A build-time marker of Next's: it throws when imported outside Next's server build.
 vi.mock('server-only', () => ({}));
@@ -22,7 +22,7 @@ let served: ServedToolscope;
 let client: ToolscopeClient;
 
 beforeAll(async () => {
-  served = await serveToolscope({ approvals: { user: 'agent-test' } });
+  served = await serveToolscope();
   client = createToolscopeClient({ baseUrl: served.baseUrl });
 });
 
@@ -97,7 +97,7 @@ describe('examples/agent.ts --scripted', () => {
     expect(batchOf.get('call_unit')).toBe(batchOf.get('call_sum'));
     expect(batchOf.get('call_sum_fixed')).not.toBe(batchOf.get('call_sum'));
     const save = traces.find((trace) => trace.tool_call_id === 'call_save');
-    expect(save?.approval).toMatchObject({ decision: 'approved', by: 'agent-test' });
+    expect(save?.approval).toMatchObject({ decision: 'approved', by: 'local' });
     const written = fs.readFileSync(path.join(served.dir, 'workspace/notes/answers.md'), 'utf8');
     expect(written).toContain('17 * 23 + 4 = 395');
   }, 60_000);

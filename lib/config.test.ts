@@ -169,17 +169,41 @@ describe('loadConfig', () => {
     expect(message).not.toContain('permissions.allow.0');
   });
 
-  it('reads approvals: 10 minutes, a wait as long as the timeout, the OS user by default', () => {
+  it('reads approvals: 10 minutes, a wait as long as the timeout, no webhooks by default; user is no longer used', () => {
     const cwd = tempDir();
     const file = path.join(cwd, 'toolscope.config.json');
     expect(loadConfig({}, cwd).approvals).toEqual({
       timeoutMs: DEFAULT_APPROVAL_TIMEOUT_MS,
       waitMs: DEFAULT_APPROVAL_TIMEOUT_MS,
-      user: os.userInfo().username || 'local',
+      notify: [],
+      linkBase: null,
     });
     expect(DEFAULT_APPROVAL_TIMEOUT_MS).toBe(600_000);
     fs.writeFileSync(file, JSON.stringify({ approvals: { timeoutMs: 60_000, user: 'ana' } }));
-    expect(loadConfig({}, cwd).approvals).toEqual({ timeoutMs: 60_000, waitMs: 60_000, user: 'ana' });
+    const config = loadConfig({}, cwd);
+    expect(config.approvals).toEqual({ timeoutMs: 60_000, waitMs: 60_000, notify: [], linkBase: null });
+    expect(config.notes).toEqual([expect.stringContaining('approvals.user is no longer used')]);
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        approvals: {
+          notify: [
+            { url: 'https://hooks.example/x', secret: 's3cret' },
+            { url: 'https://hooks.slack.com/y', format: 'slack' },
+          ],
+          link_base: 'https://toolscope.example/',
+        },
+      }),
+    );
+    expect(loadConfig({}, cwd).approvals).toMatchObject({
+      notify: [
+        { url: 'https://hooks.example/x', secret: 's3cret', format: 'json' },
+        { url: 'https://hooks.slack.com/y', format: 'slack' },
+      ],
+      linkBase: 'https://toolscope.example',
+    });
+    fs.writeFileSync(file, JSON.stringify({ approvals: { notify: [{ url: 'file:///etc/passwd' }] } }));
+    expect(() => loadConfig({}, cwd)).toThrow(/approvals\.notify\.0\.url/);
     fs.writeFileSync(file, JSON.stringify({ approvals: { timeoutMs: 60_000, waitMs: 0 } }));
     expect(loadConfig({}, cwd).approvals.waitMs).toBe(0);
     fs.writeFileSync(file, JSON.stringify({ approvals: { timeoutMs: -1, user: '', wait: 1 } }));

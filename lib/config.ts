@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { MIN_TOKEN_LENGTH } from './api/access-token';
+import { MIN_TOKEN_LENGTH } from './access/access-token';
 import { parseRule } from './policy/parse-rule';
 
 const policy = z.enum(['allow', 'ask', 'deny']);
@@ -105,11 +104,25 @@ export const configFileSchema = z
           .min(0)
           .max(7 * 24 * 3_600_000),
         user: z.string().trim().min(1).max(64),
+        notify: z
+          .array(
+            z
+              .object({
+                url: z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL' }),
+                secret: z.string().min(1).max(1024).optional(),
+                format: z.enum(['json', 'slack']).default('json'),
+              })
+              .strict(),
+          )
+          .max(20),
+        link_base: z
+          .url({ protocol: /^https?$/, error: 'an http:// or https:// URL' })
+          .describe('Where people open Toolscope: the links of notifications start with it'),
       })
       .partial()
       .strict()
       .default({})
-      .describe('How long a call waits for a decision, how long the API holds a caller, and who decides'),
+      .describe('How long a call waits for a decision and how long the API holds a caller (`user` is no longer used)'),
     shell: z
       .object({
         allow: z
@@ -251,14 +264,23 @@ export interface RuleSetting {
   session: string | null;
 }
 
-/** Manual approval: how long a call may wait, how long an API caller is kept waiting, who decides. */
+/** Manual approval: how long a call may wait, and how long an API caller is kept waiting. */
 export interface ApprovalsConfig {
   /** A call not decided within this is denied with APPROVAL_TIMEOUT. Default 10 minutes. */
   timeoutMs: number;
   /** How long `POST /api/v1/tool-calls` waits for decisions before answering. Default: `timeoutMs`. */
   waitMs: number;
-  /** The name recorded as the one who decided. Default: the OS user, else `local`. */
-  user: string;
+  /** Webhooks told of every approval requested and decided (`approvals.notify`). */
+  notify: NotifyTarget[];
+  /** Where the notifications' links point: `approvals.link_base`, else http://HOST:PORT. */
+  linkBase: string | null;
+}
+
+/** One webhook of `approvals.notify`: a POST of JSON (or a Slack message), signed when `secret` is set. */
+export interface NotifyTarget {
+  url: string;
+  secret?: string;
+  format: 'json' | 'slack';
 }
 
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
@@ -290,6 +312,8 @@ export interface Config {
   retention: RetentionConfig;
   /** Upstream MCP servers, in the config file's order. */
   mcpServers: McpServerConfig[];
+  /** What the start-up log says of the file beside its errors: settings that no longer do anything. */
+  notes: string[];
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -374,6 +398,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     limits: { ...DEFAULT_LIMITS, ...file.limits },
     retention: { ...DEFAULT_RETENTION, ...file.retention },
     mcpServers: mcpServersOf(file.mcp.servers, base, env, configPath),
+    notes:
+      file.approvals.user === undefined
+        ? []
+        : [
+            `${configPath}: approvals.user is no longer used: a decision records the key or login that made it (README "Team use").`,
+          ],
   };
 }
 
@@ -440,34 +470,32 @@ export function isLoopbackHost(host: string): boolean {
 
 /**
  * Why the server must not start with these settings, or null when it may: bound to an address
- * other machines can reach, it needs a token, and a token must not be guessable.
+ * other machines can reach, it needs a key (TOOLSCOPE_TOKEN, or named keys in the data folder:
+ * `hasKeys`), and a token must not be guessable.
  */
-export function accessProblem(config: Pick<Config, 'host' | 'port' | 'token'>): string | null {
+export function accessProblem(config: Pick<Config, 'host' | 'port' | 'token'>, hasKeys = false): string | null {
   if (config.token !== null && config.token.length < MIN_TOKEN_LENGTH) {
     return `TOOLSCOPE_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters long; make one with: openssl rand -hex 32`;
   }
-  if (config.token === null && !isLoopbackHost(config.host)) {
+  if (config.token === null && !hasKeys && !isLoopbackHost(config.host)) {
     return [
-      `HOST is ${config.host}, which other machines can reach, and TOOLSCOPE_TOKEN is not set.`,
-      'Toolscope runs tools and shows their arguments: bound to anything but loopback it requires a token.',
-      `Set one, e.g. TOOLSCOPE_TOKEN=$(openssl rand -hex 32) HOST=${config.host} PORT=${config.port} npm start,`,
-      'then send it from agents as "Authorization: Bearer <token>" and log in with it at /login.',
+      `HOST is ${config.host}, which other machines can reach, and no key is set up (TOOLSCOPE_TOKEN is not set and the data folder holds no key).`,
+      'Toolscope runs tools and shows their arguments: bound to anything but loopback it requires keys.',
+      'Make an admin key with: npm run keys -- create --name <you> --role admin',
+      `or set a bootstrap admin token, e.g. TOOLSCOPE_TOKEN=$(openssl rand -hex 32) HOST=${config.host} PORT=${config.port} npm start,`,
+      'then send keys from agents as "Authorization: Bearer <key>" and log in with them at /login.',
       'Or leave HOST unset to listen on 127.0.0.1 only.',
     ].join('\n');
   }
   return null;
 }
 
-function approvalsOf(file: Partial<ApprovalsConfig>): ApprovalsConfig {
+function approvalsOf(file: ConfigFile['approvals']): ApprovalsConfig {
   const timeoutMs = file.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
-  return { timeoutMs, waitMs: file.waitMs ?? timeoutMs, user: file.user ?? localUserName() };
-}
-
-/** The OS user, recorded as the one who approved; `local` where the system has no name for it. */
-function localUserName(): string {
-  try {
-    return os.userInfo().username || 'local';
-  } catch {
-    return 'local';
-  }
+  return {
+    timeoutMs,
+    waitMs: file.waitMs ?? timeoutMs,
+    notify: file.notify ?? [],
+    linkBase: file.link_base?.replace(/\/+$/, '') ?? null,
+  };
 }

@@ -414,7 +414,7 @@ describe('event ids and resume (Last-Event-ID)', () => {
       history: {
         since(sinceMs, filter, limit) {
           asked.push(sinceMs);
-          expect(filter).toEqual({ tool: null, session: 's1', trace: null });
+          expect(filter).toEqual({ tool: null, session: 's1', trace: null, principal: null });
           expect(limit).toBe(REPLAY_LIMIT);
           const call = { trace_id: 'x', tool: 'calculator', session_id: 's1' };
           return [

@@ -75,10 +75,14 @@ export interface ToolsEvent {
   at: number;
 }
 
-/** What an event says: its `event:` name and its `data:`. */
+/**
+ * What an event says: its `event:` name and its `data:`. A call's events also carry the id of the
+ * principal who made it (never written to the stream): streams that may see only their own calls
+ * (an agent's) are filtered by it.
+ */
 export type EventBody =
-  | { kind: 'trace'; data: TraceEvent }
-  | { kind: 'approval'; data: ApprovalEvent }
+  | { kind: 'trace'; data: TraceEvent; principal?: string | null }
+  | { kind: 'approval'; data: ApprovalEvent; principal?: string | null }
   | { kind: 'fault_rule'; data: FaultRuleEvent }
   | { kind: 'tools'; data: ToolsEvent };
 
@@ -131,6 +135,8 @@ export interface SubscribeOptions {
    * progress events, so that many open list tabs are not flooded by one chatty call.
    */
   trace?: string | null;
+  /** Only the calls of this principal (an agent's stream); fault rule events are then left out. */
+  principal?: string | null;
   /**
    * Resume after this event id (the `Last-Event-ID`): the missed events passing the filter come
    * first (`onEvents`), or `onReset` when too many were missed. A malformed id is ignored.
@@ -182,6 +188,7 @@ export interface Filter {
   tool: string | null;
   session: string | null;
   trace: string | null;
+  principal: string | null;
 }
 
 /** The batched subscriptions sharing one filter: they get the same array of each batch. */
@@ -344,7 +351,7 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
     };
   };
   const addToGroup = (subscriber: TraceSubscriber, filter: Filter) => {
-    const key = JSON.stringify([filter.tool, filter.session, filter.trace]);
+    const key = JSON.stringify([filter.tool, filter.session, filter.trace, filter.principal]);
     let group = groups.get(key);
     if (!group) {
       group = { ...filter, members: new Set() };
@@ -381,7 +388,7 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
       };
       if (step?.stage) data.stage = step.stage;
       if (step?.attempt !== undefined) data.attempt = step.attempt;
-      enqueue({ id: 0, kind: 'trace', data });
+      enqueue({ id: 0, kind: 'trace', data, principal: record.principal?.id ?? null });
     },
     publishApproval(record, type) {
       const approval = record.approval;
@@ -393,7 +400,7 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
         at: (type === 'decided' ? approval?.decidedAt : approval?.requestedAt) ?? clock.epochMs(),
       };
       if (type === 'decided' && approval?.decision) data.decision = approval.decision;
-      enqueue({ id: 0, kind: 'approval', data });
+      enqueue({ id: 0, kind: 'approval', data, principal: record.principal?.id ?? null });
     },
     publishFaultRule(type, ruleId) {
       enqueue({ id: 0, kind: 'fault_rule', data: { type, rule_id: ruleId, at: clock.epochMs() } });
@@ -411,6 +418,7 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
         tool: subscribeOptions.tool || null,
         session: subscribeOptions.session || null,
         trace: subscribeOptions.trace || null,
+        principal: subscribeOptions.principal || null,
       };
       return add(resolved, filter, subscribeOptions.lastEventId || null);
     },
@@ -444,8 +452,10 @@ function guarded(run: () => void, what: string) {
  * Following a trace: only its events, progress included; otherwise no progress. Fault rule and
  * tools events concern no call: only unfiltered streams get them.
  */
-export function passes(event: EventBody, { tool, session, trace }: Filter): boolean {
-  if (event.kind === 'fault_rule' || event.kind === 'tools') return !tool && !session && !trace;
+export function passes(event: EventBody, { tool, session, trace, principal }: Filter): boolean {
+  if (event.kind === 'fault_rule') return !tool && !session && !trace && !principal;
+  if (event.kind === 'tools') return !tool && !session && !trace;
+  if (principal && event.principal !== principal) return false;
   const data = event.data;
   if (trace ? data.trace_id !== trace : data.type === 'progress') return false;
   return (!tool || data.tool === tool) && (!session || data.session_id === session);

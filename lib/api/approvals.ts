@@ -3,13 +3,12 @@ import type { PendingApproval } from '../approvals/approval-queue';
 import { toJson } from '../db/json-column';
 import { argumentsPreview } from '../db/list-query';
 import type { StoredTrace, TraceSummary } from '../db/trace-store';
+import { ApiError } from '../errors';
 import { REDACTED } from '../executor/redact';
 import type { Registry } from '../executor/registry';
+import type { CallPrincipal } from '../executor/types';
 import type { Toolscope } from '../server/create-toolscope';
-import { zodMessage } from './handlers';
-import { apiError, handle, readJsonBody } from './http';
-import { guardJsonBody } from './request-guard';
-import { iso, summaryJson } from './serialize';
+import { iso, principalJson, summaryJson } from './serialize';
 
 /**
  * A pending call as `GET /api/v1/approvals` lists it. `suggested_specifier` is what "Always
@@ -22,6 +21,7 @@ export function pendingApprovalJson(pending: PendingApproval, registry?: Pick<Re
     tool_call_id: pending.toolCallId,
     session_id: pending.sessionId,
     actor: pending.actor,
+    principal: pending.principal && principalJson(pending.principal),
     tool: pending.tool,
     side_effect: pending.sideEffect,
     arguments: pending.arguments,
@@ -43,15 +43,16 @@ function suggestedSpecifier(pending: PendingApproval, registry: Pick<Registry, '
   }
 }
 
-/** `GET /api/v1/approvals`: the calls waiting for a person, oldest first. */
-export function getApprovals(ts: Pick<Toolscope, 'approvals' | 'executor'>): Response {
-  return Response.json(
-    { approvals: ts.approvals.list().map((pending) => pendingApprovalJson(pending, ts.executor.registry)) },
-    { headers: { 'cache-control': 'no-store' } },
-  );
+/**
+ * The calls waiting for a person, oldest first, as `GET /api/v1/approvals` lists them; with
+ * `principalId`, only the calls that principal made (an agent waits for its own).
+ */
+export function approvalsJson(ts: Pick<Toolscope, 'approvals' | 'executor'>, principalId?: string) {
+  const pending = ts.approvals.list().filter((entry) => !principalId || entry.principal?.id === principalId);
+  return { approvals: pending.map((entry) => pendingApprovalJson(entry, ts.executor.registry)) };
 }
 
-const decisionBody = z
+export const decisionBody = z
   .object({
     decision: z.enum(['approve', 'deny']),
     reason: z.string().max(2000).optional(),
@@ -70,41 +71,46 @@ const decisionBody = z
 const RECORDED_WITHIN_MS = 10_000;
 
 /**
- * `POST /api/v1/approvals/:trace_id` with `{ "decision": "approve" | "deny", "reason"?,
- * "arguments"?, "always"?: { "specifier"?, "session"? } }`, decided as the configured user.
- * 200 with the trace summary once the decision is recorded (the call then runs, or is denied);
- * 400 with field errors for edited arguments that do not fit the tool (the call stays pending)
- * or an "always" rule that cannot be made; 404 for an unknown trace; 409 when it is not waiting.
+ * Decides a pending call as `by`: `{ "decision": "approve" | "deny", "reason"?, "arguments"?,
+ * "always"?: { "specifier"?, "session"? } }`. Resolves with the trace summary once the decision is
+ * recorded (the call then runs, or is denied). Throws 400 with field errors for edited arguments
+ * that do not fit the tool (the call stays pending) or an "always" rule that cannot be made; 404
+ * for an unknown trace; 409 NOT_PENDING when it is not waiting.
  */
-export function decideApproval(request: Request, traceId: string, ts: Toolscope): Promise<Response> {
-  return handle(async () => {
-    const json = guardJsonBody(request.headers.get('content-type'));
-    if (!json.ok) return apiError(json.status, json.code, json.message);
-    const parsed = decisionBody.safeParse(await readJsonBody(request, 1024 * 1024));
-    if (!parsed.success) return apiError(400, 'INVALID_REQUEST', zodMessage(parsed.error));
-    if (!ts.approvals.get(traceId)) {
-      const stored = ts.store.get(traceId);
-      if (!stored) return apiError(404, 'NOT_FOUND', `No trace with id "${traceId}".`);
-      return apiError(409, 'NOT_PENDING', `The call ${traceId} is not waiting for approval (it is ${stored.status}).`, {
-        status: stored.status,
-      });
+export async function decideApproval(
+  ts: Toolscope,
+  traceId: string,
+  input: z.infer<typeof decisionBody>,
+  by: CallPrincipal,
+): Promise<Record<string, unknown>> {
+  if (!ts.approvals.get(traceId)) {
+    const stored = traceId.length <= 256 ? ts.store.get(traceId) : null;
+    if (!stored) throw new ApiError('NOT_FOUND', `No trace with id "${traceId.slice(0, 256)}".`);
+    throw new ApiError('NOT_PENDING', `The call ${traceId} is not waiting for approval (it is ${stored.status}).`, {
+      status: stored.status,
+    });
+  }
+  const recorded = decisionRecorded(ts, traceId);
+  const outcome = ts.approvals.decide(traceId, input, by);
+  if (!outcome.ok) {
+    recorded.cancel();
+    if (outcome.reason === 'invalid_arguments') {
+      // One entry per field, as the policy API's `details.errors`.
+      const issues = (outcome.error.details as { issues?: unknown } | undefined)?.issues ?? [];
+      throw new ApiError('INVALID_ARGUMENTS', outcome.error.message, { errors: issues });
     }
-    const recorded = decisionRecorded(ts, traceId);
-    const outcome = ts.approvals.decide(traceId, parsed.data, ts.config.approvals.user);
-    if (!outcome.ok) {
-      recorded.cancel();
-      if (outcome.reason === 'invalid_arguments') {
-        // One entry per field, as the policy API's `details.errors`.
-        const issues = (outcome.error.details as { issues?: unknown } | undefined)?.issues ?? [];
-        return apiError(400, 'INVALID_ARGUMENTS', outcome.error.message, { errors: issues });
-      }
-      if (outcome.reason === 'invalid_rule') return apiError(400, 'INVALID_RULE', outcome.message);
-      return apiError(409, 'NOT_PENDING', `The call ${traceId} is no longer waiting for approval.`);
+    if (outcome.reason === 'invalid_rule') throw new ApiError('INVALID_RULE', outcome.message);
+    if (outcome.reason === 'self_approval') {
+      throw new ApiError(
+        'SELF_APPROVAL',
+        `The call ${traceId} was made with this key (${by.name}): another person must approve or deny it.`,
+      );
     }
-    const record = await recorded.done;
-    const body = record ? summaryJson(summaryOf(record)) : { id: traceId };
-    return Response.json({ ...body, rule_created: outcome.ruleCreated });
-  });
+    throw new ApiError('NOT_PENDING', `The call ${traceId} is no longer waiting for approval.`);
+  }
+  const record = await recorded.done;
+  const body = record ? summaryJson(summaryOf(record)) : { id: traceId };
+  return { ...body, rule_created: outcome.ruleCreated };
 }
 
 /**
@@ -143,6 +149,7 @@ function summaryOf(record: StoredTrace): TraceSummary {
     toolCallId: record.toolCallId,
     sessionId: record.sessionId,
     actor: record.actor,
+    principal: record.principal,
     tool: record.tool,
     status: record.status,
     createdAt: record.createdAt,

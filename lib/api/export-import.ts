@@ -1,20 +1,19 @@
 import { z } from 'zod';
 import packageJson from '../../package.json';
+import {
+  ASSISTANT_MODEL_MAX_CHARS,
+  ASSISTANT_TEXT_MAX_BYTES,
+  type AssistantMessageJson,
+  cutUtf8,
+} from '../calls/assistant-message';
 import type { BatchMessage, StoredTrace, TraceStore } from '../db/trace-store';
+import { ApiError } from '../errors';
 import { boundError, boundText } from '../executor/bound-error';
 import { createRedactor } from '../executor/redact';
 import { CALL_STATUSES, STAGE_NAMES, type ToolErrorData } from '../executor/types';
 import { isSessionTooLargeError, sessionCalls } from '../replay/session-calls';
 import type { Toolscope } from '../server/create-toolscope';
 import { type TraceJson, traceFromJson } from '../ui/trace-from-json';
-import {
-  ASSISTANT_MODEL_MAX_CHARS,
-  ASSISTANT_TEXT_MAX_BYTES,
-  type AssistantMessageJson,
-  cutUtf8,
-} from './assistant-message';
-import { apiError, handle, isRequestError, RequestError, readJsonBody } from './http';
-import { guardJsonBody } from './request-guard';
 import { traceJson } from './serialize';
 
 /** What an export file says it is. */
@@ -54,18 +53,6 @@ function exportedTraces(traces: StoredTrace[], store: TraceStore): ExportedTrace
   }));
 }
 
-/** An export file as a download: one JSON document, named after what it holds. */
-function exportResponse(file: ExportFile, name: string): Response {
-  const safeName = name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 120);
-  return new Response(`${JSON.stringify(file, null, 2)}\n`, {
-    headers: {
-      'content-type': 'application/json; charset=utf-8',
-      'content-disposition': `attachment; filename="toolscope-${file.kind}-${safeName}.json"`,
-      'cache-control': 'no-store',
-    },
-  });
-}
-
 function exportFile(
   kind: ExportFile['kind'],
   sessionId: string | null,
@@ -84,38 +71,33 @@ function exportFile(
 }
 
 /**
- * `GET /api/v1/traces/:id/export`: the trace as an export file (`kind: "trace"`), for a bug
- * report; `POST /api/v1/import` reads it. A call still running is exported as stored. 404 unknown.
+ * The export file of one trace (`kind: "trace"`), for a bug report; `POST /api/v1/import` reads
+ * it. A call still running is exported as stored. 404 unknown.
  */
-export function exportTrace(id: string, ts: Pick<Toolscope, 'store'>, now = Date.now()): Promise<Response> {
-  return handle(() => {
-    const trace = id.length <= 256 ? ts.store.get(id) : null;
-    if (!trace) return apiError(404, 'NOT_FOUND', `No trace with id "${id.slice(0, 256)}".`);
-    const file = exportFile('trace', trace.sessionId, exportedTraces([trace], ts.store), now);
-    return exportResponse(file, id);
-  });
+export function traceExport(id: string, ts: Pick<Toolscope, 'store'>, now = Date.now()): ExportFile {
+  const trace = id.length <= 256 ? ts.store.get(id) : null;
+  if (!trace) throw new ApiError('NOT_FOUND', `No trace with id "${id.slice(0, 256)}".`);
+  return exportFile('trace', trace.sessionId, exportedTraces([trace], ts.store), now);
 }
 
 /**
- * `GET /api/v1/sessions/:id/export`: every call of the session, in the order they began, as one
- * export file (`kind: "session"`). 404 when the session has no calls; 400 past MAX_SESSION_CALLS.
+ * The export file of a session: every call, in the order they began (`kind: "session"`). 404
+ * when the session has no calls; 400 past MAX_SESSION_CALLS.
  */
-export function exportSession(sessionId: string, ts: Pick<Toolscope, 'store'>, now = Date.now()): Promise<Response> {
-  return handle(() => {
-    const notFound = () => apiError(404, 'NOT_FOUND', `No calls in session "${sessionId.slice(0, 256)}".`);
-    if (sessionId.length > 256) return notFound();
-    let summaries: ReturnType<typeof sessionCalls>;
-    try {
-      summaries = sessionCalls(ts.store, sessionId);
-    } catch (error) {
-      if (isSessionTooLargeError(error)) return apiError(400, 'SESSION_TOO_LARGE', `${error.message}.`);
-      throw error;
-    }
-    // A call deleted between the list and its read is left out.
-    const traces = summaries.flatMap((summary) => ts.store.get(summary.id) ?? []);
-    if (traces.length === 0) return notFound();
-    return exportResponse(exportFile('session', sessionId, exportedTraces(traces, ts.store), now), sessionId);
-  });
+export function sessionExport(sessionId: string, ts: Pick<Toolscope, 'store'>, now = Date.now()): ExportFile {
+  const notFound = () => new ApiError('NOT_FOUND', `No calls in session "${sessionId.slice(0, 256)}".`);
+  if (sessionId.length > 256) throw notFound();
+  let summaries: ReturnType<typeof sessionCalls>;
+  try {
+    summaries = sessionCalls(ts.store, sessionId);
+  } catch (error) {
+    if (isSessionTooLargeError(error)) throw new ApiError('SESSION_TOO_LARGE', `${error.message}.`);
+    throw error;
+  }
+  // A call deleted between the list and its read is left out.
+  const traces = summaries.flatMap((summary) => ts.store.get(summary.id) ?? []);
+  if (traces.length === 0) throw notFound();
+  return exportFile('session', sessionId, exportedTraces(traces, ts.store), now);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -419,28 +401,4 @@ export function importExportFile(
       imported: outcome.imported,
     },
   };
-}
-
-/**
- * `POST /api/v1/import` with an export file as the JSON body (at most IMPORT_MAX_BYTES, 413
- * beyond): 201 `{ kind, session_id, trace_ids, imported }`; 400 `INVALID_IMPORT` naming the
- * first bad path (all of them, up to IMPORT_MAX_ERRORS, in `details.errors`), 400
- * `UNSUPPORTED_VERSION`, 409 `ALREADY_EXISTS` naming the trace id.
- */
-export function postImport(request: Request, ts: Pick<Toolscope, 'store'>): Promise<Response> {
-  return handle(async () => {
-    const json = guardJsonBody(request.headers.get('content-type'));
-    if (!json.ok) return apiError(json.status, json.code, json.message);
-    const body = await readJsonBody(request, IMPORT_MAX_BYTES).catch((error: unknown) => {
-      // Said of the file, not of a request body: a person dropped it.
-      if (isRequestError(error) && error.code === 'INVALID_JSON') {
-        throw new RequestError(400, 'INVALID_JSON', error.message.replace('The request body is', 'The file is'));
-      }
-      throw error;
-    });
-    const result = importExportFile(body, ts.store);
-    if (!result.ok)
-      return apiError(result.refusal.status, result.refusal.code, result.refusal.message, result.refusal.details);
-    return Response.json(result.answer, { status: 201, headers: { 'cache-control': 'no-store' } });
-  });
 }

@@ -1,37 +1,23 @@
 import type { TraceQuery, TraceStore } from '../db/trace-store';
-import type { Toolscope } from '../server/create-toolscope';
-import { zodMessage } from './handlers';
-import { apiError } from './http';
 import { traceJson } from './serialize';
-import { toTraceQuery, traceFilterParams } from './trace-filter-query';
 
 /** Summaries read per list page while exporting; only their ids are held. */
 export const EXPORT_PAGE_SIZE = 200;
 
 /**
- * `GET /api/v1/traces/export?tool=&status=&session=&q=&from=&to=`: every call matching the
- * filter, newest first, as JSON Lines — one redacted trace per line, in the shape of
- * `GET /api/v1/traces/:id` (never the sealed arguments). Bad filters are a 400 JSON error.
+ * Every call matching `query`, newest first, as JSON Lines: one redacted trace per line, in the
+ * shape of `GET /api/v1/traces/:id` (never the sealed arguments).
  *
  * Streamed and pulled: each read of the body gets one trace, so memory holds one trace and one
  * page of ids however large the export, and a slow client slows the walk instead of queuing it.
  * The walk follows `nextCursor` through every page, past the scan window of a search, yielding
  * to the event loop between pages so calls are never held up by a long search.
  */
-export function exportTraces(request: Request, ts: Pick<Toolscope, 'store'>, now = Date.now()): Response {
-  const parsed = traceFilterParams.safeParse(Object.fromEntries(new URL(request.url).searchParams));
-  if (!parsed.success) return apiError(400, 'INVALID_QUERY', zodMessage(parsed.error));
-  const date = new Date(now).toISOString().slice(0, 10);
-  return new Response(traceLines(ts.store, toTraceQuery(parsed.data)), {
-    headers: {
-      'content-type': 'application/x-ndjson; charset=utf-8',
-      'content-disposition': `attachment; filename="toolscope-traces-${date}.jsonl"`,
-      'cache-control': 'no-store',
-    },
-  });
-}
-
-function traceLines(store: TraceStore, query: TraceQuery): ReadableStream<Uint8Array> {
+export function traceLines(
+  store: TraceStore,
+  query: TraceQuery,
+  pageSize = EXPORT_PAGE_SIZE,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let ids: string[] = [];
   let next = 0;
@@ -56,7 +42,7 @@ function traceLines(store: TraceStore, query: TraceQuery): ReadableStream<Uint8A
               return;
             }
             if (pages++ > 0) await new Promise((resolve) => setImmediate(resolve));
-            const page = store.list({ ...query, limit: EXPORT_PAGE_SIZE, cursor });
+            const page = store.list({ ...query, limit: pageSize, cursor });
             ids = page.items.map((item) => item.id);
             next = 0;
             cursor = page.nextCursor ?? undefined;

@@ -3,6 +3,7 @@ import type {
   ApprovalRecord,
   Attempt,
   AttemptFault,
+  CallPrincipal,
   FaultKind,
   ToolErrorData,
   ToolResult,
@@ -97,6 +98,11 @@ export function attemptJson(attempt: Attempt) {
   };
 }
 
+/** Who made a call or a decision: `{ id, name, role }` of its verified principal. */
+export function principalJson(principal: CallPrincipal) {
+  return { id: principal.id, name: principal.name, role: principal.role };
+}
+
 /** Epoch ms as ISO 8601; null stays null. */
 export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -123,6 +129,7 @@ export function approvalJson(approval: ApprovalRecord | null) {
     expires_at: iso(approval.expiresAt),
     decision: approval.decision,
     by: approval.by,
+    decided_by: approval.decidedBy ? principalJson(approval.decidedBy) : null,
     decided_at: iso(approval.decidedAt),
     reason: approval.reason,
     rule_created: approval.ruleCreated,
@@ -135,6 +142,7 @@ export function traceJson(trace: StoredTrace) {
     tool_call_id: trace.toolCallId,
     session_id: trace.sessionId,
     actor: trace.actor,
+    principal: trace.principal && principalJson(trace.principal),
     tool: trace.tool,
     side_effect: trace.sideEffect,
     status: trace.status,
@@ -179,6 +187,7 @@ export function summaryJson(summary: TraceSummary) {
     tool_call_id: summary.toolCallId,
     session_id: summary.sessionId,
     actor: summary.actor,
+    principal: summary.principal && principalJson(summary.principal),
     tool: summary.tool,
     status: summary.status,
     latency_ms: summary.latencyMs,

@@ -1,7 +1,6 @@
 import { SERIES_RANGES, type Series, type SeriesRange } from '../db/sqlite-tool-series';
 import type { CircuitState } from '../executor/circuit-breaker';
 import type { Toolscope } from '../server/create-toolscope';
-import { apiError, handle } from './http';
 
 /** The range the pages and the API show when none is asked for. */
 export const DEFAULT_RANGE: SeriesRange = 'day';
@@ -71,8 +70,6 @@ export function parseRange(value: string | null | undefined): SeriesRange | null
   return (SERIES_RANGES as readonly string[]).includes(value) ? (value as SeriesRange) : null;
 }
 
-const badRange = () => apiError(400, 'INVALID_QUERY', `range must be one of: ${SERIES_RANGES.join(', ')}.`);
-
 /** True when `name` is registered or the store ever recorded a call of it. */
 export function isKnownTool(ts: Toolscope, name: string): boolean {
   return name.length <= 256 && (ts.executor.registry.get(name) !== undefined || ts.series.hasSeen(name));
@@ -106,25 +103,4 @@ export function allStatsJson(ts: Toolscope, range: SeriesRange, now = Date.now()
     };
   });
   return { ...seriesJson(all), tools };
-}
-
-/** `GET /api/v1/stats?range=hour|day|week`: calls, error rate and p50/p95 of all tools over time. */
-export function getStats(request: Request, ts: Toolscope): Promise<Response> {
-  return handle(() => {
-    const range = parseRange(new URL(request.url).searchParams.get('range'));
-    if (!range) return badRange();
-    return Response.json(allStatsJson(ts, range));
-  });
-}
-
-/** `GET /api/v1/tools/:name/stats?range=hour|day|week`: the same for one tool; 404 for a tool never seen. */
-export function getToolStats(request: Request, name: string, ts: Toolscope): Promise<Response> {
-  return handle(() => {
-    const range = parseRange(new URL(request.url).searchParams.get('range'));
-    if (!range) return badRange();
-    if (!isKnownTool(ts, name)) {
-      return apiError(404, 'NOT_FOUND', `No tool named "${name.slice(0, 256)}" is registered or was ever called.`);
-    }
-    return Response.json(toolStatsJson(ts, name, range));
-  });
 }

@@ -10,8 +10,8 @@ import type {
 } from 'openai/resources/chat/completions';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { pendingApprovalJson } from '../api/approvals';
-import type { ToolResultBlock as ServerToolResultBlock } from '../api/handlers';
 import type { resultJson, summaryJson, traceJson } from '../api/serialize';
+import type { ToolResultBlock as ServerToolResultBlock } from '../calls/run-tool-calls';
 import type { toAnthropicTool, toOpenAITool } from '../executor/json-schema';
 import type {
   AnthropicTool,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type ServedToolscope, serveToolscope } from '../http/testing/serve-toolscope';
 import type { ToolscopeEvent, TraceEventData } from './api-types';
 import { createToolscopeClient, type ToolscopeClient } from './create-toolscope-client';
-import { type ServedToolscope, serveToolscope } from './testing/serve-toolscope';
 import { isToolscopeError } from './toolscope-error';
 
 // A build-time marker of Next's: it throws when imported outside Next's server build.
@@ -17,7 +17,7 @@ let served: ServedToolscope;
 let client: ToolscopeClient;
 
 beforeAll(async () => {
-  served = await serveToolscope({ approvals: { user: 'client-test' } });
+  served = await serveToolscope();
   client = createToolscopeClient({ baseUrl: served.baseUrl });
 });
 

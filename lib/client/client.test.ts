@@ -1,9 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type ServedToolscope, serveToolscope } from '../http/testing/serve-toolscope';
 import type { ToolscopeEvent } from './api-types';
 import { createToolscopeClient, type ToolscopeClient } from './create-toolscope-client';
-import { type ServedToolscope, serveToolscope } from './testing/serve-toolscope';
 import { isToolscopeError, type ToolscopeError } from './toolscope-error';
 
 // A build-time marker of Next's: it throws when imported outside Next's server build.
@@ -17,7 +17,7 @@ let served: ServedToolscope;
 let client: ToolscopeClient;
 
 beforeAll(async () => {
-  served = await serveToolscope({ approvals: { user: 'client-test' } });
+  served = await serveToolscope();
   client = createToolscopeClient({ baseUrl: `${served.baseUrl}/` });
 });
 
@@ -149,7 +149,7 @@ describe('approvals', () => {
     const decided = await client.decideApproval(pending.trace_id, { decision: 'approve' });
     expect(decided.id).toBe(pending.trace_id);
     const trace = await waited;
-    expect(trace).toMatchObject({ status: 'succeeded', approval: { decision: 'approved', by: 'client-test' } });
+    expect(trace).toMatchObject({ status: 'succeeded', approval: { decision: 'approved', by: 'local' } });
     expect(trace.model_message).toContain('notes/a.md');
   });
 
@@ -264,12 +264,12 @@ describe('the event stream', () => {
     const guarded = await serveToolscope(undefined, { TOOLSCOPE_TOKEN: token });
     try {
       const anonymous = createToolscopeClient({ baseUrl: guarded.baseUrl });
-      expect(await rejection(anonymous.listTools())).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+      expect(await rejection(anonymous.listTools())).toMatchObject({ code: 'UNAUTHENTICATED', status: 401 });
       const refused = await new Promise<{ error: unknown; willRetry: boolean }>((resolve) => {
         anonymous.subscribe({}, () => {}, { onError: (error, willRetry) => resolve({ error, willRetry }) });
       });
       expect(refused.willRetry).toBe(false);
-      expect(refused.error).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+      expect(refused.error).toMatchObject({ code: 'UNAUTHENTICATED', status: 401 });
       const authorized = createToolscopeClient({ baseUrl: guarded.baseUrl, token });
       const { results } = await authorized.runToolCalls({ tool_calls: [calc('t1', '1+2')] });
       expect(results[0]?.status).toBe('succeeded');

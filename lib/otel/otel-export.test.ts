@@ -2,11 +2,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { createAgentHandler } from '../agent-path/agent-handler';
-import { createAgentServer } from '../agent-path/create-agent-server';
-import { postToolCalls } from '../api/handlers';
 import { defineTool } from '../executor/define-tool';
 import { REDACTED } from '../executor/redact';
+import { createHttpApp } from '../http/app';
+import { createHttpServer } from '../http/node-server';
+import { callApp } from '../http/testing/call-app';
 import type { Toolscope } from '../server/create-toolscope';
 import { testToolscopes } from '../server/testing/test-toolscopes';
 import { type OtelSettings, otelSettingsFromEnv } from './otel-settings';
@@ -77,17 +77,7 @@ const nanos = (ms: number) => BigInt(Math.round(ms)) * 1_000_000n;
 
 /** The agent path (the lean handler `npm start` serves the tool-calls route from) on a loopback port. */
 async function agentPath(ts: Toolscope): Promise<string> {
-  const server = createAgentServer(
-    createAgentHandler({
-      ts,
-      heartbeatMs: 60_000,
-      next: (_req, res) => {
-        res.writeHead(404);
-        res.end();
-      },
-    }),
-    ts.config.limits,
-  );
+  const server = createHttpServer(createHttpApp(ts, { heartbeatMs: 60_000 }), ts.config.limits);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   closers.push(() => {
     server.closeAllConnections();
@@ -254,15 +244,12 @@ describe('OpenTelemetry export', () => {
   it('on Next’s route handler too; a malformed traceparent is ignored (the call starts its own trace)', async () => {
     const otlp = await receiver();
     const ts = start(settings(otlp.endpoint));
+    const app = createHttpApp(ts);
     const post = (traceparent: string) =>
-      postToolCalls(
-        new Request('http://127.0.0.1/api/v1/tool-calls', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', traceparent },
-          body: toolCallsBody('calculator', { expression: '2*3' }),
-        }),
-        ts,
-      ).then(async (response) => ((await response.json()) as { results: Array<{ trace_id: string }> }).results[0]);
+      callApp(app, 'POST', '/api/v1/tool-calls', {
+        headers: { traceparent },
+        body: toolCallsBody('calculator', { expression: '2*3' }),
+      }).then(async (response) => ((await response.json()) as { results: Array<{ trace_id: string }> }).results[0]);
     const honoured = await post(TRACEPARENT);
     const ignored = await post(`00-${'0'.repeat(32)}-${INCOMING_SPAN}-01`);
     const spans = await otlp.waitFor(

@@ -31,6 +31,8 @@ interface ToolRules {
 export interface RuleSet {
   /** The policy of one call: the first matching rule of deny, ask, allow; else `policies`; else the default. */
   decide(request: PolicyRequest): PolicyDecision;
+  /** The first rule of deny, ask, allow that matches the call; null when none does (no fallback). */
+  match(request: PolicyRequest): PolicyDecision | null;
   /** A tool's policy for calls no argument-specific or session rule matches (the tools pages). */
   toolWide(tool: string, sideEffect: SideEffect): PolicyDecision;
 }
@@ -120,7 +122,7 @@ export function compileRuleSet(
   const fallback = (tool: string, sideEffect: SideEffect) => fallbacks.get(tool) ?? DEFAULTS[sideEffect];
 
   // The hot path: no parsing, no allocation but the subject, computed once and only when a rule needs it.
-  const decide = (request: PolicyRequest): PolicyDecision => {
+  const match = (request: PolicyRequest): PolicyDecision | null => {
     const entry = byTool.get(request.tool);
     if (entry) {
       let subject: string | undefined;
@@ -133,11 +135,14 @@ export function compileRuleSet(
         return rule.decision;
       }
     }
-    return fallback(request.tool, request.sideEffect);
+    return null;
   };
+  const decide = (request: PolicyRequest): PolicyDecision =>
+    match(request) ?? fallback(request.tool, request.sideEffect);
 
   return {
     decide,
+    match,
     toolWide(tool, sideEffect) {
       const wide = byTool.get(tool)?.rules.find((rule) => rule.matches === null && rule.session === null);
       return wide?.decision ?? fallback(tool, sideEffect);

@@ -5,22 +5,24 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgentHandler } from '../agent-path/agent-handler';
-import { createAgentServer } from '../agent-path/create-agent-server';
-import { getTrace, listTraces, postToolCalls } from '../api/handlers';
 import { loadConfig } from '../config';
 import { defineTool } from '../executor/define-tool';
 import { ToolError } from '../executor/errors';
+import { createHttpApp, type HttpApp } from '../http/app';
+import { createHttpServer } from '../http/node-server';
+import { callApp } from '../http/testing/call-app';
 import { createToolscope, type Toolscope } from '../server/create-toolscope';
 
 /**
- * Recording mode (`replay_from`, `on_miss`) on both HTTP paths of `POST /api/v1/tool-calls`:
- * Next's route handler and the lean agent path on a real loopback port, one real SQLite file.
+ * Recording mode (`replay_from`, `on_miss`) through the HTTP layer both ways it is mounted: in
+ * process with a web request (as Next's catch-all route serves it) and on Node's server on a real
+ * loopback port, one real SQLite file.
  */
 let dir: string;
 let ts: Toolscope;
 let server: http.Server;
 let port: number;
+let app: HttpApp;
 const runs = { tick: 0, echo: 0, refuse: 0 };
 
 beforeAll(async () => {
@@ -58,16 +60,8 @@ beforeAll(async () => {
     // echo writes: recorded calls are approved here; served ones must never ask.
     approver: { request: async () => ({ approved: true, by: 'test' }) },
   });
-  server = createAgentServer(
-    createAgentHandler({
-      ts,
-      next: (_req, res) => {
-        res.statusCode = 404;
-        res.end();
-      },
-    }),
-    ts.config.limits,
-  );
+  app = createHttpApp(ts);
+  server = createHttpServer(app, ts.config.limits);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
 });
@@ -86,21 +80,14 @@ type Send = (body: object) => Promise<{ status: number; json: Json }>;
 
 const PATHS: [string, Send][] = [
   [
-    'the Next route',
+    'a web request',
     async (body) => {
-      const response = await postToolCalls(
-        new Request('http://127.0.0.1/api/v1/tool-calls', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        }),
-        ts,
-      );
+      const response = await callApp(app, 'POST', '/api/v1/tool-calls', { body });
       return { status: response.status, json: await response.json() };
     },
   ],
   [
-    'the agent path',
+    "Node's server",
     async (body) => {
       const response = await fetch(`http://127.0.0.1:${port}/api/v1/tool-calls`, {
         method: 'POST',
@@ -119,7 +106,7 @@ const call = (id: string, name: string, args: object | string) => ({
 });
 
 async function traceOf(id: string): Promise<Json> {
-  return (await getTrace(id, ts)).json();
+  return (await callApp(app, 'GET', `/api/v1/traces/${id}`)).json();
 }
 
 describe.each(PATHS)('recording mode on %s', (name, send) => {
@@ -190,9 +177,7 @@ describe.each(PATHS)('recording mode on %s', (name, send) => {
     expect((await traceOf(echo.trace_id)).served_from).toBe(recordedIds.echo?.[0]);
     expect((await traceOf(refuse.trace_id)).served_from).toBe(recordedIds.refuse?.[0]);
     // The list says where each came from.
-    const listed: Json = await (
-      await listTraces(new Request(`http://127.0.0.1/api/v1/traces?session=play${tag}`), ts)
-    ).json();
+    const listed: Json = await (await callApp(app, 'GET', `/api/v1/traces?session=play${tag}`)).json();
     expect(new Set(listed.items.map((item: Json) => item.served_from))).toEqual(
       new Set([...(recordedIds.tick ?? []), ...(recordedIds.echo ?? []), ...(recordedIds.refuse ?? [])]),
     );

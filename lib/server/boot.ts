@@ -28,6 +28,11 @@ export function startToolscope(): Toolscope {
     console.log(
       `[toolscope] data ${ts.config.dataDir}; workspace ${ts.config.workspace}; config ${ts.config.configPath ?? '(defaults)'}${interrupted}`,
     );
+    for (const note of ts.config.notes) console.warn(`[toolscope] ${note}`);
+    const mode = ts.access.localMode()
+      ? 'local mode: no key is set up, so anyone on this machine is admin (npm run keys -- create … to end it)'
+      : 'keys required: every request needs a key or a login';
+    console.log(`[toolscope] access: ${mode}`);
     const sandbox = `[toolscope] ${describeShellSandbox(ts.shellSandbox)}`;
     if (ts.shellSandbox.kind === 'none') console.warn(sandbox);
     else console.log(sandbox);

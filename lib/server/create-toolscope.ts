@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { type Access, createAccess } from '../access/access';
+import { createScopedPolicy } from '../access/key-scope';
 import { type ApprovalQueue, createApprovalQueue } from '../approvals/approval-queue';
+import { type ApprovalNotifier, createApprovalNotifier } from '../approvals/notify';
 import { type Config, loadConfig } from '../config';
 import { openDatabase } from '../db/open-database';
 import { startRetention } from '../db/retention';
@@ -30,8 +33,13 @@ import { serverRedactor } from './server-redactor';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** Who the audit trail names for what Toolscope does of itself (a notification it gave up). */
+const SYSTEM_PRINCIPAL = { id: 'toolscope', name: 'toolscope', role: 'none' } as const;
+
 export interface Toolscope {
   config: Config;
+  /** Principals: keys, logins, local mode, and the audit trail (`lib/access`). */
+  access: Access;
   store: TraceStore;
   /** Per-tool calls, failures and latency over time, for the charts. */
   series: ToolSeries;
@@ -42,10 +50,14 @@ export interface Toolscope {
   policy: PolicyStore;
   /** The newest recorded calls as a policy sees them (redacted arguments), for the rules preview. */
   recentCalls: RecentCalls;
+  /** Whether a principal may call a tool at all: a scoped key only its `tools` (the tool lists show it only those). */
+  mayCall(principalId: string, tool: string): boolean;
   /** A tool's policy for calls of `sideEffect` that no rule about their arguments matches (the tools pages). */
   toolPolicy(tool: string, sideEffect: SideEffect): Policy;
   /** Calls waiting for a person: the approvals page and API decide them here. */
   approvals: ApprovalQueue;
+  /** The webhooks of `approvals.notify`, told of every approval requested and decided. */
+  notifier: ApprovalNotifier;
   /** The fault rules (the Faults page, `/api/v1/faults`): the executor asks them before every attempt. */
   faults: FaultStore;
   /** The upstream MCP servers of the config: their connections and status (`/api/v1/mcp/servers`). */
@@ -75,6 +87,7 @@ function publishingSink(
   store: TraceStore,
   events: TraceEvents,
   lifecycle: { stopping: boolean; closed: boolean },
+  notifier: ApprovalNotifier,
 ): TraceSink {
   // Calls whose request for approval was published and whose decision was not yet.
   const awaiting = new Set<string>();
@@ -85,9 +98,11 @@ function publishingSink(
       if (!awaiting.has(record.id) && record.approval.decision === null) {
         awaiting.add(record.id);
         events.publishApproval(record, 'requested');
+        notifier.notify(record, 'requested');
       }
     } else if (record.approval.decision !== null && awaiting.delete(record.id)) {
       events.publishApproval(record, 'decided');
+      notifier.notify(record, 'decided');
     }
   };
   const write = (
@@ -169,6 +184,7 @@ function resumePendingApprovals(
               traceId: record.id,
               sessionId: record.sessionId,
               actor: record.actor,
+              principal: record.principal,
               metadata: record.metadata,
               // Lineage and batch survive the restart (a replay awaiting approval stays one).
               replayOf: record.replayOf ?? undefined,
@@ -279,7 +295,6 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     void calculatorPool.close();
     throw error;
   }
-  const policyOf = policy.resolve;
   const lock = acquireDataFolderLock(config.dataDir);
   let db: ReturnType<typeof openDatabase>;
   try {
@@ -289,6 +304,14 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     void calculatorPool.close();
     throw error;
   }
+  const access = createAccess({ db, config });
+  // Calls of scoped keys weigh the key's own rules and tools with the global rules.
+  const scopedPolicy = createScopedPolicy({
+    global: () => policy.current(),
+    keyOf: (id) => access.keys.byId(id),
+    lookup,
+  });
+  const policyOf: PolicyResolver = scopedPolicy.resolve;
   // Checkpoints run on a thread of their own: on the event loop they stalled every request of their turn.
   const checkpointer = startWalCheckpointer(config.dbPath);
   const store = createSqliteTraceStore({ db, vault: createVault({ dir: config.dataDir }) });
@@ -352,7 +375,28 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     // Said when the environment turned it on (a host passing settings knows).
     if (options.otel === undefined) console.log(`[toolscope] ${exporter.sink.name}: exporting calls as spans`);
   }
-  const sinks = createFanOutSink(publishingSink(store, events, lifecycle), secondaries);
+  const notifier = createApprovalNotifier({
+    targets: config.approvals.notify,
+    linkBase:
+      config.approvals.linkBase ??
+      `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
+    onFailure: (failure) => {
+      try {
+        access.audit.append({
+          principal: SYSTEM_PRINCIPAL,
+          kind: 'notify.failed',
+          target: failure.trace_id,
+          detail: { ...failure },
+        });
+      } catch (error) {
+        console.error('[toolscope] could not write the audit entry (notify.failed):', error);
+      }
+      console.error(
+        `[toolscope] notifying ${failure.target} of ${failure.type} ${failure.trace_id} failed: ${failure.error}`,
+      );
+    },
+  });
+  const sinks = createFanOutSink(publishingSink(store, events, lifecycle, notifier), secondaries);
   const executor = createExecutor({
     registry,
     sink: sinks.sink,
@@ -368,6 +412,7 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
   upstream.start();
   return {
     config,
+    access,
     store,
     series,
     executor,
@@ -376,7 +421,9 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     policy,
     recentCalls: createSqliteRecentCalls(db, { beforeRead: () => store.flush() }),
     toolPolicy: (tool, sideEffect) => policy.toolPolicy(tool, sideEffect).policy,
+    mayCall: scopedPolicy.mayCall,
     approvals,
+    notifier,
     faults,
     upstream,
     shellSandbox,
@@ -398,6 +445,7 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
       lifecycle.closed = true;
       void upstream.close();
       void sinks.close();
+      notifier.close();
       retention.stop();
       void calculatorPool.close();
       void checkpointer.stop();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { testPrincipal } from '../access/testing/principals';
 import type { StreamEvent } from '../events';
 import { testToolscopes } from './testing/test-toolscopes';
 
@@ -38,7 +39,7 @@ describe('what a Toolscope publishes on its event bus', () => {
     const asked = ts.executor.execute({ name: 'write_file', arguments: { path: 'a.txt', content: 'x' } });
     for (let i = 0; i < 200 && ts.approvals.size === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
     const pending = ts.approvals.list()[0]!.traceId;
-    ts.approvals.decide(pending, { decision: 'approve' }, 'tester');
+    ts.approvals.decide(pending, { decision: 'approve' }, testPrincipal('tester'));
     await asked;
     expect(story(heard, pending)).toEqual([
       'trace:begin',

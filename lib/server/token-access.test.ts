@@ -66,7 +66,7 @@ describe.skipIf(!built)('the built server exposed beyond loopback', () => {
       for (const headers of without) {
         const refused = await call(headers);
         expect(refused.status).toBe(401);
-        expect(await refused.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: expect.any(String) } });
+        expect(await refused.json()).toEqual({ error: { code: 'UNAUTHENTICATED', message: expect.any(String) } });
       }
       const answer = await call({ authorization: `Bearer ${TOKEN}` });
       expect(answer.status).toBe(200);
@@ -78,13 +78,13 @@ describe.skipIf(!built)('the built server exposed beyond loopback', () => {
     it('the event stream: 401 without the token', async () => {
       const refused = await fetch(`${server.base}/api/v1/events`);
       expect(refused.status).toBe(401);
-      expect(await refused.json()).toMatchObject({ error: { code: 'UNAUTHORIZED' } });
+      expect(await refused.json()).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
     });
 
     it('a Next route (GET /api/v1/stats): 401 without the token, 200 with it', async () => {
       const refused = await fetch(`${server.base}/api/v1/stats`);
       expect(refused.status).toBe(401);
-      expect(await refused.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: expect.any(String) } });
+      expect(await refused.json()).toEqual({ error: { code: 'UNAUTHENTICATED', message: expect.any(String) } });
       const answer = await fetch(`${server.base}/api/v1/stats`, { headers: { authorization: `Bearer ${TOKEN}` } });
       expect(answer.status).toBe(200);
     });
@@ -103,7 +103,7 @@ describe.skipIf(!built)('the built server exposed beyond loopback', () => {
         body: new URLSearchParams({ token: 'wrong-token-wrong-token', next: '/' }),
       });
       expect(wrong.status).toBe(303);
-      expect(wrong.headers.get('location')).toContain('/login?error=wrong-token');
+      expect(wrong.headers.get('location')).toContain('/login?error=wrong-key');
       expect(wrong.headers.get('set-cookie')).toBeNull();
 
       const login = await fetch(`${server.base}/auth/login`, {

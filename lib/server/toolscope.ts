@@ -1,4 +1,5 @@
 import 'server-only';
+import { hasStoredKeys } from '../access/stored-keys';
 import { accessProblem, ConfigError, loadConfig } from '../config';
 import { createToolscope, type Toolscope } from './create-toolscope';
 
@@ -16,7 +17,8 @@ export function getToolscope(): Toolscope {
 
 function createServerToolscope(): Toolscope {
   const config = loadConfig();
-  const problem = accessProblem(config);
+  // Read before anything opens: a server that must not start leaves its data folder as it was.
+  const problem = accessProblem(config, hasStoredKeys(config.dbPath));
   if (problem) throw new ConfigError(problem);
   return createToolscope(config);
 }

@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { listTools, postToolCalls } from '../api/handlers';
 import { loadConfig } from '../config';
+import { createHttpApp } from '../http/app';
+import { callApp } from '../http/testing/call-app';
 import { createToolscope, type Toolscope } from '../server/create-toolscope';
 
 // The sandbox as the app shows and applies it: GET /api/v1/tools, and run_shell calls through
 // the whole pipeline with the config's shell settings.
-const base = 'http://127.0.0.1/api/v1';
 let ts: Toolscope | null = null;
 let dataDir = '';
 
@@ -29,25 +29,20 @@ function start(shell: Record<string, unknown>): Toolscope {
 }
 
 async function runEcho(app: Toolscope) {
-  const response = await postToolCalls(
-    new Request(`${base}/tool-calls`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        tool_calls: [
-          { id: 'c1', type: 'function', function: { name: 'run_shell', arguments: '{"command":["echo","hi"]}' } },
-        ],
-      }),
-    }),
-    app,
-  );
+  const response = await callApp(createHttpApp(app), 'POST', '/api/v1/tool-calls', {
+    body: {
+      tool_calls: [
+        { id: 'c1', type: 'function', function: { name: 'run_shell', arguments: '{"command":["echo","hi"]}' } },
+      ],
+    },
+  });
   return (await response.json()).results[0];
 }
 
 describe('the shell sandbox in the app', () => {
   it('is listed with the tools, and run_shell runs in it, by default', async () => {
     const app = start({});
-    const listing = await (await listTools(new Request(`${base}/tools`), app)).json();
+    const listing = await (await callApp(createHttpApp(app), 'GET', '/api/v1/tools')).json();
     expect(listing.sandbox).toEqual({ kind: 'bubblewrap', available: true, network: false, run_shell: 'sandboxed' });
     expect(listing.tools.map((tool: { name: string }) => tool.name)).toContain('run_shell');
     expect(await runEcho(app)).toMatchObject({ status: 'succeeded', output: 'hi\n' });
@@ -55,7 +50,7 @@ describe('the shell sandbox in the app', () => {
 
   it('refuses run_shell with a structured error when the config turns the sandbox off', async () => {
     const app = start({ sandbox: 'none' });
-    const listing = await (await listTools(new Request(`${base}/tools`), app)).json();
+    const listing = await (await callApp(createHttpApp(app), 'GET', '/api/v1/tools')).json();
     expect(listing.sandbox).toMatchObject({ kind: 'none', run_shell: 'refused', reason: expect.any(String) });
     const result = await runEcho(app);
     expect(result).toMatchObject({
@@ -67,7 +62,7 @@ describe('the shell sandbox in the app', () => {
 
   it('runs run_shell unsandboxed when the config accepts the risk, and says so', async () => {
     const app = start({ sandbox: 'none', allow_unsandboxed: true });
-    const listing = await (await listTools(new Request(`${base}/tools`), app)).json();
+    const listing = await (await callApp(createHttpApp(app), 'GET', '/api/v1/tools')).json();
     expect(listing.sandbox).toMatchObject({ kind: 'none', run_shell: 'unsandboxed' });
     expect(await runEcho(app)).toMatchObject({ status: 'succeeded', output: 'hi\n' });
   });

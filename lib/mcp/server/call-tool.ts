@@ -8,12 +8,14 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Clock, systemClock, type TimerHandle } from '../../executor/clock';
 import type { Executor } from '../../executor/executor';
-import type { CancelReason, ExecutionContext } from '../../executor/types';
+import type { CallPrincipal, CancelReason, ExecutionContext } from '../../executor/types';
 import { toCallToolResult, unavailableResult } from './call-tool-result';
 
 /** What the `tools/call` handler of one MCP session needs. */
 export interface CallToolDeps {
   executor: Pick<Executor, 'execute' | 'inFlight'>;
+  /** Who opened the session: the principal of its calls. */
+  principal: CallPrincipal | null;
   /** The session's id: the Toolscope session of its calls. */
   sessionId: string | undefined;
   /** The client's name and version from its `initialize`, kept with each call's trace. */
@@ -52,6 +54,7 @@ export async function callTool(
   const ctx: ExecutionContext = {
     sessionId: deps.sessionId ?? null,
     actor: 'mcp',
+    principal: deps.principal,
     signal: controller.signal,
     metadata: { mcp_client: { name: client?.name ?? null, version: client?.version ?? null } },
     onAwaitingApproval: keepAlive.start,

@@ -79,12 +79,26 @@ describe.skipIf(!built)('the built server as an MCP server', () => {
     expect(traceId).toBeDefined();
     for (let i = 0; i < 100 && progress.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(progress[0]?.message).toContain('Waiting for approval of write_file');
-    const decided = await server.send('POST', `/api/v1/approvals/${traceId}`, { decision: 'approve' });
+    // The token made the call: it may not decide it (no self-approval); a reviewer's key may.
+    const self = await server.send('POST', `/api/v1/approvals/${traceId}`, { decision: 'approve' });
+    expect(self).toMatchObject({ status: 403, json: { error: { code: 'SELF_APPROVAL' } } });
+    const key = await server.send('POST', '/api/v1/keys', { name: 'mcp-reviewer', role: 'reviewer' });
+    expect(key.status).toBe(201);
+    const decided = await fetch(`${server.base}/api/v1/approvals/${traceId}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.json.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'approve' }),
+    });
     expect(decided.status).toBe(200);
     const result = await pending;
     expect(result.isError).toBeUndefined();
     const trace = await server.send('GET', `/api/v1/traces/${traceId}`);
-    expect(trace.json).toMatchObject({ status: 'succeeded', actor: 'mcp', approval: { decision: 'approved' } });
+    expect(trace.json).toMatchObject({
+      status: 'succeeded',
+      actor: 'mcp',
+      principal: { name: 'admin', role: 'admin' },
+      approval: { decision: 'approved', by: 'mcp-reviewer', decided_by: { name: 'mcp-reviewer', role: 'reviewer' } },
+    });
   });
 
   it('a cancelled call is traced CANCELLED', async () => {

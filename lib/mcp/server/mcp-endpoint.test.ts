@@ -311,7 +311,7 @@ describe('Toolscope as an MCP server', () => {
     expect(form.status).toBe(415);
     const put = await fetch(`${server.base}/mcp`, { method: 'PUT', headers, body: '{}' });
     expect(put.status).toBe(405);
-    expect(put.headers.get('allow')).toBe('GET, POST, DELETE, OPTIONS');
+    expect(put.headers.get('allow')).toBe('GET, POST, DELETE, HEAD, OPTIONS');
     const stream = await fetch(`${server.base}/mcp`, { headers: { accept: 'text/event-stream' } });
     expect(stream.status).toBe(400);
   });

@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { readBoundedBody } from '../../agent-path/read-body';
-import { sendError } from '../../agent-path/respond';
-import { guardJsonBody } from '../../api/request-guard';
-import type { Config } from '../../config';
+import { ApiError, errorEnvelope } from '../../errors';
 import type { Clock } from '../../executor/clock';
 import type { Executor } from '../../executor/executor';
+import type { CallPrincipal } from '../../executor/types';
 import { boundRpcErrors, hasOversizedInitialize, MAX_INITIALIZE_VALUES } from './bound-rpc';
 import { createSessionServer } from './session-server';
 
@@ -23,8 +20,12 @@ export interface McpEndpointOptions {
 }
 
 export interface McpEndpoint {
-  /** Serves `/mcp` (after the agent path's guard): POST messages, GET the server's stream, DELETE a session. */
-  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /**
+   * Serves `/mcp` (after the HTTP layer's guard, authentication and body limit): POST messages
+   * (`body`: the request's body, read within its bound; null when it had none), GET the
+   * server's stream, DELETE a session.
+   */
+  handle(request: Request, body: Buffer | null, principal?: CallPrincipal): Promise<Response>;
   /** Ids of the sessions open now. */
   sessionIds(): string[];
   /** Ends every session (their calls are cancelled) and stops following the registry. */
@@ -33,7 +34,9 @@ export interface McpEndpoint {
 
 interface Session {
   id: string;
-  transport: StreamableHTTPServerTransport;
+  /** Who opened it: the only principal that may use it or end it. */
+  principal: CallPrincipal | null;
+  transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
   /** Requests of this session still open (a call, the GET stream). */
   open: number;
@@ -42,14 +45,13 @@ interface Session {
 }
 
 const SESSION_HEADER = 'mcp-session-id';
-const ALLOW = 'GET, POST, DELETE, OPTIONS';
 
 /**
  * Toolscope as an MCP server: Streamable HTTP at `/mcp`, stateful, one SDK transport and
- * `Server` per session (`createSessionServer`). The agent path's guard (Host, Origin on writes,
- * token) has run before `handle`.
+ * `Server` per session (`createSessionServer`). The HTTP layer's guard (Host, Origin on writes),
+ * authentication and body limit have run before `handle`.
  * 1. Origin is checked on every method here, GET's stream too (MCP's guidance against DNS rebinding).
- * 2. POST: the body is read with the API's limits and parsed here; an `initialize` without a
+ * 2. POST: the body, read by the HTTP layer within the API's limits, is parsed here; an `initialize` without a
  *    session id opens a session (id `mcp-<uuid>`, the Toolscope session of its calls); any other
  *    message names its session, and an unknown one is 404 (the client then starts anew).
  * 3. GET and DELETE go to their session's transport: the server's stream, the session's end.
@@ -57,7 +59,10 @@ const ALLOW = 'GET, POST, DELETE, OPTIONS';
  * 5. Sessions idle (nothing open) for `idleSessionMs` are ended, and at most `maxSessions` kept.
  */
 export function createMcpEndpoint(
-  ts: { executor: Pick<Executor, 'execute' | 'inFlight' | 'registry'>; config: Pick<Config, 'limits'> },
+  ts: {
+    executor: Pick<Executor, 'execute' | 'inFlight' | 'registry'>;
+    mayCall?: (principalId: string, tool: string) => boolean;
+  },
   options: McpEndpointOptions = {},
 ): McpEndpoint {
   const keepAliveMs = options.keepAliveMs ?? 10_000;
@@ -72,9 +77,9 @@ export function createMcpEndpoint(
     return session.transport.close().catch(() => {});
   };
 
-  const open = (): Session => {
-    const session = { id: '', open: 0, lastSeen: now(), ended: false } as Session;
-    session.transport = new StreamableHTTPServerTransport({
+  const open = (principal: CallPrincipal | null): Session => {
+    const session = { id: '', principal, open: 0, lastSeen: now(), ended: false } as Session;
+    session.transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => `mcp-${randomUUID()}`,
       onsessioninitialized: (id) => {
         session.id = id;
@@ -93,6 +98,8 @@ export function createMcpEndpoint(
     };
     session.server = createSessionServer({
       executor: ts.executor,
+      principal,
+      mayCall: ts.mayCall,
       ended: () => session.ended,
       keepAliveMs,
       clock: options.clock,
@@ -134,70 +141,90 @@ export function createMcpEndpoint(
     for (const session of sessions.values()) session.server.sendToolListChanged().catch(() => {});
   });
 
-  /** Counts the request as the session's activity until its response closes. */
-  const serve = async (session: Session, req: IncomingMessage, res: ServerResponse, body?: unknown) => {
+  /** Counts the request as the session's activity until its response (a stream, maybe) ends. */
+  const serve = async (session: Session, request: Request, body?: unknown): Promise<Response> => {
     session.open++;
     session.lastSeen = now();
-    res.once('close', () => {
+    let counted = true;
+    const done = () => {
+      if (!counted) return;
+      counted = false;
       session.open--;
       session.lastSeen = now();
-    });
-    await session.transport.handleRequest(req, res, body);
+    };
+    try {
+      const response = await session.transport.handleRequest(
+        request,
+        body === undefined ? undefined : { parsedBody: body },
+      );
+      if (!response.body) {
+        done();
+        return response;
+      }
+      return new Response(whenEnded(response.body, done), response);
+    } catch (error) {
+      done();
+      throw error;
+    }
   };
 
-  const post = async (req: IncomingMessage, res: ServerResponse) => {
-    const json = guardJsonBody(req.headers['content-type']);
-    if (!json.ok) return sendError(res, json.status, json.code, json.message);
-    const { maxBodyBytes, bodyTimeoutMs } = ts.config.limits;
-    const text = (await readBoundedBody(req, { maxBytes: maxBodyBytes, timeoutMs: bodyTimeoutMs })).toString('utf8');
+  /** The session a request names, if it is open and was opened by the same principal (another's is not found). */
+  const sessionOf = (id: string, principal: CallPrincipal | null): Session | undefined => {
+    const session = sessions.get(id);
+    if (!session || (session.principal?.id ?? null) !== (principal?.id ?? null)) return undefined;
+    return session;
+  };
+
+  const post = async (request: Request, raw: Buffer | null, principal: CallPrincipal | null): Promise<Response> => {
+    if (raw === null) return rpcError(400, -32700, 'Parse error: the body is empty.');
     let body: unknown;
     try {
-      body = JSON.parse(text);
+      body = JSON.parse(raw.toString('utf8'));
     } catch {
-      return sendRpcError(res, 400, -32700, 'Parse error: the body is not JSON.');
+      return rpcError(400, -32700, 'Parse error: the body is not JSON.');
     }
     if (hasOversizedInitialize(body)) {
       const message = `Invalid params: an initialize request holds more than ${MAX_INITIALIZE_VALUES} values.`;
-      return sendRpcError(res, 400, -32602, message);
+      return rpcError(400, -32602, message);
     }
-    const id = sessionIdOf(req);
+    const id = sessionIdOf(request);
     if (id !== null) {
-      const session = sessions.get(id);
-      if (!session) return sendRpcError(res, 404, -32001, `Session not found: ${id.slice(0, 100)}. Initialize anew.`);
-      return serve(session, req, res, body);
+      const session = sessionOf(id, principal);
+      if (!session) return rpcError(404, -32001, `Session not found: ${id.slice(0, 100)}. Initialize anew.`);
+      return serve(session, request, body);
     }
     const initializing = Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
     if (!initializing) {
-      return sendRpcError(res, 400, -32000, 'Bad Request: send the Mcp-Session-Id header, or initialize first.');
+      return rpcError(400, -32000, 'Bad Request: send the Mcp-Session-Id header, or initialize first.');
     }
     if (!makeRoom()) {
-      return sendRpcError(res, 503, -32000, `Toolscope serves ${maxSessions} MCP sessions at most and all are busy.`);
+      return rpcError(503, -32000, `Toolscope serves ${maxSessions} MCP sessions at most and all are busy.`);
     }
-    const session = open();
+    const session = open(principal);
     await session.server.connect(session.transport);
-    return serve(session, req, res, body);
+    return serve(session, request, body);
   };
 
   return {
-    async handle(req, res) {
-      const method = req.method ?? 'GET';
-      if (!sameOrigin(req)) {
-        return sendError(res, 403, 'CROSS_ORIGIN', `Requests from ${req.headers.origin} may not use /mcp.`);
+    async handle(request, body, principal) {
+      const { method } = request;
+      if (!sameOrigin(request)) {
+        const origin = request.headers.get('origin');
+        return Response.json(errorEnvelope('CROSS_ORIGIN', `Requests from ${origin} may not use /mcp.`), {
+          status: 403,
+        });
       }
-      if (method === 'POST') return post(req, res);
+      if (method === 'POST') return post(request, body, principal ?? null);
       if (method === 'GET' || method === 'DELETE') {
-        const id = sessionIdOf(req);
-        if (id === null) return sendRpcError(res, 400, -32000, 'Bad Request: send the Mcp-Session-Id header.');
-        const session = sessions.get(id);
-        if (!session) return sendRpcError(res, 404, -32001, `Session not found: ${id.slice(0, 100)}.`);
-        return serve(session, req, res);
+        const id = sessionIdOf(request);
+        if (id === null) return rpcError(400, -32000, 'Bad Request: send the Mcp-Session-Id header.');
+        const session = sessionOf(id, principal ?? null);
+        if (!session) return rpcError(404, -32001, `Session not found: ${id.slice(0, 100)}.`);
+        return serve(session, request);
       }
-      if (method === 'OPTIONS') {
-        res.writeHead(204, { allow: ALLOW });
-        res.end();
-        return;
-      }
-      return sendError(res, 405, 'METHOD_NOT_ALLOWED', `/mcp answers ${ALLOW}.`, { allow: ALLOW });
+      throw new ApiError('METHOD_NOT_ALLOWED', '/mcp answers GET, POST, DELETE, OPTIONS.', undefined, {
+        allow: 'GET, POST, DELETE, OPTIONS',
+      });
     },
     sessionIds: () => [...sessions.keys()],
     async close() {
@@ -209,29 +236,52 @@ export function createMcpEndpoint(
   };
 }
 
-function sessionIdOf(req: IncomingMessage): string | null {
-  const value = req.headers[SESSION_HEADER];
-  return typeof value === 'string' && value !== '' ? value : null;
+function sessionIdOf(request: Request): string | null {
+  const value = request.headers.get(SESSION_HEADER);
+  return value ? value : null;
 }
 
 /** No Origin (a program, not a page), or the page's origin is this very host. */
-function sameOrigin(req: IncomingMessage): boolean {
-  const origin = req.headers.origin;
-  if (origin === undefined) return true;
+function sameOrigin(request: Request): boolean {
+  const origin = request.headers.get('origin');
+  if (origin === null) return true;
   try {
-    return new URL(origin).host.toLowerCase() === (req.headers.host ?? '').toLowerCase();
+    return new URL(origin).host.toLowerCase() === (request.headers.get('host') ?? '').toLowerCase();
   } catch {
     return false;
   }
 }
 
 /** A JSON-RPC error answered before any session handles the message (as the SDK's transport words them). */
-function sendRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  const text = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
+function rpcError(status: number, code: number, message: string): Response {
+  return Response.json(
+    { jsonrpc: '2.0', error: { code, message }, id: null },
+    {
+      status,
+      headers: { 'cache-control': 'no-store' },
+    },
+  );
+}
+
+/** The same body, calling `done` once it has ended, errored or been cancelled by the client. */
+function whenEnded(body: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done: ended, value } = await reader.read();
+        if (ended) {
+          done();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (error) {
+        done();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      done();
+      return reader.cancel(reason);
+    },
   });
-  res.end(text);
 }

@@ -45,15 +45,15 @@ describe('/mcp behind the guard', () => {
     const server = await start({ TOOLSCOPE_TOKEN: TOKEN });
     await expect(server.connect()).rejects.toMatchObject({
       code: 401,
-      message: expect.stringContaining('requires its token'),
+      message: expect.stringContaining('requires a key'),
     });
     await expect(server.connect({ authorization: 'Bearer not-the-token-at-all' })).rejects.toMatchObject({
       code: 401,
-      message: expect.stringContaining('requires its token'),
+      message: expect.stringContaining('not valid here'),
     });
     const refused = await fetch(`${server.base}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: initialize });
     expect(refused.status).toBe(401);
-    expect(await refused.json()).toMatchObject({ error: { code: 'UNAUTHORIZED' } });
+    expect(await refused.json()).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
     const stream = await fetch(`${server.base}/mcp`, { headers: { accept: 'text/event-stream' }, redirect: 'manual' });
     expect(stream.status).toBe(401);
 

@@ -3,6 +3,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import packageJson from '../../../package.json';
 import type { Clock } from '../../executor/clock';
 import type { Executor } from '../../executor/executor';
+import type { CallPrincipal } from '../../executor/types';
 import { callTool } from './call-tool';
 import { mcpToolOf } from './mcp-tool';
 
@@ -13,6 +14,9 @@ const INSTRUCTIONS =
 
 export interface SessionServerOptions {
   executor: Pick<Executor, 'execute' | 'inFlight' | 'registry'>;
+  /** Who opened the session: its calls are theirs, and it lists only the tools they may call. */
+  principal: CallPrincipal | null;
+  mayCall?: (principalId: string, tool: string) => boolean;
   /** Whether the session was ended: its calls' cancellations are then the session's, not the client's. */
   ended(): boolean;
   keepAliveMs: number;
@@ -34,12 +38,19 @@ export function createSessionServer(options: SessionServerOptions): Server {
       debouncedNotificationMethods: ['notifications/tools/list_changed'],
     },
   );
-  const { executor } = options;
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: executor.registry.list().map(mcpToolOf) }));
+  const { executor, principal, mayCall } = options;
+  const visible = (name: string) => !principal || !mayCall || mayCall(principal.id, name);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: executor.registry
+      .list()
+      .filter((tool) => visible(tool.name))
+      .map(mcpToolOf),
+  }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
     callTool(
       {
         executor,
+        principal,
         sessionId: extra.sessionId,
         client: () => server.getClientVersion(),
         ended: options.ended,

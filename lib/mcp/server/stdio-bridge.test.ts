@@ -80,7 +80,7 @@ describe('the stdio bridge', () => {
     try {
       server = await startMcpTestServer(ts);
       const refused = bridge(`${server.base}/mcp`);
-      await expect(refused).rejects.toThrow(/requires its token/);
+      await expect(refused).rejects.toThrow(/requires a key/);
       await client?.close();
       const { client: allowed } = await bridge(`${server.base}/mcp`, { TOOLSCOPE_TOKEN: token });
       expect((await allowed.listTools()).tools.length).toBeGreaterThan(0);

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getTrace, postToolCalls } from '../../api/handlers';
-import { listMcpServers, reconnectMcpServer } from '../../api/mcp-servers';
-import { replayTrace } from '../../api/replay';
+import { testPrincipal } from '../../access/testing/principals';
 import type { StreamEvent } from '../../events';
 import { inputJsonSchema } from '../../executor/json-schema';
+import { createHttpApp } from '../../http/app';
+import { callApp } from '../../http/testing/call-app';
 import type { Toolscope } from '../../server/create-toolscope';
 import { testToolscopes } from '../../server/testing/test-toolscopes';
 import type { ServerState } from './upstream-server';
@@ -23,6 +23,10 @@ const FIXTURE = path.resolve('lib/mcp/upstream/testing/fixture-server.mjs');
 
 // biome-ignore lint/suspicious/noExplicitAny: the tests read JSON answers whose shape they assert on
 type Json = any;
+
+/** The HTTP layer's answer to one request of `ts`, in process. */
+const api = (ts: Toolscope, method: string, path: string, body?: object) =>
+  callApp(createHttpApp(ts), method, path, { body });
 
 async function until<T>(what: string, read: () => T | null | undefined | false, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -63,7 +67,7 @@ describe('a stdio server (server-everything)', () => {
     // The startup line it writes to stderr is kept.
     expect(status.stderrTail.join('\n')).toMatch(/Starting default \(STDIO\) server/);
 
-    const listed: Json = await listMcpServers(ts).json();
+    const listed: Json = await (await api(ts, 'GET', '/api/v1/mcp/servers')).json();
     expect(listed.servers).toEqual([
       {
         name: 'everything',
@@ -81,7 +85,7 @@ describe('a stdio server (server-everything)', () => {
       },
     ]);
     expect(JSON.stringify(listed)).not.toContain(EVERYTHING);
-    const missing = await reconnectMcpServer('nope', ts);
+    const missing = await api(ts, 'POST', '/api/v1/mcp/servers/nope/reconnect');
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
   });
@@ -141,14 +145,7 @@ describe('faults, replay and recording mode on an upstream tool', () => {
     ts.faults.reset();
 
     const post = (body: object) =>
-      postToolCalls(
-        new Request('http://127.0.0.1/api/v1/tool-calls', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        }),
-        ts,
-      ).then((response) => response.json() as Promise<Json>);
+      api(ts, 'POST', '/api/v1/tool-calls', body).then((response) => response.json() as Promise<Json>);
     const tool = (id: string, message: string) => ({
       id,
       type: 'function',
@@ -159,25 +156,21 @@ describe('faults, replay and recording mode on an upstream tool', () => {
     expect(original).toMatchObject({ status: 'succeeded', output: 'Echo: one' });
 
     const replay = (body: object) =>
-      replayTrace(
-        new Request(`http://127.0.0.1/api/v1/traces/${original.trace_id}/replay`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        }),
-        original.trace_id,
-        ts,
-      ).then((response) => response.json() as Promise<Json>);
+      api(ts, 'POST', `/api/v1/traces/${original.trace_id}/replay`, body).then(
+        (response) => response.json() as Promise<Json>,
+      );
     const again = await replay({});
     expect(again).toMatchObject({ status: 'succeeded', output: 'Echo: one' });
     const edited = await replay({ arguments: { message: 'two' } });
     expect(edited).toMatchObject({ status: 'succeeded', output: 'Echo: two' });
-    expect(await (await getTrace(edited.trace_id, ts)).json()).toMatchObject({ replay_of: original.trace_id });
+    expect(await (await api(ts, 'GET', `/api/v1/traces/${edited.trace_id}`)).json()).toMatchObject({
+      replay_of: original.trace_id,
+    });
 
     // Recording mode: served from the recording, nothing reaches the server.
     const served = await post({ session_id: 'played', replay_from: 'recorded', tool_calls: [tool('p1', 'one')] });
     expect(served.results[0]).toMatchObject({ status: 'succeeded', output: 'Echo: one' });
-    const trace: Json = await (await getTrace(served.results[0].trace_id, ts)).json();
+    const trace: Json = await (await api(ts, 'GET', `/api/v1/traces/${served.results[0].trace_id}`)).json();
     expect(trace).toMatchObject({ served_from: original.trace_id, attempts: [] });
 
     // With the server gone, a recorded call is still served; one that is not recorded fails.
@@ -237,7 +230,7 @@ describe('a Streamable HTTP server (server-everything)', () => {
       expect(status).toMatchObject({ transport: 'http', protocolVersion: expect.any(String) });
       const echo = await call(ts, 'web__echo', { message: 'over http' });
       expect(echo).toMatchObject({ status: 'succeeded', output: 'Echo: over http' });
-      const listed = JSON.stringify(await listMcpServers(ts).json());
+      const listed = JSON.stringify(await (await api(ts, 'GET', '/api/v1/mcp/servers')).json());
       expect(listed).not.toContain('sekrit');
       expect(JSON.stringify(ts.store.get(echo.traceId))).not.toContain('sekrit');
 
@@ -326,7 +319,7 @@ describe('a server that fails, crashes and comes back (fixture)', () => {
     expect(await call(ts, 'flaky__whisper', { text: 'x' })).toMatchObject({ error: { code: 'UNKNOWN_TOOL' } });
 
     fs.rmSync(failFile);
-    const response = await reconnectMcpServer('flaky', ts);
+    const response = await api(ts, 'POST', '/api/v1/mcp/servers/flaky/reconnect');
     expect(response.status).toBe(200);
     const body: Json = await response.json();
     expect(body).toMatchObject({
@@ -403,7 +396,9 @@ describe('a server that fails, crashes and comes back (fixture)', () => {
     expect(second.resumedAtStart).toBe(1);
     await until('the call taken up again', () => second.approvals.get(traceId));
     expect(second.upstream.get('flaky')?.state).toBe('connected');
-    expect(second.approvals.decide(traceId, { decision: 'approve' }, 'test')).toMatchObject({ ok: true });
+    expect(second.approvals.decide(traceId, { decision: 'approve' }, testPrincipal('test'))).toMatchObject({
+      ok: true,
+    });
     await until('the approved call', () => second.store.get(traceId)?.status === 'succeeded');
     expect(second.store.get(traceId)?.output).toBe('added');
   });
