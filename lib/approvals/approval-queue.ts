@@ -1,6 +1,6 @@
 import { errorData } from '../executor/errors';
 import type { ApprovalDecision, ApprovalRequest, Approver } from '../executor/ports';
-import type { SideEffect, ToolErrorData } from '../executor/types';
+import type { CallPrincipal, SideEffect, ToolErrorData } from '../executor/types';
 import type { FieldIssue } from '../executor/validate-input';
 import { keepRedacted } from './keep-redacted';
 
@@ -10,6 +10,8 @@ export interface PendingApproval {
   toolCallId: string;
   sessionId: string | null;
   actor: string;
+  /** Who made the call; null for calls made before principals. */
+  principal: CallPrincipal | null;
   tool: string;
   sideEffect: SideEffect;
   /** Redacted: secrets stay `[REDACTED]`. */
@@ -40,7 +42,9 @@ export type DecideOutcome =
   /** "Always allow" with a rule that cannot be made (a bad specifier): the call stays pending. */
   | { ok: false; reason: 'invalid_rule'; message: string }
   /** No call with this trace id is waiting (unknown, or already decided). */
-  | { ok: false; reason: 'not_pending' };
+  | { ok: false; reason: 'not_pending' }
+  /** The one deciding made the call: nobody approves or denies their own call. */
+  | { ok: false; reason: 'self_approval' };
 
 export interface ApprovalQueueOptions {
   /**
@@ -55,8 +59,11 @@ export interface ApprovalQueue extends Approver {
   /** Calls waiting, oldest first. */
   list(): PendingApproval[];
   get(traceId: string): PendingApproval | null;
-  /** Decides a waiting call as `by`; the executor records the decision and goes on. */
-  decide(traceId: string, input: DecisionInput, by: string): DecideOutcome;
+  /**
+   * Decides a waiting call as `by`, who must not be the call's own principal (local mode's one
+   * person excepted); the executor records the decision and goes on.
+   */
+  decide(traceId: string, input: DecisionInput, by: CallPrincipal): DecideOutcome;
   /** Called whenever a call starts or stops waiting. */
   subscribe(listener: () => void): () => void;
   readonly size: number;
@@ -104,6 +111,7 @@ export function createApprovalQueue(options: ApprovalQueueOptions = {}): Approva
             toolCallId: request.toolCallId,
             sessionId: request.sessionId,
             actor: request.actor,
+            principal: request.principal,
             tool: request.tool,
             sideEffect: request.sideEffect,
             arguments: request.arguments,
@@ -128,8 +136,11 @@ export function createApprovalQueue(options: ApprovalQueueOptions = {}): Approva
     decide(traceId, input, by) {
       const entry = waiting.get(traceId);
       if (!entry) return { ok: false, reason: 'not_pending' };
+      if (isSelfApproval(entry.pending.principal, by)) return { ok: false, reason: 'self_approval' };
+      const byPrincipal: CallPrincipal = { id: by.id, name: by.name, role: by.role };
       if (input.decision === 'deny') {
-        entry.answer({ approved: false, reason: input.reason?.trim() || 'no reason was given', by });
+        const reason = input.reason?.trim() || 'no reason was given';
+        entry.answer({ approved: false, reason, by: by.name, byPrincipal });
         return { ok: true, ruleCreated: null };
       }
       let edited = input.arguments;
@@ -157,7 +168,8 @@ export function createApprovalQueue(options: ApprovalQueueOptions = {}): Approva
       }
       entry.answer({
         approved: true,
-        by,
+        by: by.name,
+        byPrincipal,
         ...(edited !== undefined ? { input: edited } : {}),
         ...(input.reason?.trim() ? { reason: input.reason.trim() } : {}),
         ...(ruleCreated ? { ruleCreated } : {}),
@@ -172,6 +184,11 @@ export function createApprovalQueue(options: ApprovalQueueOptions = {}): Approva
       return waiting.size;
     },
   };
+}
+
+/** Whether `by` made the call: local mode's one person decides their own calls, as before principals. */
+export function isSelfApproval(caller: CallPrincipal | null, by: CallPrincipal): boolean {
+  return caller !== null && by.id !== 'local' && caller.id === by.id;
 }
 
 /** Edited arguments that still hold a mask where the secret cannot be put back. */

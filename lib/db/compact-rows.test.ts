@@ -34,6 +34,8 @@ function writeOldRow(db: SqliteDatabase, vault: Vault, trace: TraceRecord, stage
     sealedArguments: vault.seal(trace.rawArguments, trace.id),
     sealedEditedArguments: null,
   };
+  // Columns added after 0012 (principal_ref, 0015) are not there yet.
+  delete values.principalRef;
   const columns = Object.entries(getTableColumns(toolCalls)).filter(([key]) => key in values && key !== 'seq');
   db.prepare(
     `INSERT INTO tool_calls (${columns.map(([, column]) => column.name).join(', ')})

@@ -123,6 +123,8 @@ export interface ListFilter {
   to?: number;
   text?: string;
   faulted?: boolean;
+  /** Only one principal's calls (see `TraceQuery.principalId`). */
+  principalId?: string;
   limit: number;
   /** Only rows with a smaller seq (older than the previous page's last row). */
   beforeSeq?: number;
@@ -141,6 +143,7 @@ export function resolveListFilter(query: TraceQuery = {}): ListFilter {
   if (Number.isFinite(query.to)) filter.to = query.to;
   if (query.text) filter.text = query.text;
   if (typeof query.faulted === 'boolean') filter.faulted = query.faulted;
+  if (query.principalId) filter.principalId = query.principalId;
   if (query.cursor) filter.beforeSeq = decodeCursor(query.cursor);
   return filter;
 }
@@ -156,14 +159,16 @@ export function needsBoundedScan(filter: ListFilter): boolean {
   const equalities = [filter.tool, filter.status, filter.sessionId].filter((value) => value !== undefined).length;
   if (filter.text !== undefined) return !searchesAlone(filter);
   // Succeeded calls have no entry in the (partial) status index: that filter is checked row by row.
-  return filter.faulted !== undefined || filter.status === 'succeeded' || equalities > 1;
+  return (
+    filter.faulted !== undefined || filter.principalId !== undefined || filter.status === 'succeeded' || equalities > 1
+  );
 }
 
 /** Whether the query is a text search the search index answers alone: a trigram or more, no other filter. */
 export function searchesAlone(filter: ListFilter): boolean {
-  const { tool, status, sessionId, from, to, text, faulted } = filter;
+  const { tool, status, sessionId, from, to, text, faulted, principalId } = filter;
   if (text === undefined || !usesSearchIndex(text)) return false;
-  return [tool, status, sessionId, from, to, faulted].every((value) => value === undefined);
+  return [tool, status, sessionId, from, to, faulted, principalId].every((value) => value === undefined);
 }
 
 /**
@@ -184,8 +189,8 @@ export function scanFloor(filter: ListFilter, newest: number, window: number): n
  * The cursor and the limit do not change the total.
  */
 export function cheapTotal(filter: ListFilter): 'all' | 'tool' | null {
-  const { tool, status, sessionId, from, to, text, faulted } = filter;
+  const { tool, status, sessionId, from, to, text, faulted, principalId } = filter;
   if (status !== undefined || sessionId !== undefined || from !== undefined || to !== undefined) return null;
-  if (text !== undefined || faulted !== undefined) return null;
+  if (text !== undefined || faulted !== undefined || principalId !== undefined) return null;
   return tool === undefined ? 'all' : 'tool';
 }

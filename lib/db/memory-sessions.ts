@@ -8,7 +8,7 @@ import {
   type SessionSummary,
 } from './session-types';
 import { decodeSessionCall } from './sqlite-sessions';
-import type { TraceRowValues } from './trace-row';
+import type { PrincipalOf, TraceRowValues } from './trace-row';
 import { UNFINISHED_STATUSES } from './trace-store';
 
 /** A stored call as the in-memory store holds it: its column values and its `seq`. */
@@ -85,19 +85,25 @@ export function listMemorySessions(calls: Iterable<MemoryCall>, query: SessionQu
 }
 
 /** One session's calls in `session_seq` order (then `seq`), as the SQLite read returns them. */
-export function memorySessionCalls(calls: Iterable<MemoryCall>, id: string, limit: number): SessionCalls {
+export function memorySessionCalls(
+  calls: Iterable<MemoryCall>,
+  id: string,
+  limit: number,
+  principalOf?: PrincipalOf,
+): SessionCalls {
   const max = Math.max(1, Math.floor(limit));
   const mine = [...calls]
     .filter((call) => call.values.sessionId === id)
     .sort((a, b) => (a.values.sessionSeq ?? 0) - (b.values.sessionSeq ?? 0) || a.seq - b.seq);
   return {
-    calls: mine.slice(0, max).map(({ values, imported }) =>
-      decodeSessionCall({
-        ...values,
-        imported: imported ? 1 : 0,
-        argumentsPreview: argumentsPreview(values.arguments),
-      }),
-    ),
+    calls: mine
+      .slice(0, max)
+      .map(({ values, imported }) =>
+        decodeSessionCall(
+          { ...values, imported: imported ? 1 : 0, argumentsPreview: argumentsPreview(values.arguments) },
+          principalOf,
+        ),
+      ),
     truncated: mine.length > max,
   };
 }

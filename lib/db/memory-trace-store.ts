@@ -14,6 +14,7 @@ import {
 } from './list-query';
 import { aggregateSessions, listMemorySessions, type MemoryCall, memorySessionCalls } from './memory-sessions';
 import { percentile } from './percentile';
+import { createMemoryPrincipalDirectory } from './principal-directory';
 import { createSessionSequence } from './session-sequence';
 import { importedRecord } from './sqlite-import-traces';
 import { decodeTraceId } from './trace-id';
@@ -145,7 +146,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
 
     get(id) {
       const row = byId.get(id);
-      return row ? decodeStoredTrace({ ...valuesOf(row), imported: row.imported ? 1 : 0 }) : null;
+      return row ? decodeStoredTrace({ ...valuesOf(row), imported: row.imported ? 1 : 0 }, principals.byRef) : null;
     },
     openSealedArguments(id) {
       const row = byId.get(id);
@@ -271,7 +272,7 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
       return aggregateSessions(liveCalls()).find((session) => session.id === id) ?? null;
     },
     sessionCalls(id, limit) {
-      return memorySessionCalls(liveCalls(), id, limit);
+      return memorySessionCalls(liveCalls(), id, limit, principals.byRef);
     },
 
     delete(id) {
@@ -348,20 +349,27 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
   };
 }
 
+/** The principals of every memory store of the process, numbered as first seen. */
+const principals = createMemoryPrincipalDirectory();
+
 function valuesOf(row: MemoryRow): TraceRowValues {
   if (!row.encoded) {
-    row.encoded = encodeTraceRecord(row.snapshot as TraceRecord, row.sessionSeq);
+    const record = row.snapshot as TraceRecord;
+    row.encoded = encodeTraceRecord(
+      record,
+      row.sessionSeq,
+      record.principal ? principals.refOf(record.principal) : null,
+    );
     row.snapshot = null;
   }
   return row.encoded;
 }
 
 function summaryOf(values: TraceRowValues, imported: boolean) {
-  return decodeTraceSummary({
-    ...values,
-    imported: imported ? 1 : 0,
-    argumentsPreview: argumentsPreview(values.arguments),
-  });
+  return decodeTraceSummary(
+    { ...values, imported: imported ? 1 : 0, argumentsPreview: argumentsPreview(values.arguments) },
+    principals.byRef,
+  );
 }
 
 function compareText(a: string, b: string): number {
@@ -406,6 +414,7 @@ function matchesFilter(values: TraceRowValues, filter: ListFilter): boolean {
   if (filter.from !== undefined && values.createdAt < filter.from) return false;
   if (filter.to !== undefined && values.createdAt >= filter.to) return false;
   if (filter.faulted !== undefined && values.faulted !== (filter.faulted ? 1 : 0)) return false;
+  if (filter.principalId !== undefined && values.principalRef !== principals.refOfId(filter.principalId)) return false;
   if (filter.text !== undefined && !matchesText(values, filter.text)) return false;
   return true;
 }

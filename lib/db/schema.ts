@@ -102,6 +102,8 @@ export const toolCalls = sqliteTable(
     servedFrom: text('served_from'),
     /** 1: the call came from an imported file (read-only: no sealed arguments, never replayed or cancelled). */
     imported: flag('imported'),
+    /** Who made the call: `access_keys.ref` of the principal (a key, TOOLSCOPE_TOKEN, local mode); NULL before migration 0015. */
+    principalRef: integer('principal_ref'),
     // Virtual: computed from the stored columns above when read, never stored (migration 0014).
     toolCallId: text('tool_call_id').notNull().generatedAlwaysAs(decoded('tool_call_id').as, { mode: 'virtual' }),
     actor: text('actor').notNull().generatedAlwaysAs(decoded('actor').as, { mode: 'virtual' }),
@@ -272,3 +274,66 @@ export const sessions = sqliteTable(
     index('sessions_stale_idx').on(table.id).where(sql`${table.stale} = 1`),
   ],
 );
+
+/**
+ * The principals calls and audit entries name: named keys (`kind` key, the token stored as its
+ * SHA-256 only, never itself), TOOLSCOPE_TOKEN's bootstrap admin (`token`) and local mode's one
+ * person (`local`). Keys are revoked, never deleted: the calls and entries that name them stay
+ * readable. `ref` is what `tool_calls.principal_ref` holds (a small integer: a byte or two a call).
+ */
+export const accessKeys = sqliteTable('access_keys', {
+  ref: integer('ref').primaryKey({ autoIncrement: true }),
+  /** `key_…` for a key; `token` and `local` for the two principals without a stored key. */
+  id: text('id').notNull().unique(),
+  kind: text('kind').$type<'key' | 'token' | 'local'>().notNull(),
+  name: text('name').notNull(),
+  role: text('role').$type<'agent' | 'viewer' | 'reviewer' | 'admin'>().notNull(),
+  /** Hex SHA-256 of the key's token; NULL for `token` and `local`. */
+  tokenHash: text('token_hash').unique(),
+  /** JSON `{ allow, ask, deny }`: the key's own permission rules; NULL for none. */
+  permissions: text('permissions'),
+  /** JSON array of the tools the key may call; NULL for every tool. */
+  tools: text('tools'),
+  /** Epoch ms. */
+  createdAt: integer('created_at').notNull(),
+  lastUsedAt: integer('last_used_at'),
+  revokedAt: integer('revoked_at'),
+});
+
+/**
+ * People's logins: one row per session cookie, the cookie's value stored as its SHA-256 only.
+ * Ended by logout, by expiry, and by revoking the key it was made with.
+ */
+export const loginSessions = sqliteTable('login_sessions', {
+  /** Hex SHA-256 of the cookie's value. */
+  idHash: text('id_hash').primaryKey(),
+  keyRef: integer('key_ref').notNull(),
+  createdAt: integer('created_at').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+  endedAt: integer('ended_at'),
+  /** The address the login came from. */
+  address: text('address'),
+});
+
+/**
+ * The audit trail: every decision, rule and key change, login and destructive action, who made it
+ * and from where. Append-only (triggers refuse UPDATE and DELETE), each entry holding the SHA-256
+ * of the one before it (`prev_hash`) in its own `hash`, so an entry edited or removed behind
+ * Toolscope's back is found by `GET /api/v1/audit/verify`. Retention never prunes it.
+ */
+export const auditLog = sqliteTable('audit_log', {
+  seq: integer('seq').primaryKey({ autoIncrement: true }),
+  /** Epoch ms. */
+  at: integer('at').notNull(),
+  /** JSON `{ id, name, role }` of who did it. */
+  principal: text('principal').notNull(),
+  kind: text('kind').notNull(),
+  /** What it was done to: a trace id, a rule, a key id… NULL when nothing in particular. */
+  target: text('target'),
+  /** JSON: what was done, `before`/`after` where it applies. */
+  detail: text('detail').notNull(),
+  /** The client's address. */
+  address: text('address'),
+  prevHash: text('prev_hash').notNull(),
+  hash: text('hash').notNull(),
+});

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { testPrincipal } from '../access/testing/principals';
 import { testToolscopes } from '../server/testing/test-toolscopes';
 import { openDatabase } from './open-database';
 import { createSqliteEventHistory } from './sqlite-event-history';
 
 const toolscopes = testToolscopes('toolscope-event-history-');
-const all = { tool: null, session: null, trace: null };
+const all = { tool: null, session: null, trace: null, principal: null };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('createSqliteEventHistory', () => {
@@ -53,7 +54,7 @@ describe('createSqliteEventHistory', () => {
       expect(new Set(session.map((e) => e.data.trace_id))).toEqual(new Set([pending, after.metadata.traceId]));
       expect(history.since(since, all, 2)).toBeNull();
 
-      ts.approvals.decide(pending, { decision: 'approve' }, 'tester');
+      ts.approvals.decide(pending, { decision: 'approve' }, testPrincipal('tester'));
       await asked;
       const decided = history.since(since, { ...all, trace: pending }, 100)!;
       expect(decided.map((e) => e.data.type)).toEqual(['begin', 'requested', 'decided', 'finish']);

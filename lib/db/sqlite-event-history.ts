@@ -17,12 +17,14 @@ interface Row {
   requested_at: number | null;
   decided_at: number | null;
   decision: string | null;
+  principal: string | null;
 }
 
 const COLUMNS = `${idTextSql('id')} AS id, tool, status, session_id, created_at, finished_at,
   json_extract(approval, '$.requestedAt') AS requested_at,
   json_extract(approval, '$.decidedAt') AS decided_at,
-  json_extract(approval, '$.decision') AS decision`;
+  json_extract(approval, '$.decision') AS decision,
+  (SELECT id FROM access_keys WHERE ref = principal_ref) AS principal`;
 
 export interface SqliteEventHistoryOptions {
   /**
@@ -77,24 +79,24 @@ export function createSqliteEventHistory(db: SqliteDatabase, options: SqliteEven
 /** The events of one call at or after `since`, in order. */
 function eventsOf(row: Row, since: number): HistoryEvent[] {
   const call = { trace_id: row.id, tool: row.tool };
-  const session_id = row.session_id;
+  const { session_id, principal } = row;
   const found: HistoryEvent[] = [];
   if (row.created_at >= since) {
     const data = { type: 'begin' as const, ...call, status: 'running' as const, session_id, at: row.created_at };
-    found.push({ kind: 'trace', data });
+    found.push({ kind: 'trace', data, principal });
   }
   if (row.requested_at !== null && row.requested_at >= since) {
     const data = { type: 'requested' as const, ...call, session_id, at: row.requested_at };
-    found.push({ kind: 'approval', data });
+    found.push({ kind: 'approval', data, principal });
   }
   if (row.decided_at !== null && row.decided_at >= since && row.decision) {
     const decision = row.decision as 'approved' | 'denied' | 'expired' | 'cancelled';
     const data = { type: 'decided' as const, ...call, session_id, decision, at: row.decided_at };
-    found.push({ kind: 'approval', data });
+    found.push({ kind: 'approval', data, principal });
   }
   if (row.finished_at !== null && row.finished_at >= since) {
     const data = { type: 'finish' as const, ...call, status: row.status, session_id, at: row.finished_at };
-    found.push({ kind: 'trace', data });
+    found.push({ kind: 'trace', data, principal });
   }
   return found;
 }

@@ -13,6 +13,7 @@ import {
   TEXT_SCAN_WINDOW,
 } from './list-query';
 import type { SqliteDatabase } from './open-database';
+import { createSqlitePrincipalDirectory, type PrincipalDirectory } from './principal-directory';
 import { STATUS_INDEXED, toolCalls } from './schema';
 import {
   idSearchQuery,
@@ -48,6 +49,7 @@ const SUMMARY_KEYS = [
   'sessionSeq',
   'servedFrom',
   'imported',
+  'principalRef',
 ] as const;
 type SummaryRow = TraceSummaryRow & { seq: number };
 
@@ -76,6 +78,8 @@ export interface ListTracesOptions {
   timeRangePlan?: TimeRangePlan | 'auto';
   /** See DEFAULT_SCAN_WINDOW. */
   scanWindow?: number;
+  /** The principals calls point at (`principal_ref`). */
+  principals?: PrincipalDirectory;
 }
 
 /**
@@ -94,6 +98,8 @@ export function createSqliteListTraces(
 ): (query?: TraceQuery) => TracePage {
   const forcedPlan = options.timeRangePlan ?? 'auto';
   const scanWindow = options.scanWindow ?? DEFAULT_SCAN_WINDOW;
+  const principals = options.principals ?? createSqlitePrincipalDirectory(sqlite);
+  const decode = (row: SummaryRow) => decodeTraceSummary(row, principals.byRef);
   const newestSeq = sqlite.prepare('SELECT max(seq) FROM tool_calls').pluck();
   const oldestSeqFrom = sqlite
     .prepare('SELECT seq FROM tool_calls WHERE created_at >= ? ORDER BY created_at LIMIT 1')
@@ -232,6 +238,9 @@ export function createSqliteListTraces(
 
   // One read transaction: the total and the page see the same snapshot.
   const list = sqlite.transaction((filter: ListFilter): TracePage => {
+    const principalRef = filter.principalId === undefined ? undefined : principals.refOfId(filter.principalId);
+    // A principal that never made a call (or is unknown) has none to list.
+    if (principalRef === null) return { items: [], nextCursor: null, partial: false, total: null };
     const newest = (newestSeq.get() as number | null) ?? 0;
     let floorSeq = scanFloor(filter, newest, scanWindow);
     const params = {
@@ -247,6 +256,7 @@ export function createSqliteListTraces(
       suffix: filter.text === undefined ? undefined : likeSuffix(filter.text),
       match: filter.text !== undefined && usesSearchIndex(filter.text) ? searchIndexQuery(filter.text) : undefined,
       idMatch: filter.text !== undefined && usesSearchIndex(filter.text) ? idSearchQuery(filter.text) : undefined,
+      principalRef,
       limit: filter.limit + 1,
     };
     let rows: SummaryRow[];
@@ -259,10 +269,10 @@ export function createSqliteListTraces(
     const last = page.at(-1);
     const total = totalFor(filter);
     if (rows.length > filter.limit && last) {
-      return { items: page.map(decodeTraceSummary), nextCursor: encodeCursor(last.seq), partial: false, total };
+      return { items: page.map(decode), nextCursor: encodeCursor(last.seq), partial: false, total };
     }
     return {
-      items: page.map(decodeTraceSummary),
+      items: page.map(decode),
       nextCursor: floorSeq === undefined ? null : encodeCursor(floorSeq),
       partial: floorSeq !== undefined,
       total,
@@ -303,6 +313,7 @@ export function listTracesSql(
     filter.beforeSeq !== undefined && 'seq < @beforeSeq',
     bounded && 'seq >= @floorSeq',
     filter.faulted !== undefined && `${columns.faulted.name} = ${filter.faulted ? 1 : 0}`,
+    filter.principalId !== undefined && 'principal_ref = @principalRef',
     filter.text !== undefined && TEXT_SEARCH,
   ].filter((clause): clause is string => clause !== false);
   const table = plan === 'created-at-index' ? 'tool_calls INDEXED BY tool_calls_created_at_idx' : 'tool_calls';
@@ -446,6 +457,7 @@ function searchSql(filter: ListFilter): string {
     filter.from !== undefined && '+created_at >= @from',
     filter.to !== undefined && '+created_at < @to',
     filter.faulted !== undefined && `${columns.faulted.name} = ${filter.faulted ? 1 : 0}`,
+    filter.principalId !== undefined && 'principal_ref = @principalRef',
     TEXT_SEARCH,
   ].filter((clause): clause is string => clause !== false);
   return `SELECT ${SELECT_LIST} FROM tool_calls WHERE ${where.join(' AND ')} ORDER BY seq DESC`;

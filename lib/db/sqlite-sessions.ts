@@ -12,7 +12,7 @@ import {
   type SessionQuery,
   type SessionSummary,
 } from './session-types';
-import { decodeTraceSummary, type TraceSummaryRow } from './trace-row';
+import { decodeTraceSummary, type PrincipalOf, type TraceSummaryRow } from './trace-row';
 
 /**
  * Whether a session came from an import: its first call's `tool_calls.imported` flag, one probe of
@@ -46,7 +46,7 @@ export const SESSION_READ_SQL = {
   calls: `SELECT id, tool_call_id AS toolCallId, session_id AS sessionId, actor, tool, status,
       created_at AS createdAt, finished_at AS finishedAt, latency_ms AS latencyMs, attempt_count AS attemptCount,
       error_code AS errorCode, retried, fell_back AS fellBack, truncated, faulted, replayed,
-      session_seq AS sessionSeq, served_from AS servedFrom, imported,
+      session_seq AS sessionSeq, served_from AS servedFrom, imported, principal_ref AS principalRef,
       substr(arguments, 1, ${ARGUMENTS_PREVIEW_CHARS}) AS argumentsPreview,
       arguments, batch_id AS batchId, approval, attempts, error
     FROM tool_calls WHERE session_id = @id ORDER BY session_seq, seq LIMIT @limit`,
@@ -64,7 +64,7 @@ type CallRow = TraceSummaryRow & {
 const decodeSession = (row: SessionRow): SessionSummary => ({ ...row, imported: row.imported === 1 });
 
 /** Builds the SQLite reads of the `sessions` aggregate and of one session's calls. */
-export function createSqliteSessions(sqlite: SqliteDatabase) {
+export function createSqliteSessions(sqlite: SqliteDatabase, principalOf?: PrincipalOf) {
   const refresh = sqlite.prepare(SESSION_READ_SQL.refresh);
   const anyStale = sqlite.prepare(SESSION_READ_SQL.anyStale).pluck();
   const one = sqlite.prepare(SESSION_READ_SQL.one);
@@ -112,15 +112,18 @@ export function createSqliteSessions(sqlite: SqliteDatabase) {
     calls(id: string, limit: number): SessionCalls {
       const max = Math.max(1, Math.floor(limit));
       const rows = calls.all({ id, limit: max + 1 }) as CallRow[];
-      return { calls: rows.slice(0, max).map(decodeSessionCall), truncated: rows.length > max };
+      return {
+        calls: rows.slice(0, max).map((row) => decodeSessionCall(row, principalOf)),
+        truncated: rows.length > max,
+      };
     },
   };
 }
 
 /** A call row of a session as the session view reads it. */
-export function decodeSessionCall(row: CallRow): SessionCall {
+export function decodeSessionCall(row: CallRow, principalOf?: PrincipalOf): SessionCall {
   return {
-    ...decodeTraceSummary(row),
+    ...decodeTraceSummary(row, principalOf),
     batchId: row.batchId,
     approval: row.approval === null ? null : (JSON.parse(row.approval) as ApprovalRecord),
     attempts: decodeAttempts(row.attempts, row.tool, row.error),

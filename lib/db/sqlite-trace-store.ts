@@ -6,6 +6,7 @@ import { setStoredForms, writtenColumn } from './coded-columns';
 import { type CommitTimers, systemCommitTimers } from './commit-timers';
 import { createGroupCommit, DEFAULT_MAX_BATCH } from './group-commit';
 import type { SqliteDatabase } from './open-database';
+import { createSqlitePrincipalDirectory, type PrincipalDirectory } from './principal-directory';
 import { STATUS_INDEXED, type ToolCallRow, toolCalls } from './schema';
 import { createSearchIndexer } from './search-indexer';
 import { createSessionSequence } from './session-sequence';
@@ -38,6 +39,8 @@ export interface SqliteTraceStoreOptions {
    * of the current turn of the event loop. Its caller waits that long, plus the commit.
    */
   commitWindowMs?: number;
+  /** How calls refer to their principals; by default the database's `access_keys`. */
+  principals?: PrincipalDirectory;
 }
 
 // Columns a call may change after `begin`. Identity and indexed-but-immutable columns (tool,
@@ -82,6 +85,7 @@ const IDENTITY_KEYS = [
   'servedFrom',
   // Written with the row, never changed: a later upsert keeps the number the row got first.
   'sessionSeq',
+  'principalRef',
 ] as const satisfies readonly (keyof ToolCallRow)[];
 
 // [SQL column, named parameter]: names come from the drizzle schema, parameters are its keys.
@@ -214,12 +218,13 @@ export function createSqliteTraceStore({
   scanWindow,
   timers = systemCommitTimers,
   commitWindowMs = 0,
+  principals = createSqlitePrincipalDirectory(sqlite),
 }: SqliteTraceStoreOptions): TraceStore {
-  const listTraces = createSqliteListTraces(sqlite, { timeRangePlan, scanWindow });
+  const listTraces = createSqliteListTraces(sqlite, { timeRangePlan, scanWindow, principals });
   const toolStats = createSqliteToolStats(sqlite);
   const navigation = createSqliteTraceNavigation(sqlite);
   const deletion = createSqliteTraceDeletion(sqlite);
-  const sessions = createSqliteSessions(sqlite);
+  const sessions = createSqliteSessions(sqlite, principals.byRef);
   const upsert = prepareByPosition<PendingWrite['values']>(sqlite, TRACE_WRITE_SQL.upsert);
   const replaysOf = sqlite.prepare(TRACE_READ_SQL.replays).pluck();
   const sealedById = sqlite.prepare(TRACE_READ_SQL.sealed);
@@ -309,7 +314,12 @@ export function createSqliteTraceStore({
 
   // Edited arguments (rare: an approver changed them) are sealed on every write that has them.
   const sealedValues = (record: TraceRecord): PendingWrite['values'] => {
-    const values = encodeTraceRecord(record, sessionSeq.of(record.id, record.sessionId)) as PendingWrite['values'];
+    const principalRef = record.principal ? principals.refOf(record.principal) : null;
+    const values = encodeTraceRecord(
+      record,
+      sessionSeq.of(record.id, record.sessionId),
+      principalRef,
+    ) as PendingWrite['values'];
     setStoredForms(values);
     values.sealedEditedArguments =
       record.rawEditedArguments === null ? null : vault.seal(record.rawEditedArguments, editedOwner(record.id));
@@ -341,7 +351,7 @@ export function createSqliteTraceStore({
     get(id) {
       flush();
       const row = getById.get(storedIdForms(id)) as ToolCallRow | undefined;
-      return row ? decodeStoredTrace(row) : null;
+      return row ? decodeStoredTrace(row, principals.byRef) : null;
     },
     openSealedArguments(id) {
       flush();

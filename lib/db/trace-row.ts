@@ -1,4 +1,4 @@
-import type { ApprovalRecord, ModelTruncation, ToolErrorData, TraceRecord } from '../executor/types';
+import type { ApprovalRecord, CallPrincipal, ModelTruncation, ToolErrorData, TraceRecord } from '../executor/types';
 import {
   decodeAttempts,
   decodeModelMessage,
@@ -55,6 +55,7 @@ export type TraceSummaryRow = Pick<
   | 'sessionSeq'
   | 'servedFrom'
   | 'imported'
+  | 'principalRef'
 > & { argumentsPreview: string | null };
 
 const bit = (value: boolean): 0 | 1 => (value ? 1 : 0);
@@ -67,7 +68,11 @@ const bit = (value: boolean): 0 | 1 => (value ? 1 : 0);
  * `sessionSeq` is the call's place in its session, which the store assigned.
  * Both stores keep exactly this form, so they round-trip records identically.
  */
-export function encodeTraceRecord(record: TraceRecord, sessionSeq: number | null): TraceRowValues {
+export function encodeTraceRecord(
+  record: TraceRecord,
+  sessionSeq: number | null,
+  principalRef: number | null = null,
+): TraceRowValues {
   const output = toJson(record.output);
   const error = record.error === null ? null : toJson(record.error);
   const metadata = toJson(record.metadata);
@@ -107,11 +112,17 @@ export function encodeTraceRecord(record: TraceRecord, sessionSeq: number | null
     batchId: record.batchId,
     sessionSeq,
     servedFrom: record.servedFrom,
+    principalRef,
   };
 }
 
+/** The principal of a `principal_ref`, as the store's directory knows it (see `principal-directory.ts`). */
+export type PrincipalOf = (ref: number) => CallPrincipal | null;
+
+const noPrincipals: PrincipalOf = () => null;
+
 /** Rebuilds the trace record from its columns and the unsealed raw arguments. */
-export function decodeStoredTrace(row: StoredTraceRow): StoredTrace {
+export function decodeStoredTrace(row: StoredTraceRow, principalOf: PrincipalOf = noPrincipals): StoredTrace {
   const error = (fromJson(row.error) ?? null) as ToolErrorData | null;
   return {
     ...(row.imported === 1 ? { imported: true } : {}),
@@ -119,6 +130,7 @@ export function decodeStoredTrace(row: StoredTraceRow): StoredTrace {
     toolCallId: row.toolCallId,
     sessionId: row.sessionId,
     actor: row.actor,
+    principal: row.principalRef === null || row.principalRef === undefined ? null : principalOf(row.principalRef),
     tool: row.tool,
     status: row.status,
     sideEffect: row.sideEffect,
@@ -147,12 +159,13 @@ export function decodeStoredTrace(row: StoredTraceRow): StoredTrace {
 }
 
 /** The list's view of a row. */
-export function decodeTraceSummary(row: TraceSummaryRow): TraceSummary {
+export function decodeTraceSummary(row: TraceSummaryRow, principalOf: PrincipalOf = noPrincipals): TraceSummary {
   return {
     id: decodeTraceId(row.id),
     toolCallId: row.toolCallId,
     sessionId: row.sessionId,
     actor: row.actor,
+    principal: row.principalRef === null || row.principalRef === undefined ? null : principalOf(row.principalRef),
     tool: row.tool,
     status: row.status,
     createdAt: row.createdAt,

@@ -1,4 +1,4 @@
-import type { CallStatus, ToolErrorData, TraceRecord, TraceSink } from '../executor/types';
+import type { CallPrincipal, CallStatus, ToolErrorData, TraceRecord, TraceSink } from '../executor/types';
 import type { SessionCalls, SessionPage, SessionQuery, SessionSummary } from './session-types';
 
 /**
@@ -44,6 +44,8 @@ export interface TraceSummary {
   toolCallId: string;
   sessionId: string | null;
   actor: string;
+  /** Who made the call (verified); null for calls recorded before principals. */
+  principal: CallPrincipal | null;
   tool: string;
   status: CallStatus;
   createdAt: number;
@@ -81,6 +83,11 @@ export interface TraceQuery {
    * are faulted): the store reads a bounded window of rows per page, as for a text search.
    */
   faulted?: boolean;
+  /**
+   * Only the calls of this principal (an agent reads its own). No index narrows it: a bounded
+   * window of rows per page, as for a text search.
+   */
+  principalId?: string;
   /** 1..500, default 50. */
   limit?: number;
   /** Opaque; from a previous page's `nextCursor`. Newest first. */

@@ -116,6 +116,7 @@ export function createExecuteStage(deps: {
         sideEffect: sideEffectOf(fallback, checked.value),
         actor: live.record.actor,
         sessionId: live.record.sessionId,
+        principal: live.record.principal,
       });
       if (decided.policy !== 'allow') {
         notes.push(`fallback ${name}: its policy does not allow running it unasked (${decided.rule})`);

@@ -158,14 +158,20 @@ describe('permission', () => {
         : { policy: 'allow', rule: 'allow write(*)' };
     };
     const { executor, store } = setup([write], { policy });
-    const ok = await executor.execute({ name: 'write', arguments: { text: 'x' } }, { actor: 'agent', sessionId: 's1' });
+    const principal = { id: 'key_a', name: 'agent-a', role: 'agent' };
+    const ok = await executor.execute(
+      { name: 'write', arguments: { text: 'x' } },
+      { actor: 'agent', sessionId: 's1', principal },
+    );
     expect(seen[0]).toEqual({
       tool: 'write',
       input: { text: 'x' },
       sideEffect: 'write',
       actor: 'agent',
       sessionId: 's1',
+      principal,
     });
+    expect(store.get(ok.traceId)?.principal).toEqual(principal);
     expect(store.get(ok.traceId)?.stages.find((s) => s.name === 'permission')?.detail).toBe('allow write(*)');
     const refused = await executor.execute({ name: 'write', arguments: { text: 'rm' } });
     expect(refused.error).toMatchObject({ code: 'PERMISSION_DENIED', details: { rule: 'deny write(rm)' } });

@@ -89,6 +89,7 @@ export function runPermissionStage(
     sideEffect: call.sideEffect,
     actor: record.actor,
     sessionId: record.sessionId,
+    principal: record.principal,
   });
   const { policy, rule } = decision;
   // A call taken up after a restart was waiting for a person: it runs only if one approves it,
@@ -169,6 +170,7 @@ async function awaitApproval(deps: PermissionDeps, call: PermissionCall, rule: s
   }
   const decision = answer.decision;
   approval.by = decision.by ?? null;
+  if (decision.byPrincipal) approval.decidedBy = decision.byPrincipal;
   approval.reason = decision.reason ?? null;
   if (!decision.approved) {
     approval.decision = decision.timedOut ? 'expired' : 'denied';
@@ -254,6 +256,7 @@ function applyEdit(
     sideEffect,
     actor: record.actor,
     sessionId: record.sessionId,
+    principal: record.principal,
   });
   if (policy.policy === 'deny') {
     const message = `The edited arguments are denied by the policy (${policy.rule}), so the call was not run.`;
@@ -310,6 +313,7 @@ function askApprover(deps: PermissionDeps, call: PermissionCall, approval: Appro
           toolCallId: record.toolCallId,
           sessionId: record.sessionId,
           actor: record.actor,
+          principal: record.principal,
           tool: tool.name,
           sideEffect: call.sideEffect,
           arguments: record.arguments,

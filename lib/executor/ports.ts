@@ -1,4 +1,4 @@
-import type { AttemptFault, Policy, SideEffect, ToolErrorData } from './types';
+import type { AttemptFault, CallPrincipal, Policy, SideEffect, ToolErrorData } from './types';
 
 /** What a person (or a rule) is asked to decide for a call whose policy is `ask`. */
 export interface ApprovalRequest {
@@ -6,6 +6,8 @@ export interface ApprovalRequest {
   toolCallId: string;
   sessionId: string | null;
   actor: string;
+  /** Who made the call: an approver must not be them. */
+  principal: CallPrincipal | null;
   tool: string;
   sideEffect: SideEffect;
   /** Redacted: what the approver may show. */
@@ -30,11 +32,13 @@ export type ApprovalDecision =
       /** Edited input to run instead; validated again. */
       input?: unknown;
       by?: string;
+      /** The principal who decided. */
+      byPrincipal?: CallPrincipal;
       reason?: string;
       /** The rule the decision created ("always allow"), as the Policy page shows it. */
       ruleCreated?: string;
     }
-  | { approved: false; reason: string; timedOut?: boolean; by?: string };
+  | { approved: false; reason: string; timedOut?: boolean; by?: string; byPrincipal?: CallPrincipal };
 
 /** Decides calls whose policy is `ask`. The approvals queue implements it; tests pass their own. */
 export interface Approver {
@@ -95,6 +99,8 @@ export interface PolicyRequest {
   sideEffect: SideEffect;
   actor: string;
   sessionId: string | null;
+  /** Who made the call: a key may carry rules of its own. */
+  principal?: CallPrincipal | null;
 }
 
 /** A policy and what decided it, shown in the permission stage and the approvals queue. */

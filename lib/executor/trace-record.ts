@@ -19,6 +19,7 @@ export function createTraceRecord(
     toolCallId: call.id ? scrub(call.id) : `call_${traceId.replace(/-/g, '').slice(0, 24)}`,
     sessionId: ctx.sessionId ? scrub(ctx.sessionId) : null,
     actor: ctx.actor ?? 'api',
+    principal: ctx.principal ?? null,
     tool: typeof call.name === 'string' ? call.name : String(call.name),
     status: 'running',
     sideEffect: null,

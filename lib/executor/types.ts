@@ -36,12 +36,24 @@ export interface ToolCall {
   arguments: unknown;
 }
 
+/**
+ * Who made a call, as its trace records it: the principal the HTTP layer verified (a key, the
+ * token's admin, local mode's person). `actor` beside it is only a label the caller gives.
+ */
+export interface CallPrincipal {
+  id: string;
+  name: string;
+  role: string;
+}
+
 /** What the caller knows about the call's surroundings. */
 export interface ExecutionContext {
   traceId?: string;
   sessionId?: string | null;
-  /** Who asked: `api`, `playground`, `mcp`, an agent name... */
+  /** Who asked, as the caller labels it: `api`, `playground`, `mcp`, an agent name... */
   actor?: string;
+  /** Who made the call, verified (the key it came with); absent for calls made by Toolscope itself. */
+  principal?: CallPrincipal | null;
   signal?: AbortSignal;
   /** Free-form data kept with the trace (client info...). */
   metadata?: Record<string, unknown>;
@@ -362,8 +374,10 @@ export interface ApprovalRecord {
   expiresAt: number | null;
   /** Null while the call waits. */
   decision: 'approved' | 'denied' | 'expired' | 'cancelled' | null;
-  /** Who decided (a user name, `api`), or who cancelled. */
+  /** Who decided (the principal's name), or who cancelled. */
   by: string | null;
+  /** The principal who decided, verified from their key or login; absent on records made before principals. */
+  decidedBy?: CallPrincipal | null;
   /** Epoch ms. */
   decidedAt: number | null;
   /** The reason given with a denial (it reaches the model) or an approval. */
@@ -378,6 +392,8 @@ export interface TraceRecord {
   toolCallId: string;
   sessionId: string | null;
   actor: string;
+  /** Who made the call (verified); null for calls recorded before principals existed. */
+  principal: CallPrincipal | null;
   tool: string;
   status: CallStatus;
   sideEffect: SideEffect | null;
