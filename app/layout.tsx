@@ -1,9 +1,10 @@
 import { Activity } from 'lucide-react';
 import type { Metadata } from 'next';
-import { cookies, headers } from 'next/headers';
+import { cookies } from 'next/headers';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
-import { LogoutButton } from '@/components/access/logout-button';
+import { ViewerProvider } from '@/components/access/viewer';
+import { WhoAmI } from '@/components/access/who-am-i';
 import { ApprovalsLive } from '@/components/approvals/approvals-live';
 import { ApprovalsNavLink } from '@/components/approvals/approvals-nav-link';
 import { FaultsNavLink, FaultsPhoneIndicator } from '@/components/faults/faults-nav-link';
@@ -13,10 +14,11 @@ import { ShortcutsDialog } from '@/components/shortcuts-dialog';
 import { ThemeToggle } from '@/components/theme-toggle';
 import { TimeZoneMenu } from '@/components/time-zone-menu';
 import { TimeZoneProvider } from '@/components/time-zone-provider';
-import { carriesToken } from '@/lib/api/access-token';
+import { type Action, reachOf } from '@/lib/access/roles';
 import { getToolscope } from '@/lib/server/toolscope';
 import { THEME_SCRIPT } from '@/lib/ui/theme';
 import { parseTimeZoneChoice, resolveTimeZone, runtimeTimeZone, TIME_ZONE_COOKIE } from '@/lib/ui/time-zone';
+import { currentPrincipal } from './_lib/principal';
 import { faultRulesSnapshot } from './faults/snapshot';
 import './globals.css';
 
@@ -36,9 +38,9 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
     parseTimeZoneChoice((await cookies()).get(TIME_ZONE_COOKIE)?.value),
     runtimeTimeZone(),
   );
-  const { token } = getToolscope().config;
+  const principal = await currentPrincipal();
   // Not logged in (the guard lets only the login page through then): the page alone, no live header.
-  if (token !== null && !carriesToken(await headers(), token)) {
+  if (!principal) {
     return (
       <html lang="en" suppressHydrationWarning>
         <head>
@@ -54,8 +56,17 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
     );
   }
   const renderedAt = Date.now();
+  const ts = getToolscope();
   // The nav's fault indicator is right from the first paint: a rule breaking tools is never hidden.
-  const faults = faultRulesSnapshot(getToolscope());
+  const faults = faultRulesSnapshot(ts);
+  const viewer = {
+    id: principal.id,
+    name: principal.name,
+    role: principal.role,
+    kind: principal.kind,
+    localMode: principal.kind === 'local',
+  };
+  const may = (action: Action) => reachOf(principal.role, action) !== null;
   return (
     <html lang="en" suppressHydrationWarning>
       <head>
@@ -70,41 +81,45 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           Skip to content
         </a>
         <Providers>
-          <ApprovalsLive>
-            <TimeZoneProvider initial={timeZone} renderedAt={renderedAt}>
-              <header className="sticky top-0 z-30 border-b border-line bg-bg/95 backdrop-blur">
-                <nav aria-label="Main" className="mx-auto flex h-11 max-w-[1600px] items-center gap-1 px-3 sm:px-4">
-                  <Link
-                    href="/"
-                    className="mr-1 flex shrink-0 items-center gap-1.5 font-semibold tracking-tight sm:mr-3"
-                  >
-                    <Activity size={16} className="text-accent" aria-hidden />
-                    <span className="max-sm:sr-only">Toolscope</span>
-                  </Link>
-                  {/* On a phone the sections scroll sideways inside the bar, never the page. */}
-                  <div className="flex min-w-0 items-center gap-1 overflow-x-auto whitespace-nowrap [scrollbar-width:none]">
-                    <NavLink href="/">Traces</NavLink>
-                    <NavLink href="/sessions">Sessions</NavLink>
-                    <NavLink href="/tools">Tools</NavLink>
-                    <ApprovalsNavLink />
-                    <NavLink href="/policy">Policy</NavLink>
-                    <FaultsNavLink initial={faults} renderedAt={renderedAt} />
-                    <NavLink href="/import">Import</NavLink>
-                  </div>
-                  <div className="ml-auto flex shrink-0 items-center gap-1.5 pl-1">
-                    <FaultsPhoneIndicator initial={faults} renderedAt={renderedAt} />
-                    <TimeZoneMenu />
-                    <ShortcutsDialog />
-                    <ThemeToggle />
-                    {token !== null && <LogoutButton />}
-                  </div>
-                </nav>
-              </header>
-              <main id="main" className="mx-auto max-w-[1600px] px-3 py-4 sm:px-4">
-                {children}
-              </main>
-            </TimeZoneProvider>
-          </ApprovalsLive>
+          <ViewerProvider viewer={viewer}>
+            <ApprovalsLive>
+              <TimeZoneProvider initial={timeZone} renderedAt={renderedAt}>
+                <header className="sticky top-0 z-30 border-b border-line bg-bg/95 backdrop-blur">
+                  <nav aria-label="Main" className="mx-auto flex h-11 max-w-[1600px] items-center gap-1 px-3 sm:px-4">
+                    <Link
+                      href="/"
+                      className="mr-1 flex shrink-0 items-center gap-1.5 font-semibold tracking-tight sm:mr-3"
+                    >
+                      <Activity size={16} className="text-accent" aria-hidden />
+                      <span className="max-sm:sr-only">Toolscope</span>
+                    </Link>
+                    {/* On a phone the sections scroll sideways inside the bar, never the page. */}
+                    <div className="relative flex min-w-0 items-center gap-1 overflow-x-auto whitespace-nowrap [scrollbar-width:none]">
+                      <NavLink href="/">Traces</NavLink>
+                      <NavLink href="/sessions">Sessions</NavLink>
+                      <NavLink href="/tools">Tools</NavLink>
+                      <ApprovalsNavLink />
+                      <NavLink href="/policy">Policy</NavLink>
+                      <FaultsNavLink initial={faults} renderedAt={renderedAt} />
+                      {may('calls.import') && <NavLink href="/import">Import</NavLink>}
+                      <NavLink href="/audit">Audit</NavLink>
+                      {may('keys.manage') && <NavLink href="/keys">Keys</NavLink>}
+                    </div>
+                    <div className="ml-auto flex shrink-0 items-center gap-1.5 pl-1">
+                      <FaultsPhoneIndicator initial={faults} renderedAt={renderedAt} />
+                      <TimeZoneMenu />
+                      <ShortcutsDialog />
+                      <ThemeToggle />
+                      <WhoAmI />
+                    </div>
+                  </nav>
+                </header>
+                <main id="main" className="mx-auto max-w-[1600px] px-3 py-4 sm:px-4">
+                  {children}
+                </main>
+              </TimeZoneProvider>
+            </ApprovalsLive>
+          </ViewerProvider>
         </Providers>
       </body>
     </html>

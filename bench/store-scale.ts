@@ -11,10 +11,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { assistantMessageOf } from '../lib/api/assistant-message';
 import { traceJson } from '../lib/api/serialize';
 import { sessionDetail } from '../lib/api/sessions';
 import { allStatsJson } from '../lib/api/stats';
+import { assistantMessageOf } from '../lib/calls/assistant-message';
 import { openDatabase } from '../lib/db/open-database';
 import { createSqliteToolSeries } from '../lib/db/sqlite-tool-series';
 import { createSqliteTraceStore } from '../lib/db/sqlite-trace-store';

@@ -420,6 +420,7 @@ export function seedCall(i: number, total: number): TraceRecord & { sessionSeq: 
     toolCallId: callId,
     sessionId,
     actor: 'api',
+    principal: null,
     tool: shape.tool,
     status,
     sideEffect: shape.sideEffect,

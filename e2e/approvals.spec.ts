@@ -5,7 +5,8 @@ import { ApprovalsPage } from './pages/approvals-page';
 import { TracePage } from './pages/trace-page';
 
 /** The e2e config decides approvals as this user, and lets them expire after 20 s (app-server.ts). */
-const REVIEWER = 'e2e-reviewer';
+// A loopback Toolscope without keys is in local mode: its one person decides, as `local`.
+const REVIEWER = 'local';
 const SCREENS = process.env.SCREENS_DIR;
 
 /** A `write_file` call as an agent sends it with `"wait": false`: answered at once, still pending. */

@@ -38,7 +38,7 @@ test('a secret in a URL is redacted in the arguments, the output, what the model
     const api = await (await request.get(`/api/v1/traces/${traceId}`)).text();
     expect(api).not.toContain(SECRET);
     expect(api).not.toContain('hunter2pass');
-    const exported = await (await request.get(`/traces/${traceId}/export`)).text();
+    const exported = await (await request.get(`/api/v1/traces/${traceId}/export`)).text();
     expect(exported).not.toContain(SECRET);
     expect(exported).toContain('[REDACTED]');
   } finally {

@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { listFaults } from '@/lib/api/faults';
 import { loadConfig } from '@/lib/config';
+import { createHttpApp } from '@/lib/http/app';
+import { callApp } from '@/lib/http/testing/call-app';
 import { createToolscope, type Toolscope } from '@/lib/server/create-toolscope';
 import { faultRulesSnapshot } from './snapshot';
 
@@ -44,6 +45,6 @@ describe("the Faults page's first paint", () => {
       ['slow', true],
     ]);
     expect(snapshot.active).toBe(1);
-    expect(snapshot).toEqual(await (await listFaults(ts)).json());
+    expect(snapshot).toEqual(await (await callApp(createHttpApp(ts), 'GET', '/api/v1/faults')).json());
   });
 });

@@ -1,17 +1,22 @@
 import { KeyRound } from 'lucide-react';
 import type { Metadata } from 'next';
-import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { ResumeSession } from '@/components/access/resume-session';
-import { carriesToken } from '@/lib/api/access-token';
-import { safeNextPath } from '@/lib/api/login-redirect';
-import { getToolscope } from '@/lib/server/toolscope';
+import { safeNextPath } from '@/lib/access/safe-next-path';
+import { currentPrincipal } from '../_lib/principal';
 
 export const metadata: Metadata = { title: 'Log in' };
 
+/** What the form says after a refused login. */
+const ERRORS: Record<string, string> = {
+  'wrong-key': 'That key is not valid here: wrong, unknown or revoked.',
+  'agent-key':
+    'That is an agent key: agents send it with their requests, people log in with a viewer, reviewer or admin key.',
+};
+
 /**
- * The login form of a Toolscope with `TOOLSCOPE_TOKEN` set: one field for the token. A plain
- * form posting to /auth/login, so it works before any script has loaded.
+ * The login form of a Toolscope with keys (or `TOOLSCOPE_TOKEN`): one field for a person's key.
+ * A plain form posting to /auth/login, so it works before any script has loaded.
  */
 export default async function LoginPage({
   searchParams,
@@ -20,9 +25,9 @@ export default async function LoginPage({
 }) {
   const params = await searchParams;
   const next = safeNextPath(typeof params.next === 'string' ? params.next : '/');
-  const { token } = getToolscope().config;
-  if (!token || carriesToken(await headers(), token)) redirect(next);
-  const wrong = params.error === 'wrong-token';
+  if (await currentPrincipal()) redirect(next);
+  const error = typeof params.error === 'string' ? (ERRORS[params.error] ?? null) : null;
+  const wrong = error !== null;
   return (
     <div className="mx-auto flex max-w-sm flex-col gap-4 py-16" data-testid="login">
       <ResumeSession next={next} />
@@ -32,14 +37,15 @@ export default async function LoginPage({
           Log in to Toolscope
         </h1>
         <p className="text-fg-muted">
-          This Toolscope asks for its token: the value of <code className="font-mono">TOOLSCOPE_TOKEN</code> it was
-          started with.
+          This Toolscope asks for a key: your own (an admin makes one on the Keys page or with{' '}
+          <code className="font-mono">npm run keys -- create</code>), or the{' '}
+          <code className="font-mono">TOOLSCOPE_TOKEN</code> it was started with.
         </p>
       </div>
       <form method="post" action="/auth/login" className="flex flex-col gap-3">
         <input type="hidden" name="next" value={next} />
         <label className="flex flex-col gap-1">
-          <span className="font-medium">Token</span>
+          <span className="font-medium">Key</span>
           <input
             type="password"
             name="token"
@@ -54,7 +60,7 @@ export default async function LoginPage({
         </label>
         {wrong && (
           <p id="login-error" role="alert" data-testid="login-error" className="text-red-600 dark:text-red-400">
-            That is not this Toolscope&apos;s token.
+            {error}
           </p>
         )}
         <button

@@ -12,6 +12,9 @@ import { WaitTimers } from './wait-timers';
 
 export type PanelKind = 'edit' | 'deny' | 'always';
 
+/** Whether the viewer may decide a call: yes, not with their role, or not their own call. */
+export type Decidable = 'yes' | 'role' | 'self';
+
 const button =
   'inline-flex items-center gap-1 rounded border px-2 py-0.5 text-xs font-medium disabled:opacity-50 aria-expanded:ring-2 aria-expanded:ring-accent/50';
 
@@ -39,6 +42,7 @@ const Arguments = memo(function Arguments({ value }: { value: unknown }) {
  */
 export function ApprovalCard({
   approval,
+  decidable = 'yes',
   selected,
   skewMs,
   busy,
@@ -50,6 +54,7 @@ export function ApprovalCard({
   children,
 }: {
   approval: PendingApprovalJson;
+  decidable?: Decidable;
   selected: boolean;
   skewMs: number;
   busy: boolean;
@@ -97,7 +102,17 @@ export function ApprovalCard({
             <span className="italic">none</span>
           )}
         </span>
-        <span className="text-xs text-fg-muted">
+        <span className="text-xs text-fg-muted" data-testid="approval-principal">
+          by{' '}
+          {a.principal ? (
+            <span className="text-fg" title={`The key that made the call (${a.principal.role})`}>
+              <span className="font-medium">{a.principal.name}</span> · {a.principal.role}
+            </span>
+          ) : (
+            <span className="italic">unknown</span>
+          )}
+        </span>
+        <span className="text-xs text-fg-muted" title="What the caller calls itself: a label, not who it is">
           actor <span className="font-mono text-fg">{a.actor ?? '—'}</span>
         </span>
         <Link
@@ -119,54 +134,64 @@ export function ApprovalCard({
         <p className="text-[11px] text-fg-muted">Secrets were redacted before storage; they are never shown.</p>
       )}
       <Arguments value={a.arguments} />
-      <fieldset className="flex flex-wrap items-center gap-1.5">
-        <legend className="sr-only">Decide {a.tool}</legend>
-        <button
-          type="button"
-          disabled={busy}
-          onClick={onApprove}
-          aria-keyshortcuts="a"
-          className={`${button} border-emerald-700 bg-emerald-700 text-white hover:bg-emerald-800 dark:border-emerald-600 dark:bg-emerald-600 dark:hover:bg-emerald-500`}
-          data-testid="approve"
-        >
-          <Check size={13} aria-hidden /> Approve {selected && <Kbd>a</Kbd>}
-        </button>
-        <button
-          type="button"
-          disabled={busy}
-          onClick={() => onOpen('edit')}
-          aria-expanded={open === 'edit'}
-          aria-keyshortcuts="e"
-          className={`${button} border-line text-fg hover:bg-muted`}
-          data-testid="edit"
-        >
-          <Pencil size={13} aria-hidden /> Edit {selected && <Kbd>e</Kbd>}
-        </button>
-        <button
-          type="button"
-          disabled={busy}
-          onClick={() => onOpen('deny')}
-          aria-expanded={open === 'deny'}
-          aria-keyshortcuts="d"
-          className={`${button} border-orange-300 text-orange-800 hover:bg-orange-50 dark:border-orange-800 dark:text-orange-300 dark:hover:bg-orange-950/40`}
-          data-testid="deny"
-        >
-          <X size={13} aria-hidden /> Deny {selected && <Kbd>d</Kbd>}
-        </button>
-        <button
-          type="button"
-          disabled={busy}
-          onClick={() => onOpen('always')}
-          aria-expanded={open === 'always'}
-          className={`${button} border-line text-fg hover:bg-muted`}
-          data-testid="always"
-        >
-          <ShieldCheck size={13} aria-hidden /> Always allow…
-        </button>
-        <span className="ml-auto font-mono text-[11px] text-fg-muted" title="Trace id">
-          {a.trace_id}
-        </span>
-      </fieldset>
+      {decidable !== 'yes' && (
+        <p className="text-xs text-fg-muted" data-testid="approval-undecidable" data-reason={decidable}>
+          {decidable === 'self'
+            ? 'You made this call with your key: another reviewer must approve or deny it.'
+            : 'Your role cannot decide approvals: a reviewer or an admin must.'}
+          <span className="ml-2 font-mono text-[11px]">{a.trace_id}</span>
+        </p>
+      )}
+      {decidable === 'yes' && (
+        <fieldset className="flex flex-wrap items-center gap-1.5">
+          <legend className="sr-only">Decide {a.tool}</legend>
+          <button
+            type="button"
+            disabled={busy}
+            onClick={onApprove}
+            aria-keyshortcuts="a"
+            className={`${button} border-emerald-700 bg-emerald-700 text-white hover:bg-emerald-800 dark:border-emerald-600 dark:bg-emerald-600 dark:hover:bg-emerald-500`}
+            data-testid="approve"
+          >
+            <Check size={13} aria-hidden /> Approve {selected && <Kbd>a</Kbd>}
+          </button>
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => onOpen('edit')}
+            aria-expanded={open === 'edit'}
+            aria-keyshortcuts="e"
+            className={`${button} border-line text-fg hover:bg-muted`}
+            data-testid="edit"
+          >
+            <Pencil size={13} aria-hidden /> Edit {selected && <Kbd>e</Kbd>}
+          </button>
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => onOpen('deny')}
+            aria-expanded={open === 'deny'}
+            aria-keyshortcuts="d"
+            className={`${button} border-orange-300 text-orange-800 hover:bg-orange-50 dark:border-orange-800 dark:text-orange-300 dark:hover:bg-orange-950/40`}
+            data-testid="deny"
+          >
+            <X size={13} aria-hidden /> Deny {selected && <Kbd>d</Kbd>}
+          </button>
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => onOpen('always')}
+            aria-expanded={open === 'always'}
+            className={`${button} border-line text-fg hover:bg-muted`}
+            data-testid="always"
+          >
+            <ShieldCheck size={13} aria-hidden /> Always allow…
+          </button>
+          <span className="ml-auto font-mono text-[11px] text-fg-muted" title="Trace id">
+            {a.trace_id}
+          </span>
+        </fieldset>
+      )}
       {error && (
         <p
           role="alert"

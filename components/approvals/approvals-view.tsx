@@ -3,12 +3,19 @@
 import { Inbox } from 'lucide-react';
 import Link from 'next/link';
 import { useCallback, useEffect, useState } from 'react';
-import { type ApprovalQueue, type DecisionResult, isDecisionError } from '@/lib/ui/approvals';
+import {
+  type ApprovalQueue,
+  type DecisionResult,
+  isDecisionError,
+  type NotifyStatus,
+  type PendingApprovalJson,
+} from '@/lib/ui/approvals';
 import type { FieldIssue } from '@/lib/ui/json-issues';
 import type { JsonSchema } from '@/lib/ui/json-schema';
+import { useMay, useViewer } from '../access/viewer';
 import { isTypingTarget } from '../shortcuts-dialog';
 import { LiveIndicator } from '../traces/live-indicator';
-import { ApprovalCard, type PanelKind } from './approval-card';
+import { ApprovalCard, type Decidable, type PanelKind } from './approval-card';
 import { useApprovalQueue, useApprovalsConnection } from './approvals-live';
 import { AlwaysAllowForm, type AlwaysDraft, DenyForm } from './decision-forms';
 import { DecisionLog, type LogEntry } from './decision-log';
@@ -40,6 +47,13 @@ const LOG_SIZE = 8;
 export function ApprovalsView({ initial, schemas }: { initial: ApprovalQueue; schemas: Record<string, JsonSchema> }) {
   const query = useApprovalQueue(initial);
   const connection = useApprovalsConnection();
+  const viewer = useViewer();
+  const mayDecide = useMay('approvals.decide');
+  const decidableOf = useCallback(
+    (a: PendingApprovalJson): Decidable =>
+      !mayDecide ? 'role' : viewer && !viewer.localMode && a.principal?.id === viewer.id ? 'self' : 'yes',
+    [mayDecide, viewer],
+  );
   const approvals = query.data?.approvals ?? [];
   const skewMs = query.data?.skewMs ?? 0;
 
@@ -125,7 +139,7 @@ export function ApprovalsView({ initial, schemas }: { initial: ApprovalQueue; sc
             ?.scrollIntoView({ block: 'nearest' });
         return;
       }
-      if (!selected || busyId === selected.trace_id) return;
+      if (!selected || busyId === selected.trace_id || decidableOf(selected) !== 'yes') return;
       if (event.key === 'a') {
         // With the edit form open, a plain approval would drop the edits: its own button decides.
         if (panel?.traceId === selected.trace_id && panel.kind === 'edit') return;
@@ -138,7 +152,7 @@ export function ApprovalsView({ initial, schemas }: { initial: ApprovalQueue; sc
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, [approvals, index, selected, busyId, panel, decide, open]);
+  }, [approvals, index, selected, busyId, panel, decide, open, decidableOf]);
 
   const stale = log.filter((entry) => !entry.ok && !approvals.some((a) => a.trace_id === entry.traceId));
 
@@ -164,6 +178,7 @@ export function ApprovalsView({ initial, schemas }: { initial: ApprovalQueue; sc
           Could not load the queue: {String(query.error)}
         </p>
       )}
+      <NotifyFailures status={query.data?.notify} />
       <DecisionLog entries={log} stale={stale.length > 0} />
       {approvals.length === 0 ? (
         <EmptyQueue />
@@ -179,6 +194,7 @@ export function ApprovalsView({ initial, schemas }: { initial: ApprovalQueue; sc
               <ApprovalCard
                 key={id}
                 approval={a}
+                decidable={decidableOf(a)}
                 selected={selected?.trace_id === id}
                 skewMs={skewMs}
                 busy={busy}
@@ -240,6 +256,36 @@ export function ApprovalsView({ initial, schemas }: { initial: ApprovalQueue; sc
           })}
         </ol>
       )}
+    </div>
+  );
+}
+
+/** The webhooks that could not be told of approvals lately (`approvals.notify`): reviewers may not have heard. */
+function NotifyFailures({ status }: { status: NotifyStatus | undefined }) {
+  if (!status || status.failures.length === 0) return null;
+  const latest = status.failures[0] as NotifyStatus['failures'][number];
+  return (
+    <div
+      role="status"
+      className="rounded border border-amber-300 bg-amber-50 px-2.5 py-1.5 text-xs text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200"
+      data-testid="notify-failures"
+    >
+      <p className="font-medium">
+        {status.failures.length} approval notification{status.failures.length === 1 ? '' : 's'} could not be delivered
+        lately: reviewers may not have heard of these calls.
+      </p>
+      <p>
+        Last: {latest.type} of{' '}
+        <Link href={`/traces/${encodeURIComponent(latest.trace_id)}`} className="font-mono hover:underline">
+          {latest.trace_id.slice(-8)}
+        </Link>{' '}
+        to <span className="font-mono">{latest.target}</span>: {latest.error} (after {latest.attempts} attempts,{' '}
+        {latest.at}). Every failure is in the{' '}
+        <Link href="/audit?kind=notify.failed" className="underline">
+          audit trail
+        </Link>
+        .
+      </p>
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { ListRestart } from 'lucide-react';
 import { useRouter } from 'next/navigation';
 import { useCallback } from 'react';
 import { replaySession } from '@/lib/ui/replay-api';
+import { useMay } from '../access/viewer';
 import { sessionCompareUrl } from './compare-url';
 import { useArmed } from './use-armed';
 
@@ -14,6 +15,7 @@ import { useArmed } from './use-armed';
  * (through the policy and the approval queue), so the first press asks to confirm.
  */
 export function SessionReplayButton({ sessionId, className = '' }: { sessionId: string; className?: string }) {
+  const mayReplay = useMay('calls.replay');
   const router = useRouter();
   const mutation = useMutation({
     mutationFn: () => replaySession(sessionId),
@@ -27,6 +29,7 @@ export function SessionReplayButton({ sessionId, className = '' }: { sessionId: 
     true,
   );
   const failed = mutation.data && !mutation.data.ok ? mutation.data.message : null;
+  if (!mayReplay) return null;
   return (
     <span className={`inline-flex flex-wrap items-center gap-1.5 ${className}`}>
       <button

@@ -1,7 +1,7 @@
 'use client';
 
 import Link from 'next/link';
-import type { AssistantMessageJson } from '@/lib/api/assistant-message';
+import type { AssistantMessageJson } from '@/lib/calls/assistant-message';
 import { formatDuration } from '@/lib/ui/format';
 import { StatusBadge } from '../status';
 import { AssistantMessage } from '../trace/assistant-message';

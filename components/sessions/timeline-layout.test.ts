@@ -13,6 +13,7 @@ function call(start: number, end: number | null, overrides: Partial<SessionCallJ
     imported: false,
     session_id: 's',
     actor: 'api',
+    principal: null,
     tool: 'calculator',
     status: end === null ? 'running' : 'succeeded',
     latency_ms: end === null ? null : end - start,

@@ -3,8 +3,9 @@
 import { Ban, Check, ShieldCheck } from 'lucide-react';
 import Link from 'next/link';
 import { useState } from 'react';
-import type { ApprovalRecord } from '@/lib/executor/types';
+import type { ApprovalRecord, CallPrincipal } from '@/lib/executor/types';
 import { isDecisionError } from '@/lib/ui/approvals';
+import { useMay, useViewer } from '../access/viewer';
 import { useDecideApproval } from '../approvals/use-decide-approval';
 import { WaitTimers } from '../approvals/wait-timers';
 import { Timestamp } from '../timestamp';
@@ -37,6 +38,7 @@ function Row({ term, children, testId }: { term: string; children: React.ReactNo
 export function ApprovalPanel({
   traceId,
   tool,
+  principal = null,
   approval,
   original,
   edited,
@@ -45,6 +47,8 @@ export function ApprovalPanel({
 }: {
   traceId: string;
   tool: string;
+  /** Who made the call: they may not decide it. */
+  principal?: CallPrincipal | null;
   approval: ApprovalRecord;
   original: unknown;
   edited: unknown;
@@ -69,6 +73,12 @@ export function ApprovalPanel({
                 <span className="font-normal text-fg">
                   {' '}
                   by <span data-testid="approval-by">{approval.by}</span>
+                  {approval.decidedBy && (
+                    <span className="text-fg-muted" data-testid="approval-by-role">
+                      {' '}
+                      · {approval.decidedBy.role}
+                    </span>
+                  )}
                 </span>
               )}
               {edited !== null && edited !== undefined && approval.decision === 'approved' && (
@@ -107,6 +117,15 @@ export function ApprovalPanel({
             <Timestamp ms={approval.expiresAt} full />
           </Row>
         )}
+        <Row term="Audit trail">
+          <Link
+            href={`/audit?target=${encodeURIComponent(traceId)}`}
+            className="text-xs text-accent hover:underline"
+            data-testid="approval-audit-link"
+          >
+            Who did what to this call →
+          </Link>
+        </Row>
         {approval.ruleCreated && (
           <Row term="Rule created" testId="approval-rule-created">
             <code className="font-mono text-[12px]">{approval.ruleCreated}</code>{' '}
@@ -122,17 +141,36 @@ export function ApprovalPanel({
           <ArgumentsDiff before={original} after={edited} />
         </div>
       )}
-      {pending && !readOnly && <PendingDecision traceId={traceId} tool={tool} />}
+      {pending && !readOnly && <PendingDecision traceId={traceId} tool={tool} principal={principal} />}
     </div>
   );
 }
 
 /** Approve or deny (with a reason) from the trace page; the Approvals page has edits and rules. */
-function PendingDecision({ traceId, tool }: { traceId: string; tool: string }) {
+function PendingDecision({
+  traceId,
+  tool,
+  principal,
+}: {
+  traceId: string;
+  tool: string;
+  principal: CallPrincipal | null;
+}) {
   const [denying, setDenying] = useState(false);
   const [reason, setReason] = useState('');
   const mutation = useDecideApproval();
+  const viewer = useViewer();
+  const mayDecide = useMay('approvals.decide');
   const error = mutation.error;
+  if (!mayDecide || (viewer && !viewer.localMode && principal?.id === viewer.id)) {
+    return (
+      <p className="border-t border-line pt-2 text-xs text-fg-muted" data-testid="panel-undecidable">
+        {mayDecide
+          ? 'You made this call with your key: another reviewer must approve or deny it.'
+          : 'Your role cannot decide approvals: a reviewer or an admin must.'}
+      </p>
+    );
+  }
   return (
     <div className="flex flex-col gap-1.5 border-t border-line pt-2">
       <div className="flex flex-wrap items-center gap-1.5">

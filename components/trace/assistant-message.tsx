@@ -2,7 +2,7 @@
 
 import { Bot, ChevronDown, ChevronUp } from 'lucide-react';
 import { useState } from 'react';
-import type { AssistantMessageJson } from '@/lib/api/assistant-message';
+import type { AssistantMessageJson } from '@/lib/calls/assistant-message';
 import { MarkedText } from './text-marks';
 
 /** Characters shown before "Show all": a long turn stays out of the way of the call it explains. */

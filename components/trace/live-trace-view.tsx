@@ -6,6 +6,7 @@ import { formatDuration } from '@/lib/ui/format';
 import type { JsonSchema } from '@/lib/ui/json-schema';
 import { currentActivity, withElapsed } from '@/lib/ui/live-trace';
 import { type TraceJson, traceFromJson } from '@/lib/ui/trace-from-json';
+import { useMay } from '../access/viewer';
 import { lineageOf } from '../replay/lineage-of';
 import { useReplayControls } from '../replay/use-replay-controls';
 import { LiveIndicator } from '../traces/live-indicator';
@@ -60,6 +61,8 @@ export function LiveTraceView({
   const { json, unfinished, connection, refetch, setJson } = useLiveTrace(initial);
   // An imported call is a record from elsewhere: nothing runs here to follow, cancel or replay.
   const imported = json.imported === true;
+  const mayReplay = useMay('calls.replay');
+  const mayCancel = useMay('calls.cancel');
 
   const { cancel, state: cancelState } = useCancelCall(
     id,
@@ -71,7 +74,7 @@ export function LiveTraceView({
       [setJson, refetch],
     ),
   );
-  useTraceKeys({ neighbours, onCancel: unfinished ? cancel : undefined });
+  useTraceKeys({ neighbours, onCancel: unfinished && mayCancel ? cancel : undefined });
 
   const now = useServerNow(json.server_time, unfinished);
   // The snapshot changes per fetch, the timers per tick: only the timed parts re-render on a tick.
@@ -85,7 +88,7 @@ export function LiveTraceView({
     sideEffect: trace.sideEffect,
     recorded: snapshot.arguments,
     schema,
-    enabled: !imported,
+    enabled: !imported && mayReplay,
   });
 
   return (
@@ -122,18 +125,20 @@ export function LiveTraceView({
           <span className="tabular-nums text-fg-muted" data-testid="trace-elapsed">
             {formatDuration(trace.latencyMs)} elapsed
           </span>
-          <button
-            type="button"
-            onClick={() => void cancel()}
-            disabled={cancelState.phase === 'cancelling'}
-            className="ml-auto inline-flex items-center gap-1 rounded border border-red-300 bg-bg px-2 py-0.5 text-xs font-medium text-red-700 hover:bg-red-50 disabled:opacity-60 dark:border-red-800 dark:text-red-300 dark:hover:bg-red-950/40"
-            data-testid="cancel-call"
-            aria-keyshortcuts="c"
-            title="Cancel this call (c): its process is stopped and the call is recorded as cancelled"
-          >
-            <CircleStop size={13} aria-hidden />
-            {cancelState.phase === 'cancelling' ? 'Cancelling…' : 'Cancel'}
-          </button>
+          {mayCancel && (
+            <button
+              type="button"
+              onClick={() => void cancel()}
+              disabled={cancelState.phase === 'cancelling'}
+              className="ml-auto inline-flex items-center gap-1 rounded border border-red-300 bg-bg px-2 py-0.5 text-xs font-medium text-red-700 hover:bg-red-50 disabled:opacity-60 dark:border-red-800 dark:text-red-300 dark:hover:bg-red-950/40"
+              data-testid="cancel-call"
+              aria-keyshortcuts="c"
+              title="Cancel this call (c): its process is stopped and the call is recorded as cancelled"
+            >
+              <CircleStop size={13} aria-hidden />
+              {cancelState.phase === 'cancelling' ? 'Cancelling…' : 'Cancel'}
+            </button>
+          )}
           {cancelState.phase === 'failed' && (
             <p role="alert" className="basis-full text-xs text-red-700 dark:text-red-300">
               Could not cancel: {cancelState.message}
@@ -159,6 +164,7 @@ export function LiveTraceView({
           <ApprovalPanel
             traceId={trace.id}
             tool={trace.tool}
+            principal={trace.principal}
             approval={trace.approval}
             original={trace.arguments}
             edited={trace.editedArguments}

@@ -174,7 +174,24 @@ export function TraceHeader({
           </dd>
         </div>
         <div>
-          <dt className="text-fg-muted">Actor · side effect</dt>
+          <dt className="text-fg-muted">Made by</dt>
+          <dd data-testid="trace-principal">
+            {trace.principal ? (
+              <span title={`The key that made the call: ${trace.principal.name} (${trace.principal.role})`}>
+                <span className="font-medium">{trace.principal.name}</span>
+                <span className="text-fg-muted"> · {trace.principal.role}</span>
+              </span>
+            ) : (
+              <span className="text-fg-muted" title="Recorded before principals, or imported from another Toolscope">
+                unknown
+              </span>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt className="text-fg-muted" title="What the caller calls itself (a label), and the tool's side effect">
+            Actor · side effect
+          </dt>
           <dd>
             {trace.actor} · {trace.sideEffect ?? '—'}
           </dd>

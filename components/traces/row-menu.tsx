@@ -5,6 +5,7 @@ import Link from 'next/link';
 import { type KeyboardEvent, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { CallStatus } from '@/lib/executor/types';
 import { type ActionOutcome, cancelTrace, deleteSession, deleteTrace } from '@/lib/ui/trace-actions';
+import { useMay } from '../access/viewer';
 import { copyText } from '../copy-button';
 
 type Confirm = null | 'trace' | 'session';
@@ -37,7 +38,9 @@ export function RowMenu({
   const [position, setPosition] = useState({ top: 0, right: 0 });
   const button = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLDivElement>(null);
-  const cancellable = status === 'running' || status === 'awaiting_approval';
+  const mayCancel = useMay('calls.cancel');
+  const mayDelete = useMay('calls.delete');
+  const cancellable = mayCancel && (status === 'running' || status === 'awaiting_approval');
 
   const close = useCallback((refocus = true) => {
     setOpen(false);
@@ -212,17 +215,19 @@ export function RowMenu({
                   <CircleStop size={13} aria-hidden /> Cancel the call
                 </button>
               )}
-              <div className="my-1 border-t border-line" />
-              <button
-                type="button"
-                role="menuitem"
-                className={`${item} text-red-700 dark:text-red-300`}
-                data-testid="row-menu-delete"
-                onClick={() => setConfirm('trace')}
-              >
-                <Trash2 size={13} aria-hidden /> Delete…
-              </button>
-              {sessionId && (
+              {mayDelete && <div className="my-1 border-t border-line" />}
+              {mayDelete && (
+                <button
+                  type="button"
+                  role="menuitem"
+                  className={`${item} text-red-700 dark:text-red-300`}
+                  data-testid="row-menu-delete"
+                  onClick={() => setConfirm('trace')}
+                >
+                  <Trash2 size={13} aria-hidden /> Delete…
+                </button>
+              )}
+              {mayDelete && sessionId && (
                 <button
                   type="button"
                   role="menuitem"

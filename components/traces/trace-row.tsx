@@ -116,6 +116,15 @@ export function TraceRow({
         )}
       </td>
       <td
+        className="hidden max-w-28 truncate px-2 py-1 text-[12px] text-fg-muted lg:table-cell"
+        data-testid="row-principal"
+        title={
+          row.principal ? `Made with the key ${row.principal.name} (${row.principal.role})` : 'Made before principals'
+        }
+      >
+        {row.principal?.name ?? '—'}
+      </td>
+      <td
         className="hidden max-w-48 truncate px-2 py-1 font-mono text-[12px] text-fg-muted xl:table-cell"
         title={row.toolCallId}
       >

@@ -250,6 +250,9 @@ export function TracesView({
               <th scope="col" className={`${th} hidden lg:table-cell`}>
                 Session
               </th>
+              <th scope="col" className={`${th} hidden lg:table-cell`}>
+                By
+              </th>
               <th scope="col" className={`${th} hidden xl:table-cell`}>
                 Tool call id
               </th>

@@ -1,6 +1,6 @@
 import { expect, type Locator, type Page } from '@playwright/test';
 
-/** The login form of a Toolscope started with TOOLSCOPE_TOKEN. */
+/** The login form of a Toolscope with keys (or TOOLSCOPE_TOKEN). */
 export class LoginPage {
   readonly form: Locator;
   readonly token: Locator;
@@ -9,7 +9,7 @@ export class LoginPage {
 
   constructor(readonly page: Page) {
     this.form = page.getByTestId('login');
-    this.token = page.getByLabel('Token');
+    this.token = page.getByLabel('Key');
     this.submit = page.getByRole('button', { name: 'Log in' });
     this.error = page.getByTestId('login-error');
   }

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runToolCalls } from '../api/handlers';
-import { guardRequest } from '../api/request-guard';
+import { runToolCalls } from '../calls/run-tool-calls';
 import { loadConfig } from '../config';
+import { guardRequest } from '../http/middleware/request-guard';
 import { type BuiltServer, hasCurrentBuild, startBuiltServer } from '../server/testing/built-server';
 import { testToolscopes } from '../server/testing/test-toolscopes';
 import { rawRequest } from './testing/raw-http';
@@ -246,25 +246,21 @@ describe('prototype pollution in process: Object.prototype is untouched', () => 
     const ts = toolscopes.start(toolscopes.dataDir());
     for (const args of argumentAttacks) {
       const body = JSON.parse(toolCallsBody(args)) as unknown;
-      const answer = await runToolCalls(body, ts);
-      expect(answer.status).toBe(200);
+      const answer = await runToolCalls(ts, body);
+      expect(answer.results).toHaveLength(2);
     }
     const headers = new Map<string, string>([
       ['host', '127.0.0.1'],
       ['origin', '__proto__'],
       ['__proto__', 'x'],
     ]);
-    guardRequest(
-      { method: 'POST', url: '/?__proto__[x]=1', headers: { get: (name) => headers.get(name) ?? null } },
-      ts.config,
-    );
+    guardRequest({ method: 'POST', headers: { get: (name: string) => headers.get(name) ?? null } }, ts.config);
     expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(before);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(({} as Record<string, unknown>).calculator).toBeUndefined();
-    const ok = await runToolCalls(
-      { tool_calls: [{ id: 'c', function: { name: 'calculator', arguments: '{"expression":"6*7"}' } }] },
-      ts,
-    );
-    expect((ok.body as { results: { success: boolean }[] }).results[0]?.success).toBe(true);
+    const ok = await runToolCalls(ts, {
+      tool_calls: [{ id: 'c', function: { name: 'calculator', arguments: '{"expression":"6*7"}' } }],
+    });
+    expect((ok.results as { success: boolean }[])[0]?.success).toBe(true);
   });
 });

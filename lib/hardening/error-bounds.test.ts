@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeTraceId } from '../db/trace-id';
 import { MAX_ERROR_DETAILS_CHARS, MAX_ERROR_MESSAGE_CHARS } from '../executor/bound-error';
 import { type BuiltServer, hasCurrentBuild, startBuiltServer, waitForMcpServer } from '../server/testing/built-server';
+import { crowding } from './testing/machine-pace';
 
 /**
  * Output over the cap marked and bounded, and no tool able to stall the server (issue 12), for
@@ -32,7 +32,6 @@ const PROMPT_MS = 500;
 const HUGE_ROW_MS = 1_000;
 /** What an error's JSON may take in all: message, hint and details, each within its bound, and the rest. */
 const ERROR_JSON_CHARS = MAX_ERROR_MESSAGE_CHARS * 2 + MAX_ERROR_DETAILS_CHARS + 4_096;
-const crowding = () => Math.max(1, (os.loadavg()[0] ?? 0) / os.cpus().length);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const call = (id: string, name: string, args: unknown) => ({
   id,

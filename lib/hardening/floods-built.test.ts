@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BuiltServer, hasCurrentBuild, startBuiltServer } from '../server/testing/built-server';
+import { crowding } from './testing/machine-pace';
 
 /**
  * Output floods against the built server (`npm start`'s script): a `run_shell` program that
@@ -65,7 +66,8 @@ describe.skipIf(!built)('output floods on the built server', () => {
     expect(result.status, stream).toBe('failed');
     expect(result.error?.code, stream).toBe('OUTPUT_LIMIT');
     expect(probes, stream).toBeGreaterThan(0);
-    expect(slowestMs, stream).toBeLessThan(500);
+    // Stretched like every latency bound of the hardening tests (testing/machine-pace.ts).
+    expect(slowestMs, stream).toBeLessThan(500 * crowding());
     // The call is stored, bounded: its trace answers, its output cut with the marker. Binary
     // output is one line saying so (as JSON, each NUL byte was 6 characters: a 12.5 MB trace).
     const { status, json } = await server.send('GET', `/api/v1/traces/${result.trace_id}`);
@@ -73,7 +75,10 @@ describe.skipIf(!built)('output floods on the built server', () => {
     const trace = JSON.stringify(json);
     expect(trace).toMatch(/truncated/);
     if (stream.includes('binary')) {
-      expect(trace).toMatch(/\[binary stdout left out: binary data \(contains NUL bytes\), 1(\.\d)? MiB\]/);
+      // What it wrote until the kill landed: the cap at least, more on a slow or busy machine.
+      const note = trace.match(/\[binary stdout left out: binary data \(contains NUL bytes\), (\d+(?:\.\d)?) MiB\]/);
+      expect(note, trace.slice(0, 2_000)).not.toBeNull();
+      expect(Number(note?.[1])).toBeGreaterThanOrEqual(1);
       expect(trace.length).toBeLessThan(64 * 1024);
     } else expect(trace.length).toBeLessThan(16 * 1024 * 1024);
   });

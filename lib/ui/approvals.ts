@@ -10,9 +10,17 @@ export const APPROVALS_KEY = ['approvals'] as const;
 /** The mutation key of decisions: while one is in flight, the queue is not refetched (it would bring the call back). */
 export const DECIDE_KEY = ['approvals', 'decide'] as const;
 
+/** The webhooks of `approvals.notify` (absent for agents): how many, what is pending, what failed lately. */
+export interface NotifyStatus {
+  targets: number;
+  pending: number;
+  failures: { target: string; type: string; trace_id: string; error: string; attempts: number; at: string }[];
+}
+
 /** The queue as the browser holds it: the calls, oldest first, and the server's clock skew. */
 export interface ApprovalQueue {
   approvals: PendingApprovalJson[];
+  notify?: NotifyStatus;
   /** Server clock minus browser clock (ms), from the answer's `Date` header; 0 within 2 s. */
   skewMs: number;
 }
@@ -21,11 +29,11 @@ export interface ApprovalQueue {
 export async function fetchApprovals(): Promise<ApprovalQueue> {
   const response = await fetch('/api/v1/approvals', { cache: 'no-store' });
   if (!response.ok) throw new Error(`approvals: HTTP ${response.status}`);
-  const body = (await response.json()) as { approvals: PendingApprovalJson[] };
+  const body = (await response.json()) as { approvals: PendingApprovalJson[]; notify?: NotifyStatus };
   const date = Date.parse(response.headers.get('date') ?? '');
   // The header has 1 s resolution: only a real difference between the clocks is worth correcting.
   const skew = Number.isNaN(date) ? 0 : date - Date.now();
-  return { approvals: body.approvals, skewMs: Math.abs(skew) > 2_000 ? skew : 0 };
+  return { approvals: body.approvals, notify: body.notify, skewMs: Math.abs(skew) > 2_000 ? skew : 0 };
 }
 
 /** The body of `POST /api/v1/approvals/:trace_id`. */

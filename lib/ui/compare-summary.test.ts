@@ -8,6 +8,7 @@ function trace(overrides: Partial<TraceView>): TraceView {
     toolCallId: 'c1',
     sessionId: 's1',
     actor: 'agent',
+    principal: null,
     tool: 'calculator',
     status: 'succeeded',
     sideEffect: 'none',

@@ -1,8 +1,10 @@
 import type { TraceSummary } from '../db/trace-store';
-import type { CallStatus } from '../executor/types';
+import type { CallPrincipal, CallStatus } from '../executor/types';
 
 /** A row of `GET /api/v1/traces` as the API sends it (snake_case, ISO times). */
 export interface SummaryJson {
+  /** Who made the call; absent from servers before principals. */
+  principal?: CallPrincipal | null;
   id: string;
   tool_call_id: string;
   session_id: string | null;
@@ -38,6 +40,7 @@ export function summaryFromJson(row: SummaryJson): ListRow {
     toolCallId: row.tool_call_id,
     sessionId: row.session_id,
     actor: row.actor,
+    principal: row.principal ?? null,
     tool: row.tool,
     status: row.status,
     createdAt: epoch(row.created_at) ?? 0,

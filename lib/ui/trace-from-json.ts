@@ -1,5 +1,5 @@
-import type { AssistantMessageJson } from '../api/assistant-message';
 import type { attemptJson, errorJson, stageJson, traceJson } from '../api/serialize';
+import type { AssistantMessageJson } from '../calls/assistant-message';
 import type { Attempt, AttemptFault, ToolErrorData, TraceRecord, TraceStage } from '../executor/types';
 
 /** `GET /api/v1/traces/:id` as the API sends it: the trace, and the server's clock when it answered. */
@@ -78,6 +78,7 @@ export function traceFromJson(json: ReturnType<typeof traceJson>): TraceView {
     toolCallId: json.tool_call_id,
     sessionId: json.session_id,
     actor: json.actor,
+    principal: json.principal ?? null,
     tool: json.tool,
     status: json.status,
     sideEffect: json.side_effect,
@@ -93,6 +94,7 @@ export function traceFromJson(json: ReturnType<typeof traceJson>): TraceView {
       expiresAt: epoch(json.approval.expires_at),
       decision: json.approval.decision,
       by: json.approval.by,
+      decidedBy: json.approval.decided_by ?? null,
       decidedAt: epoch(json.approval.decided_at),
       reason: json.approval.reason,
       ruleCreated: json.approval.rule_created,

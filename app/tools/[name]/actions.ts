@@ -1,9 +1,11 @@
 'use server';
 
 import { revalidatePath } from 'next/cache';
+import { principalRef } from '@/lib/access/principal';
 import { modelMessageContent } from '@/lib/executor/model-message';
 import type { CallStatus, ToolErrorData } from '@/lib/executor/types';
 import { getToolscope } from '@/lib/server/toolscope';
+import { principalFor } from '../../_lib/principal';
 
 /** What the playground shows after a run; a plain object (Next.js hides thrown messages). */
 export type PlaygroundRun =
@@ -26,6 +28,8 @@ export type PlaygroundRun =
  */
 export async function runTool(name: string, input: unknown): Promise<PlaygroundRun> {
   if (typeof name !== 'string' || name.length > 256) return { ok: false, message: 'Invalid tool name.' };
+  const allowed = await principalFor('calls.run');
+  if (!allowed.ok) return allowed;
   const { executor } = getToolscope();
   if (!executor.registry.get(name)) return { ok: false, message: `There is no tool named "${name}".` };
   const args = typeof input === 'string' ? input : (input ?? {});
@@ -36,7 +40,11 @@ export async function runTool(name: string, input: unknown): Promise<PlaygroundR
   });
   const running = executor.execute(
     { name, arguments: args },
-    { actor: 'playground', onAwaitingApproval: (traceId) => pendingTrace?.(traceId) },
+    {
+      actor: 'playground',
+      principal: principalRef(allowed.principal),
+      onAwaitingApproval: (traceId) => pendingTrace?.(traceId),
+    },
   );
   const result = await Promise.race([running, pending]);
   revalidatePath(`/tools/${encodeURIComponent(name)}`);

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { API_ROUTES } from '../../agent-path/api-routes';
+import { API_PATHS as API_ROUTES } from '../../http/routes';
 import type { RawRequest } from './raw-http';
 
 /**
