@@ -1,56 +1,10 @@
 'use client';
 
-import type { ReactNode } from 'react';
 import type { FaultParamField } from '@/lib/ui/fault-kinds';
+import { errorProps, Field, invalid } from '../form-parts';
 
 export const field =
   'h-7 rounded border border-line bg-bg px-1.5 font-mono text-[12px] outline-none focus:border-accent disabled:opacity-60';
-export const invalid = 'border-red-500 dark:border-red-500';
-
-/** A labelled form field with the server's complaint about it underneath. */
-export function Field({
-  label,
-  error,
-  id,
-  className = '',
-  children,
-}: {
-  label: string;
-  error: string | undefined;
-  id: string;
-  className?: string;
-  children: ReactNode;
-}) {
-  return (
-    <div className={`flex flex-col gap-0.5 ${className}`}>
-      <label htmlFor={id} className="text-[11px] text-fg-muted">
-        {label}
-      </label>
-      {children}
-      {error ? (
-        <p
-          id={`${id}-error`}
-          role="alert"
-          // as wide as the field, never wider: an error does not push the next fields aside
-          className="w-0 min-w-full text-[12px] text-red-700 dark:text-red-300"
-          data-testid={`fault-error-${id.split('--').at(-1)}`}
-        >
-          {error}
-        </p>
-      ) : null}
-    </div>
-  );
-}
-
-/** The props of an input that shows the server's complaint about its field. */
-export function errorProps(id: string, error: string | undefined) {
-  return {
-    id,
-    'aria-invalid': Boolean(error),
-    'aria-describedby': error ? `${id}-error` : undefined,
-  };
-}
-
 /** One parameter of a fault kind, as its type asks: number or text box, checkbox, choice. */
 export function ParamInput({
   param,
@@ -110,7 +64,12 @@ export function ParamInput({
       />
     );
   return (
-    <Field label={`${param.label}${param.required ? '' : ' (optional)'}`} error={error} id={id}>
+    <Field
+      label={`${param.label}${param.required ? '' : ' (optional)'}`}
+      error={error}
+      id={id}
+      errorTestId={`fault-error-${id.split('--').at(-1)}`}
+    >
       {input}
     </Field>
   );

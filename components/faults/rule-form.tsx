@@ -1,13 +1,14 @@
 'use client';
 
-import { LoaderCircle, Save, TriangleAlert, X } from 'lucide-react';
+import { LoaderCircle, Save, TriangleAlert } from 'lucide-react';
 import { type FormEvent, type RefObject, useId, useState } from 'react';
 import type { FaultKind } from '@/lib/executor/types';
 import { FAULT_KIND_NAMES, FAULT_KINDS } from '@/lib/ui/fault-kinds';
 import type { FaultRuleJson } from '@/lib/ui/faults';
+import { errorProps, Field, FormTitleBar, invalid } from '../form-parts';
 import { Timestamp } from '../timestamp';
 import { EXPIRY_CHOICES, type ExpiryChoice, type FaultDraft, type FaultTool, failFirstWarning } from './fault-draft';
-import { errorProps, Field, field, invalid, ParamInput } from './rule-form-fields';
+import { field, ParamInput } from './rule-form-fields';
 
 /**
  * Creates or edits one fault rule: name, target tool (name or glob), optional session, kind with
@@ -76,32 +77,23 @@ export function RuleForm({
       data-mode={editing ? 'edit' : 'create'}
       noValidate
     >
-      <div className="flex items-center gap-2">
-        <h2 id={`${ids}-title`} className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">
-          {editing ? (
+      <FormTitleBar
+        titleId={`${ids}-title`}
+        title={
+          editing ? (
             <>
               Edit rule <span className="font-mono normal-case text-fg">{editing.name}</span>
             </>
           ) : (
             'New fault rule'
-          )}
-        </h2>
-        <span className="text-[11px] text-fg-muted">
-          <kbd className="rounded border border-line bg-bg px-1 font-mono">Enter</kbd> save ·{' '}
-          <kbd className="rounded border border-line bg-bg px-1 font-mono">Esc</kbd> close
-        </span>
-        <button
-          type="button"
-          onClick={onClose}
-          className="ml-auto rounded p-0.5 text-fg-muted hover:bg-muted hover:text-fg"
-          aria-label="Close the form"
-        >
-          <X size={14} aria-hidden />
-        </button>
-      </div>
+          )
+        }
+        submitVerb="save"
+        onClose={onClose}
+      />
 
       <div className="flex flex-wrap items-start gap-2">
-        <Field label="Name" error={errors.name} id={id('name')} className="w-48">
+        <Field label="Name" error={errors.name} id={id('name')} errorTestId="fault-error-name" className="w-48">
           <input
             ref={firstField}
             value={draft.name}
@@ -113,7 +105,13 @@ export function RuleForm({
             {...errorProps(id('name'), errors.name)}
           />
         </Field>
-        <Field label="Tool (name or glob)" error={errors.tool} id={id('tool')} className="w-44">
+        <Field
+          label="Tool (name or glob)"
+          error={errors.tool}
+          id={id('tool')}
+          errorTestId="fault-error-tool"
+          className="w-44"
+        >
           <input
             value={draft.tool}
             onChange={(e) => set('tool', e.target.value)}
@@ -131,7 +129,7 @@ export function RuleForm({
             ))}
           </datalist>
         </Field>
-        <Field label="Kind" error={errors.kind} id={id('kind')}>
+        <Field label="Kind" error={errors.kind} id={id('kind')} errorTestId="fault-error-kind">
           <select
             value={draft.kind}
             onChange={(e) => set('kind', e.target.value as FaultKind)}
@@ -156,7 +154,7 @@ export function RuleForm({
             onChange={(value) => setParam(param.key, value)}
           />
         ))}
-        <Field label="Expires" error={errors.expiry} id={id('expiry')}>
+        <Field label="Expires" error={errors.expiry} id={id('expiry')} errorTestId="fault-error-expiry">
           <select
             value={draft.expiry}
             onChange={(e) => set('expiry', e.target.value as ExpiryChoice)}
@@ -209,7 +207,13 @@ export function RuleForm({
 
       {more ? (
         <div className="flex flex-wrap items-start gap-2" data-testid="fault-more">
-          <Field label="Session (optional)" error={errors.session} id={id('session')} className="w-64">
+          <Field
+            label="Session (optional)"
+            error={errors.session}
+            id={id('session')}
+            errorTestId="fault-error-session"
+            className="w-64"
+          >
             <input
               value={draft.session}
               onChange={(e) => set('session', e.target.value)}
@@ -221,7 +225,12 @@ export function RuleForm({
               {...errorProps(id('session'), errors.session)}
             />
           </Field>
-          <Field label="Probability (0–1)" error={errors.probability} id={id('probability')}>
+          <Field
+            label="Probability (0–1)"
+            error={errors.probability}
+            id={id('probability')}
+            errorTestId="fault-error-probability"
+          >
             <input
               value={draft.probability}
               onChange={(e) => set('probability', e.target.value)}
@@ -232,7 +241,7 @@ export function RuleForm({
               {...errorProps(id('probability'), errors.probability)}
             />
           </Field>
-          <Field label="Seed (blank: random)" error={errors.seed} id={id('seed')}>
+          <Field label="Seed (blank: random)" error={errors.seed} id={id('seed')} errorTestId="fault-error-seed">
             <input
               value={draft.seed}
               onChange={(e) => set('seed', e.target.value)}
@@ -244,7 +253,12 @@ export function RuleForm({
               {...errorProps(id('seed'), errors.seed)}
             />
           </Field>
-          <Field label="Max hits (blank: no limit)" error={errors.maxHits} id={id('maxHits')}>
+          <Field
+            label="Max hits (blank: no limit)"
+            error={errors.maxHits}
+            id={id('maxHits')}
+            errorTestId="fault-error-maxHits"
+          >
             <input
               value={draft.maxHits}
               onChange={(e) => set('maxHits', e.target.value)}

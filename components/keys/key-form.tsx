@@ -1,62 +1,20 @@
 'use client';
 
-import { KeyRound, LoaderCircle, TriangleAlert, X } from 'lucide-react';
-import { type FormEvent, type ReactNode, type RefObject, useId } from 'react';
+import { KeyRound, LoaderCircle, TriangleAlert } from 'lucide-react';
+import { type FormEvent, type RefObject, useId } from 'react';
 import { ROLES, type Role } from '@/lib/access/roles';
 import { type KeyDraft, type KeyField, RULE_LISTS } from '@/lib/ui/keys-draft';
 import { ROLE_HELP } from '../access/role-badge';
+import { errorProps, Field, FormTitleBar, invalid } from '../form-parts';
 
 const field =
   'rounded border border-line bg-bg px-1.5 font-mono text-[12px] outline-none focus:border-accent disabled:opacity-60';
-const invalid = 'border-red-500 dark:border-red-500';
 
 const RULE_PLACEHOLDER: Record<(typeof RULE_LISTS)[number], string> = {
   allow: 'write_file(notes/**)',
   ask: 'http_get(*.example.com)',
   deny: 'run_shell',
 };
-
-/** A labelled field with the server's complaint about it underneath. */
-function Field({
-  label,
-  error,
-  id,
-  name,
-  className = '',
-  children,
-}: {
-  label: ReactNode;
-  error: string | undefined;
-  id: string;
-  name: KeyField;
-  className?: string;
-  children: ReactNode;
-}) {
-  return (
-    <div className={`flex flex-col gap-0.5 ${className}`}>
-      <label htmlFor={id} className="text-[11px] text-fg-muted">
-        {label}
-      </label>
-      {children}
-      {error ? (
-        <p
-          id={`${id}-error`}
-          role="alert"
-          className="w-0 min-w-full whitespace-pre-line break-words text-[12px] text-red-700 dark:text-red-300"
-          data-testid={`key-error-${name}`}
-        >
-          {error}
-        </p>
-      ) : null}
-    </div>
-  );
-}
-
-const errorProps = (id: string, error: string | undefined) => ({
-  id,
-  'aria-invalid': Boolean(error),
-  'aria-describedby': error ? `${id}-error` : undefined,
-});
 
 /**
  * The New key form: name, role, and an optional scope — the tools it may call and its own
@@ -109,26 +67,10 @@ export function KeyForm({
       data-testid="key-form"
       noValidate
     >
-      <div className="flex items-center gap-2">
-        <h2 id={`${ids}-title`} className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">
-          New key
-        </h2>
-        <span className="hidden text-[11px] text-fg-muted sm:inline">
-          <kbd className="rounded border border-line bg-bg px-1 font-mono">Enter</kbd> create ·{' '}
-          <kbd className="rounded border border-line bg-bg px-1 font-mono">Esc</kbd> close
-        </span>
-        <button
-          type="button"
-          onClick={onClose}
-          className="ml-auto rounded p-0.5 text-fg-muted hover:bg-muted hover:text-fg"
-          aria-label="Close the form"
-        >
-          <X size={14} aria-hidden />
-        </button>
-      </div>
+      <FormTitleBar titleId={`${ids}-title`} title="New key" submitVerb="create" onClose={onClose} />
 
       <div className="flex flex-wrap items-start gap-2">
-        <Field label="Name" error={errors.name} id={id('name')} name="name" className="w-48">
+        <Field label="Name" error={errors.name} id={id('name')} errorTestId="key-error-name" className="w-48">
           <input
             ref={firstField}
             value={draft.name}
@@ -142,7 +84,7 @@ export function KeyForm({
             {...errorProps(id('name'), errors.name)}
           />
         </Field>
-        <Field label="Role" error={errors.role} id={id('role')} name="role">
+        <Field label="Role" error={errors.role} id={id('role')} errorTestId="key-error-role">
           <select
             value={draft.role}
             onChange={(e) => set('role', e.target.value as Role)}
@@ -161,7 +103,7 @@ export function KeyForm({
           label="Tools (optional, comma-separated names or globs)"
           error={errors.tools}
           id={id('tools')}
-          name="tools"
+          errorTestId="key-error-tools"
           className="min-w-[16rem] flex-1 sm:max-w-md"
         >
           <input
@@ -191,7 +133,7 @@ export function KeyForm({
             }
             error={errors[list]}
             id={id(list)}
-            name={list}
+            errorTestId={`key-error-${list}`}
           >
             <textarea
               value={draft[list]}

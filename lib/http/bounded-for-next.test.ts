@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import type http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { streamChunkedBody } from '../hardening/testing/server-process';
 import { createToolscope, type Toolscope } from '../server/create-toolscope';
 import { createHttpApp } from './app';
 import { createHttpServer } from './node-server';
+import { closeServer, listenOnLoopback } from './testing/listen';
 
 /**
  * What the HTTP layer hands to Next.js (pages, server actions): bodies bounded before Next's proxy
@@ -46,13 +46,11 @@ beforeAll(async () => {
     },
   });
   server = createHttpServer(app, ts.config.limits);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  port = await listenOnLoopback(server);
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await closeServer(server);
   ts.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -1,5 +1,4 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { testPrincipal } from '../access/testing/principals';
@@ -8,6 +7,7 @@ import type { Toolscope } from '../server/create-toolscope';
 import { testToolscopes } from '../server/testing/test-toolscopes';
 import { createHttpApp } from './app';
 import { createHttpServer } from './node-server';
+import { closeServer, listenOnLoopback } from './testing/listen';
 
 /**
  * `GET /api/v1/events` on the agent path (what `npm start` serves), on a real loopback port and
@@ -34,13 +34,11 @@ async function serve(ts: Toolscope) {
     },
   });
   const server = createHttpServer(app, ts.config.limits);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenOnLoopback(server);
   return {
     port,
     close: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await closeServer(server);
     },
   };
 }

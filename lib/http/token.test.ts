@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import type http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { loadConfig } from '../config';
 import { createToolscope, type Toolscope } from '../server/create-toolscope';
 import { createHttpApp } from './app';
 import { createHttpServer } from './node-server';
+import { closeServer, listenOnLoopback } from './testing/listen';
 
 /**
  * The agent path with TOOLSCOPE_TOKEN set, on a real loopback port and SQLite file: its own routes
@@ -33,13 +33,11 @@ beforeAll(async () => {
     },
   });
   server = createHttpServer(app, ts.config.limits);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = `http://127.0.0.1:${await listenOnLoopback(server)}`;
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await closeServer(server);
   await ts.stop({ by: 'test' });
   ts.close();
   fs.rmSync(dir, { recursive: true, force: true });

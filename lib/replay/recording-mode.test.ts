@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import type http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { ToolError } from '../executor/errors';
 import { createHttpApp, type HttpApp } from '../http/app';
 import { createHttpServer } from '../http/node-server';
 import { callApp } from '../http/testing/call-app';
+import { closeServer, listenOnLoopback } from '../http/testing/listen';
 import { createToolscope, type Toolscope } from '../server/create-toolscope';
 
 /**
@@ -62,13 +62,11 @@ beforeAll(async () => {
   });
   app = createHttpApp(ts);
   server = createHttpServer(app, ts.config.limits);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  port = await listenOnLoopback(server);
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await closeServer(server);
   await ts.stop({ by: 'test' });
   ts.close();
   fs.rmSync(dir, { recursive: true, force: true });

@@ -5,8 +5,7 @@ import { z } from 'zod';
 import { defineTool } from '../../executor/define-tool';
 import type { Toolscope } from '../../server/create-toolscope';
 import { testToolscopes } from '../../server/testing/test-toolscopes';
-import { createHttpApp, type HttpApp } from '../app';
-import { callApp } from '../testing/call-app';
+import { type Json, sendJson } from '../testing/call-app';
 
 /**
  * Manual approval through the HTTP layer against a real SQLite file: the queue, decisions, edits,
@@ -25,35 +24,17 @@ const writeCall = (id: string, file: string, content: string) => ({
   function: { name: 'write_file', arguments: JSON.stringify({ path: file, content }) },
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: the tests read JSON answers whose shape they assert on
-type Json = any;
-
-const apps = new WeakMap<Toolscope, HttpApp>();
-const appOf = (ts: Toolscope) => apps.get(ts) ?? apps.set(ts, createHttpApp(ts)).get(ts)!;
-
-/**
- * A request through the app in process; a body goes as JSON with its `content-length` (the body
- * limit reads a web request's body only when its headers announce one).
- */
-async function send(ts: Toolscope, method: string, path: string, body?: object) {
-  const text = body === undefined ? undefined : JSON.stringify(body);
-  const headers: Record<string, string> =
-    text === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) };
-  const response = await callApp(appOf(ts), method, path, { body: text, headers });
-  return { status: response.status, json: (await response.json()) as Json };
-}
-
 async function post(ts: Toolscope, body: object): Promise<Json> {
-  const answer = await send(ts, 'POST', '/api/v1/tool-calls', body);
+  const answer = await sendJson(ts, 'POST', '/api/v1/tool-calls', body);
   expect(answer.status).toBe(200);
   return answer.json;
 }
 
 const decide = (ts: Toolscope, traceId: string, body: object) =>
-  send(ts, 'POST', `/api/v1/approvals/${encodeURIComponent(traceId)}`, body);
+  sendJson(ts, 'POST', `/api/v1/approvals/${encodeURIComponent(traceId)}`, body);
 
 async function approvalsOf(ts: Toolscope): Promise<Json[]> {
-  const { status, json } = await send(ts, 'GET', '/api/v1/approvals');
+  const { status, json } = await sendJson(ts, 'GET', '/api/v1/approvals');
   expect(status).toBe(200);
   expect(json.notify).toBeDefined();
   return json.approvals;
@@ -118,7 +99,7 @@ describe('the approvals queue through the API', () => {
     expect(trace.editedArguments).toEqual({ path: 'notes/a.md', content: 'edited by local' });
     expect(trace.approval).toMatchObject({ decision: 'approved', by: 'local', reason: 'fixed the wording' });
     const local = { id: 'local', name: 'local', role: 'admin' };
-    const traceJson = (await send(ts, 'GET', `/api/v1/traces/${traceId}`)).json;
+    const traceJson = (await sendJson(ts, 'GET', `/api/v1/traces/${traceId}`)).json;
     expect(traceJson.principal).toEqual(local);
     expect(traceJson.approval).toMatchObject({ decision: 'approved', by: 'local', decided_by: local });
     expect(await approvalsOf(ts)).toEqual([]);

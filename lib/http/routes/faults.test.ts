@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { defineTool } from '../../executor/define-tool';
 import type { Toolscope } from '../../server/create-toolscope';
 import { testToolscopes } from '../../server/testing/test-toolscopes';
-import { createHttpApp, type HttpApp } from '../app';
-import { callApp } from '../testing/call-app';
+import { appOf, callApp, type Json } from '../testing/call-app';
 
 /** The faults API through the HTTP layer against a real Toolscope on a real data folder, and faults seen in traces. */
 const toolscopes = testToolscopes('toolscope-faults-api-');
@@ -21,22 +20,9 @@ const echo = defineTool({
 const dataDir = () => toolscopes.dataDir();
 const start = (dir: string) => toolscopes.start(dir, { tools: [echo] });
 
-// biome-ignore lint/suspicious/noExplicitAny: the tests read JSON answers whose shape they assert on
-type Json = any;
-
-const apps = new WeakMap<Toolscope, HttpApp>();
-const appOf = (ts: Toolscope) => apps.get(ts) ?? apps.set(ts, createHttpApp(ts)).get(ts)!;
-
-/**
- * One request through the app in process. A body is sent with its `content-length`: the body
- * limit reads a web request's body only when its headers announce one.
- */
-async function send(ts: Toolscope, method: string, path: string, body?: unknown, contentType = 'application/json') {
-  const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-  const headers: Record<string, string> =
-    text === undefined ? {} : { 'content-type': contentType, 'content-length': String(Buffer.byteLength(text)) };
-  return callApp(appOf(ts), method, path, { body: text, headers });
-}
+/** One request through the app in process; a string body goes with the given content type. */
+const send = (ts: Toolscope, method: string, path: string, body?: unknown, contentType = 'application/json') =>
+  callApp(appOf(ts), method, path, { body, headers: body === undefined ? {} : { 'content-type': contentType } });
 
 async function answer(response: Promise<Response> | Response) {
   const r = await response;

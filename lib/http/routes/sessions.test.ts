@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Toolscope } from '../../server/create-toolscope';
 import { testToolscopes } from '../../server/testing/test-toolscopes';
-import { createHttpApp, type HttpApp } from '../app';
-import { callApp } from '../testing/call-app';
+import { type Json, sendJson } from '../testing/call-app';
 
 /**
  * The sessions API through the HTTP layer against a real SQLite file and the real executor: calls
@@ -10,38 +9,20 @@ import { callApp } from '../testing/call-app';
  */
 const toolscopes = testToolscopes('toolscope-sessions-api-');
 
-// biome-ignore lint/suspicious/noExplicitAny: the tests read JSON answers whose shape they assert on
-type Json = any;
-
 const call = (id: string, name: string, args: unknown) => ({
   id,
   type: 'function',
   function: { name, arguments: JSON.stringify(args) },
 });
 
-const apps = new WeakMap<Toolscope, HttpApp>();
-const appOf = (ts: Toolscope) => apps.get(ts) ?? apps.set(ts, createHttpApp(ts)).get(ts)!;
-
-/**
- * A request through the app in process; a body goes as JSON with its `content-length` (the body
- * limit reads a web request's body only when its headers announce one).
- */
-async function send(ts: Toolscope, method: string, path: string, body?: object) {
-  const text = body === undefined ? undefined : JSON.stringify(body);
-  const headers: Record<string, string> =
-    text === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) };
-  const response = await callApp(appOf(ts), method, path, { body: text, headers });
-  return { status: response.status, json: (await response.json()) as Json };
-}
-
 async function run(ts: Toolscope, body: object): Promise<Json> {
-  const answer = await send(ts, 'POST', '/api/v1/tool-calls', body);
+  const answer = await sendJson(ts, 'POST', '/api/v1/tool-calls', body);
   expect(answer.status).toBe(200);
   return answer.json;
 }
 
-const list = (ts: Toolscope, query = '') => send(ts, 'GET', `/api/v1/sessions${query}`);
-const detail = (ts: Toolscope, id: string) => send(ts, 'GET', `/api/v1/sessions/${encodeURIComponent(id)}`);
+const list = (ts: Toolscope, query = '') => sendJson(ts, 'GET', `/api/v1/sessions${query}`);
+const detail = (ts: Toolscope, id: string) => sendJson(ts, 'GET', `/api/v1/sessions/${encodeURIComponent(id)}`);
 
 async function until<T>(read: () => T | undefined | null | false, what: string, timeoutMs = 5000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -168,7 +149,7 @@ describe('GET /api/v1/sessions and /api/v1/sessions/:id', () => {
       approval: { requested_at: expect.any(String), decided_at: null, decision: null },
     });
 
-    const decided = await send(ts, 'POST', `/api/v1/approvals/${traceId}`, { decision: 'deny', reason: 'not now' });
+    const decided = await sendJson(ts, 'POST', `/api/v1/approvals/${traceId}`, { decision: 'deny', reason: 'not now' });
     expect(decided.status).toBe(200);
     await until(() => ts.store.getSession('waiting-run')?.running === 0, 'the call to finish');
     const after = (await list(ts)).json.sessions[0];
