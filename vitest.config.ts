@@ -14,6 +14,9 @@ export default defineConfig({
     ],
     environment: 'node',
     pool: 'forks',
-    testTimeout: 20_000,
+    // A test's time limit catches a hang, not a slow machine: on a crowded 2-core machine (npm test
+    // beside other work) a test of a few seconds can take several times as long.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
   },
 });
