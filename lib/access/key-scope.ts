@@ -1,7 +1,7 @@
 import type { PolicyDecision, PolicyRequest, PolicyResolver } from '../executor/ports';
 import type { Policy } from '../executor/types';
 import { compileRuleSet, type RuleSet, type ToolLookup } from '../policy/rule-set';
-import { compileWildcard } from '../policy/wildcard';
+import { compileToolGlob } from '../policy/tool-glob';
 import type { KeyRecord } from './key-store';
 
 /** What a key's scope decides beside the global rules: its own rules, and which tools it may call. */
@@ -64,8 +64,16 @@ export function createScopedPolicy(options: {
 }
 
 function compileScope(key: KeyRecord, lookup: ToolLookup): Scope {
-  const tools = key.tools ? key.tools.map(compileWildcard) : null;
-  const mayCall = tools ? (tool: string) => tools.some((matches) => matches(tool)) : null;
+  let tools: ((name: string) => boolean)[] | null;
+  try {
+    tools = key.tools ? key.tools.map(compileToolGlob) : null;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { rules: null, tools: () => false, broken: `its tools list no longer holds (${reason})` };
+  }
+  const mayCall = tools
+    ? (tool: string) => (tools as ((name: string) => boolean)[]).some((matches) => matches(tool))
+    : null;
   if (!key.permissions) return { rules: null, tools: mayCall, broken: null };
   const rules = (['allow', 'ask', 'deny'] as const).flatMap((list) =>
     (key.permissions?.[list] ?? []).map((rule) => ({ list, rule, session: null })),

@@ -127,8 +127,9 @@ export interface PermissionRefusal {
  * `compile` does the parsing, the matcher it returns only compares.
  * @example
  * permissionSubject: {
- *   describe: 'the argv joined by spaces; `*` matches any text',
- *   of: ({ command }) => command.join(' '),
+ *   describe: 'the name, exactly',
+ *   of: ({ name }) => name,
+ *   exact: ({ name }) => name,
  *   compile: (specifier) => (subject) => subject === specifier,
  * }
  */
@@ -137,14 +138,32 @@ export interface PermissionSubject<I = unknown> {
   describe: string;
   /** The subject of one call, from its validated input: `notes/todo.md`, `git status`, `GET https://…`. */
   of(input: I): string;
-  /** Compiles a specifier into a matcher of subjects; throws an Error saying why a specifier is invalid. */
-  compile(specifier: string): (subject: string) => boolean;
+  /**
+   * Every subject of one call, for a tool whose call has several (each path an upstream MCP tool
+   * takes): a deny or ask rule takes the call when any of them matches, an allow rule only when
+   * all do (and there is at least one). Absent: the call's one subject is `of`'s.
+   */
+  each?(input: I): string[];
+  /**
+   * The specifier that matches exactly this call's subject and nothing else, its `*` and `\`
+   * escaped: the literal path, the argv (quoted where needed), `METHOD URL` ("Always allow").
+   * Absent: the tool offers none (an upstream tool, whose call may take several paths).
+   */
+  exact?(input: I): string;
+  /**
+   * Compiles a specifier into a matcher of one subject (`of`'s, or each of `each`'s), given with
+   * the call's input for a subject that needs more than its text (`run_shell` matches the argv,
+   * whose argument boundaries the text loses); throws an Error saying why a specifier is invalid.
+   */
+  compile(specifier: string): (subject: string, input: I) => boolean;
 }
 
 /** Why a call was cancelled: given to `executor.cancel` or as an AbortSignal's reason. */
 export interface CancelReason {
-  /** Who cancelled: `user`, `api`, `shutdown`, `fail_fast`, a user name... */
+  /** Who cancelled: `shutdown`, `fail_fast`, `mcp`, `client`, or the cancelling principal's name. */
   by: string;
+  /** The principal who cancelled, verified from their key or login (a cancel through the API). */
+  principal?: CallPrincipal;
   /** A sentence saying why, shown in the trace and to the model. */
   reason?: string;
   /** E.g. `{ failedTraceId, failedToolCallId }` for fail-fast. */
@@ -167,6 +186,12 @@ export interface ToolContext {
   output: OutputReporter;
   /** The trace context the call arrived with (`traceparent`), if any: tools that call out pass it on. */
   traceContext?: TraceContext | null;
+  /**
+   * How the permission rules judge this tool called with `input` instead, for this call's
+   * session and principal: a tool checks a step the call takes on its own (a redirect's URL)
+   * against the same rules as the call. Absent when the executor has no rules to ask.
+   */
+  permission?: (input: unknown) => { policy: Policy; rule: string };
 }
 
 export interface ToolDefinition<I = unknown, O = unknown> {
@@ -200,6 +225,13 @@ export interface ToolDefinition<I = unknown, O = unknown> {
    * `run_shell(git status)`): without it, the tool takes only tool-wide rules (`write_file`).
    */
   permissionSubject?: PermissionSubject<I>;
+  /**
+   * Where a call sends what it is given, from its validated input (`http_request`: the URL's
+   * origin); null when it cannot be told. A replay with edited arguments puts a recorded secret
+   * back only when the destination is unchanged. Absent: unknown, so such a replay may edit nothing
+   * else (see `lib/replay/secret-destination.ts`).
+   */
+  destination?: (input: I) => string | null;
   /**
    * Arguments the schema does not name: `reject` (default) refuses them with INVALID_ARGUMENTS
    * naming each one, and the JSON Schema says `additionalProperties: false`; `ignore` drops them.

@@ -1,7 +1,7 @@
-import picomatch from 'picomatch';
 import { attemptFault, faultApplies } from '../executor/fault-injection';
 import type { FaultRequest } from '../executor/ports';
 import type { AttemptFault, FaultKind, FaultSpec } from '../executor/types';
+import { compileToolGlob } from '../policy/tool-glob';
 import { drawAt } from './prng';
 import { type FaultParams, FaultRuleError, faultSpecOf } from './rule-schema';
 
@@ -11,7 +11,7 @@ export interface FaultRule {
   id: string;
   name: string;
   enabled: boolean;
-  /** A tool name, or a picomatch glob over tool names (`http_*`). */
+  /** A tool name, or a glob over tool names where `*` matches any characters (`http_*`). */
   tool: string;
   /** Only calls of this session; null for every session. */
   sessionId: string | null;
@@ -47,11 +47,10 @@ export interface CompiledRule {
   spec: FaultSpec;
 }
 
-/** A tool name matches itself; anything with glob characters is compiled once with picomatch. */
+/** A tool name matches itself, a glob (`compileToolGlob`) the names it takes; compiled once. */
 function compileTool(tool: string): (name: string) => boolean {
-  if (!/[*?[\]{}()!+@]/.test(tool)) return (name) => name === tool;
   try {
-    return picomatch(tool);
+    return compileToolGlob(tool);
   } catch (error) {
     throw new FaultRuleError([{ path: 'tool', message: `not a valid glob: ${(error as Error).message}` }]);
   }

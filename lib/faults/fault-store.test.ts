@@ -219,8 +219,9 @@ describe('fault store', () => {
   it('compiles globs and exact names; a rule with probability 0 never fires and takes no draw', () => {
     const { faults } = openStore();
     faults.create({ name: 'never', tool: '*', kind: 'timeout', probability: 0 });
-    const glob = faults.create({ name: 'fs', tool: 'fs__{read,write}', kind: 'timeout' });
-    expect(faults.faultFor(attempt({ tool: 'fs__read' }))?.ruleId).toBe(glob.id);
+    const glob = faults.create({ name: 'fs', tool: 'fs__*_file', kind: 'timeout' });
+    expect(faults.faultFor(attempt({ tool: 'fs__read_file' }))?.ruleId).toBe(glob.id);
+    expect(faults.faultFor(attempt({ tool: 'fs__read_text_file' }))?.ruleId).toBe(glob.id);
     expect(faults.faultFor(attempt({ tool: 'fs__delete' }))).toBeNull();
     expect(faults.list().find((r) => r.name === 'never')?.draws).toBe(0);
   });
@@ -244,6 +245,32 @@ describe('fault store', () => {
     expect(faults.list().map((r) => r.id)).toEqual([good.id]);
     expect(String(errors[0])).toContain(`fault rule ${bad.id} (bad) is not a valid rule`);
     expect(faults.faultFor(attempt())?.ruleId).toBe(good.id);
+  });
+
+  it('refuses a tool glob it cannot match in linear time, and leaves out a stored one at start', () => {
+    const file = dbFile();
+    let { db, faults } = openStore(file);
+    // picomatch compiled this to a backtracking regular expression: a 28-letter tool name took seconds.
+    expect(issuesOf(() => faults.create({ name: 'slow', tool: '+(*a)x', kind: 'timeout' }))).toEqual([
+      { path: 'tool', message: expect.stringMatching(/^not a valid glob: extglob "\+\(…\)" is not supported/) },
+    ]);
+    const good = faults.create({ name: 'good', tool: 'echo', kind: 'timeout' });
+    const old = faults.create({ name: 'old', tool: 'echo', kind: 'timeout' });
+    db.prepare("UPDATE fault_rules SET tool = 'fs__{read,write}' WHERE id = ?").run(old.id);
+    faults.close();
+    db.close();
+    const errors: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void errors.push(args[0]);
+    try {
+      ({ db, faults } = openStore(file));
+    } finally {
+      console.error = original;
+    }
+    expect(faults.list().map((r) => r.id)).toEqual([good.id]);
+    expect(String(errors[0])).toContain(`fault rule ${old.id} (old) is not a valid rule`);
+    expect(faults.faultFor(attempt())?.ruleId).toBe(good.id);
+    faults.close();
   });
 
   it('is recognised as INVALID_FAULT_RULE', () => {

@@ -83,8 +83,15 @@ export function createFaultStore(options: FaultStoreOptions): FaultStore {
     }
   };
 
-  // Creation order: the order rules are tried in.
-  let rules: CompiledRule[] = rows.load().map(compileRule);
+  // Creation order: the order rules are tried in. A stored rule whose glob no longer compiles is left out.
+  let rules: CompiledRule[] = rows.load().flatMap((rule) => {
+    try {
+      return [compileRule(rule)];
+    } catch (error) {
+      console.error(`[toolscope] fault rule ${rule.id} (${rule.name}) is not a valid rule and is ignored:`, error);
+      return [];
+    }
+  });
 
   const dirty = new Set<FaultRule>();
   let timer: TimerHandle | null = null;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PolicyRequest } from '../executor/ports';
-import type { Policy } from '../executor/types';
+import type { AnyTool, PermissionSubject, Policy } from '../executor/types';
 import { compileRule, compileRuleSet, type RuleInput } from './rule-set';
 import { createPolicyTestRegistry } from './testing/policy-tools';
 
@@ -116,20 +116,36 @@ describe('compileRuleSet', () => {
   });
 
   it('computes a call subject at most once, and only when a rule needs it', () => {
-    const set = compileRuleSet(rules({ allow: ['run_shell(a)', 'run_shell(b)', 'run_shell(c)'] }), {}, lookup);
-    let reads = 0;
-    const input = {
-      get command() {
-        reads++;
-        return ['c'];
+    const tool = lookup('run_shell') as AnyTool;
+    const subject = tool.permissionSubject as PermissionSubject;
+    let computed = 0;
+    const counting = {
+      ...tool,
+      permissionSubject: {
+        ...subject,
+        of(input: unknown) {
+          computed++;
+          return subject.of(input);
+        },
       },
     };
-    expect(set.decide({ ...shell('c'), input }).rule).toBe('allow run_shell(c)');
-    expect(reads).toBe(1);
-    const wide = compileRuleSet(rules({ allow: ['run_shell'] }), {}, lookup);
-    reads = 0;
-    expect(wide.decide({ ...shell('c'), input }).rule).toBe('allow run_shell');
-    expect(reads).toBe(0);
+    const countingLookup = (name: string) => (name === 'run_shell' ? counting : lookup(name));
+    const set = compileRuleSet(rules({ allow: ['run_shell(a)', 'run_shell(b)', 'run_shell(c)'] }), {}, countingLookup);
+    expect(set.decide(shell('c')).rule).toBe('allow run_shell(c)');
+    expect(computed).toBe(1);
+    const wide = compileRuleSet(rules({ allow: ['run_shell'] }), {}, countingLookup);
+    computed = 0;
+    expect(wide.decide(shell('c')).rule).toBe('allow run_shell');
+    expect(computed).toBe(0);
+  });
+
+  it('matches a command rule on the argv, not on its text joined by spaces', () => {
+    const set = compileRuleSet(rules({ allow: ['run_shell(git a b)'], deny: ['run_shell(git * push *)'] }), {}, lookup);
+    const argv = (command: string[]): PolicyRequest => ({ ...shell(''), input: { command } });
+    expect(set.decide(argv(['git', 'a', 'b'])).rule).toBe('allow run_shell(git a b)');
+    expect(set.decide(argv(['git', 'a b'])).rule).toBe('default for exec: ask');
+    expect(set.decide(argv(['git', '-C', 'dir', 'push'])).rule).toBe('deny run_shell(git * push *)');
+    expect(set.decide(argv(['git', 'commit', '-m', 'push it'])).rule).toBe('default for exec: ask');
   });
 });
 

@@ -17,7 +17,7 @@ export type ToolLookup = (name: string) => AnyTool | undefined;
 interface CompiledRule {
   session: string | null;
   /** Null for a tool-wide rule. */
-  matches: ((subject: string) => boolean) | null;
+  matches: ((subject: string, input: unknown) => boolean) | null;
   decision: PolicyDecision;
 }
 
@@ -84,6 +84,17 @@ export function compileRule(input: RuleInput, lookup: ToolLookup, source?: strin
 }
 
 /**
+ * Whether a rule with a specifier takes a call of several subjects (`PermissionSubject.each`):
+ * a deny or ask rule when any subject matches, an allow rule only when every one does (and there
+ * is one), so one path outside an allowed folder keeps the call from being allowed by it.
+ */
+function matchesSubjects(rule: CompiledRule, subjects: readonly string[], input: unknown): boolean {
+  const matches = rule.matches as (subject: string, input: unknown) => boolean;
+  if (rule.decision.policy === 'allow') return subjects.length > 0 && subjects.every((s) => matches(s, input));
+  return subjects.some((subject) => matches(subject, input));
+}
+
+/**
  * Compiles rules into a `RuleSet`. Precedence, highest first:
  * 1. the rules, deny before ask before allow; in a list, the first that matches (config rules
  *    come before data rules, as `rules` lists them);
@@ -126,11 +137,19 @@ export function compileRuleSet(
     const entry = byTool.get(request.tool);
     if (entry) {
       let subject: string | undefined;
+      // A subject with `each` (an upstream MCP tool: every path of the call) gives several subjects.
+      let subjects: string[] | undefined;
       for (const rule of entry.rules) {
         if (rule.session !== null && rule.session !== request.sessionId) continue;
         if (rule.matches) {
-          subject ??= (entry.subject as PermissionSubject).of(request.input);
-          if (!rule.matches(subject)) continue;
+          const each = (entry.subject as PermissionSubject).each;
+          if (each) {
+            subjects ??= each.call(entry.subject, request.input);
+            if (!matchesSubjects(rule, subjects, request.input)) continue;
+          } else {
+            subject ??= (entry.subject as PermissionSubject).of(request.input);
+            if (!rule.matches(subject, request.input)) continue;
+          }
         }
         return rule.decision;
       }

@@ -3,6 +3,7 @@ import { keyJson } from '../../access/key-json';
 import type { KeyPermissions } from '../../access/key-store';
 import { ROLES } from '../../access/roles';
 import { ApiError } from '../../errors';
+import { compileToolGlob } from '../../policy/tool-glob';
 import type { Toolscope } from '../../server/create-toolscope';
 import { audit } from '../audit';
 import { jsonBody, paramOf, parseWith } from '../request';
@@ -61,6 +62,20 @@ function checkedPermissions(
   return full;
 }
 
+/** The key's tool globs, checked as fault rules' are: a 400 naming the first one we cannot match. */
+function checkedTools(tools: readonly string[] | undefined): void {
+  tools?.forEach((glob, index) => {
+    try {
+      compileToolGlob(glob);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new ApiError('INVALID_REQUEST', `tools[${index}]: ${message}`, {
+        errors: [{ path: `tools[${index}]`, message }],
+      });
+    }
+  });
+}
+
 export default defineRoutes([
   {
     /** `GET /api/v1/keys`: every named key, revoked ones included, oldest first; never a token. */
@@ -91,6 +106,7 @@ export default defineRoutes([
         throw new ApiError('ALREADY_EXISTS', `An active key is already named "${body.name}".`);
       }
       const permissions = checkedPermissions(ts, body.permissions);
+      checkedTools(body.tools);
       const { key, token } = ts.access.keys.create({
         name: body.name,
         role: body.role,
