@@ -53,6 +53,7 @@ export function featuresConfig(root: string) {
         everything: {
           command: process.execPath,
           args: [path.join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+          trustAnnotations: true,
         },
       },
     },

@@ -32,10 +32,12 @@ function mcpServers(dataDir: string) {
       everything: {
         command: process.execPath,
         args: [path.resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+        trustAnnotations: true,
       },
       flaky: {
         command: process.execPath,
         args: [path.resolve('e2e/fixtures/flaky-mcp-server.mjs'), flakyDownFlag(dataDir)],
+        trustAnnotations: true,
       },
     },
   };

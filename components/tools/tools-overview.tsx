@@ -13,8 +13,10 @@ import {
   isDown,
   MCP_SERVERS_KEY,
   type McpServerJson,
+  type McpToolRelabelJson,
   TOOLS_CATALOG_KEY,
 } from '@/lib/ui/mcp-servers';
+import { relabelsByTool, relabelText } from '@/lib/ui/tool-info';
 import { RANGE_LABEL, RangeSwitch } from '../charts/range-switch';
 import { Sparkline } from '../charts/sparkline';
 import { StatsCharts } from '../charts/stats-charts';
@@ -117,6 +119,7 @@ export function ToolsOverview({
   const tools = catalog.data;
   const serverList = servers.data ?? [];
   const serverByName = new Map(serverList.map((server) => [server.name, server]));
+  const relabels = relabelsByTool(serverList);
   const info = new Map(tools.map((t) => [t.name, t]));
   const when = RANGE_LABEL[range].toLowerCase();
   const statRows = new Map(stats.tools.map((row) => [row.name, row]));
@@ -216,7 +219,14 @@ export function ToolsOverview({
               >
                 <GroupHeader server={group.server === null ? null : serverByName.get(group.server)} />
                 {group.tools.map((row) => (
-                  <ToolRow key={row.name} row={row} tool={info.get(row.name)} range={range} when={when} />
+                  <ToolRow
+                    key={row.name}
+                    row={row}
+                    tool={info.get(row.name)}
+                    relabel={relabels.get(row.name)}
+                    range={range}
+                    when={when}
+                  />
                 ))}
                 {group.tools.length === 0 && (
                   <tr className="border-t border-line">
@@ -276,15 +286,18 @@ function GroupHeader({ server }: { server: McpServerJson | null | undefined }) {
   );
 }
 
-/** One tool's row: settings (registered tools) and its calls over the range. */
+/** One tool's row: settings (registered tools), a relabel by its MCP server, and its calls over the range. */
 function ToolRow({
   row,
   tool,
+  relabel,
   range,
   when,
 }: {
   row: ToolRowJson;
   tool: ToolInfo | undefined;
+  /** The server's last relabel of the tool since the start, if any. */
+  relabel?: McpToolRelabelJson;
   range: string;
   when: string;
 }) {
@@ -320,7 +333,14 @@ function ToolRow({
           {tool ? tool.description : 'Not registered: seen in recorded calls only.'}
         </p>
       </td>
-      <td className="px-2 py-1.5">{tool ? <SideEffectLabel effect={tool.sideEffect} /> : '—'}</td>
+      <td className="px-2 py-1.5">
+        {tool ? <SideEffectLabel effect={tool.sideEffect} /> : '—'}
+        {relabel && (
+          <p className="max-w-56 text-xs text-amber-800 dark:text-amber-300" data-testid="tool-relabelled">
+            relabelled by its server at <Timestamp ms={Date.parse(relabel.at)} />: {relabelText(relabel)}
+          </p>
+        )}
+      </td>
       <td className="px-2 py-1.5">{tool ? <PolicyBadge policy={tool.policy} text={tool.policyText} /> : '—'}</td>
       <td className="whitespace-nowrap px-2 py-1.5 text-right tabular-nums">
         {tool ? formatDuration(tool.timeoutMs) : '—'}

@@ -23,6 +23,7 @@ export const AUDIT_KINDS = [
   'session.replayed',
   'trace.cancelled',
   'mcp_server.reconnected',
+  'mcp_tool.relabelled',
   'notify.failed',
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];

@@ -14,5 +14,14 @@ export function mcpServerJson(server: UpstreamServerStatus) {
     stderr_tail: server.stderrTail,
     connected_at: iso(server.connectedAt),
     next_retry_at: iso(server.nextRetryAt),
+    relabels: server.relabels.map((relabel) => ({
+      tool: relabel.tool,
+      at: new Date(relabel.at).toISOString(),
+      changes: relabel.changes,
+      annotations_before: relabel.before,
+      annotations_after: relabel.after,
+      side_effect_before: relabel.sideEffectBefore,
+      side_effect_after: relabel.sideEffectAfter,
+    })),
   };
 }

@@ -130,7 +130,7 @@ describe.skipIf(!built)('the built server: errors and upstream HTTP answers stay
     });
     server = await startBuiltServer('toolscope-error-bounds-', {
       policies: { calculator: 'allow' },
-      mcp: { servers: { web: { url: `http://127.0.0.1:${port}/mcp`, timeout_ms: 30_000 } } },
+      mcp: { servers: { web: { url: `http://127.0.0.1:${port}/mcp`, timeout_ms: 30_000, trustAnnotations: true } } },
     });
     await waitForMcpServer(server, 'web');
     db = new Database(path.join(server.dir, 'toolscope.db'), { readonly: true, fileMustExist: true });

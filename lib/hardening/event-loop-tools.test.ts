@@ -155,10 +155,10 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
       approvals: { timeoutMs: 600_000 },
       mcp: {
         servers: {
-          slow: { command: 'node', args: [FIXTURE], timeout_ms: UPSTREAM_TIMEOUT_MS },
+          slow: { command: 'node', args: [FIXTURE], timeout_ms: UPSTREAM_TIMEOUT_MS, trustAnnotations: true },
           // The same fixture for the stderr flood, with room for a slow machine to pipe 50 MB:
           // what is measured there is the server staying prompt and the stderr kept bounded.
-          chatty: { command: 'node', args: [FIXTURE], timeout_ms: CHATTER_TIMEOUT_MS },
+          chatty: { command: 'node', args: [FIXTURE], timeout_ms: CHATTER_TIMEOUT_MS, trustAnnotations: true },
         },
       },
     });

@@ -131,7 +131,16 @@ describe.skipIf(!built)('the built server: secrets never leave it', () => {
         policies: { run_shell: 'allow', write_file: 'allow', http_request: 'allow' },
         shell: { allow: ['echo', 'cat', 'printenv', 'env', 'sed'] },
         http: { allow: ['127.0.0.1', `127.0.0.1:${echoPort}`] },
-        mcp: { servers: { echo: { command: 'node', args: [FIXTURE], env: { ECHO_API_KEY: SECRETS.mcpEnvironment } } } },
+        mcp: {
+          servers: {
+            echo: {
+              command: 'node',
+              args: [FIXTURE],
+              env: { ECHO_API_KEY: SECRETS.mcpEnvironment },
+              trustAnnotations: true,
+            },
+          },
+        },
       },
       { MY_SERVICE_TOKEN: SECRETS.environment },
     );

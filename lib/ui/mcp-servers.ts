@@ -1,3 +1,5 @@
+import type { SideEffect } from '../executor/types';
+
 /** Where an upstream MCP server's connection stands (`GET /api/v1/mcp/servers`). */
 export type McpServerState = 'connecting' | 'connected' | 'failed' | 'disconnected' | 'closed';
 
@@ -16,6 +18,21 @@ export interface McpServerJson {
   stderr_tail: string[];
   connected_at: string | null;
   next_retry_at: string | null;
+  /** The last relabel of each tool whose annotations the server changed since Toolscope started. */
+  relabels: McpToolRelabelJson[];
+}
+
+/** A tool an upstream server relabelled after it first listed it: the hints and side effects before and after. */
+export interface McpToolRelabelJson {
+  /** The registered name, `server__tool`. */
+  tool: string;
+  at: string;
+  /** One line a hint that changed: `readOnlyHint true → false`. */
+  changes: string[];
+  annotations_before: Record<string, boolean>;
+  annotations_after: Record<string, boolean>;
+  side_effect_before: SideEffect;
+  side_effect_after: SideEffect;
 }
 
 /** The TanStack Query keys of the tools page: the servers and the catalog of registered tools. */

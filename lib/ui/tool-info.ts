@@ -3,6 +3,7 @@ import { isJsonSchemaInput } from '../executor/json-schema-input';
 import type { AnyTool, Policy, RetryPolicy, SideEffect } from '../executor/types';
 import { formatDuration } from './format';
 import type { JsonSchema } from './json-schema';
+import type { McpToolRelabelJson } from './mcp-servers';
 
 /** A retry policy in one line: `3 attempts, 200 ms ×2 up to 5 s, jitter 0.5`. */
 export function describeRetry(retry: RetryPolicy): string {
@@ -42,4 +43,29 @@ export function policyNote(toolName: string, policyText: string, policy: Policy)
 export function formSchemaOf(tool: AnyTool): JsonSchema {
   const input: unknown = tool.inputSchema;
   return (isJsonSchemaInput(input) ? input.schema : inputJsonSchema(tool)) as JsonSchema;
+}
+
+/**
+ * What the tools page says of a tool its MCP server relabelled: the hints that changed, and what
+ * became of its side effect (it stays a write when the server's annotations are not trusted).
+ * @example relabelText({ changes: ['readOnlyHint true → false'], side_effect_before: 'read', side_effect_after: 'write' })
+ * // 'readOnlyHint true → false · side effect read → write'
+ */
+export function relabelText(
+  relabel: Pick<McpToolRelabelJson, 'changes' | 'side_effect_before' | 'side_effect_after'>,
+): string {
+  const effect =
+    relabel.side_effect_before === relabel.side_effect_after
+      ? `side effect stays ${relabel.side_effect_after}`
+      : `side effect ${relabel.side_effect_before} → ${relabel.side_effect_after}`;
+  return [relabel.changes.join(', '), effect].filter(Boolean).join(' · ');
+}
+
+/** The last relabel of each tool, by its registered name, across the servers the tools page lists. */
+export function relabelsByTool(
+  servers: readonly { relabels?: McpToolRelabelJson[] }[],
+): Map<string, McpToolRelabelJson> {
+  const byTool = new Map<string, McpToolRelabelJson>();
+  for (const server of servers) for (const relabel of server.relabels ?? []) byTool.set(relabel.tool, relabel);
+  return byTool;
 }

@@ -19,7 +19,12 @@ describe.skipIf(!built)('the built server: upstream MCP servers', () => {
 
   beforeAll(async () => {
     server = await startBuiltServer('toolscope-mcp-servers-built-', {
-      mcp: { servers: { fixture: { command: 'node', args: [FIXTURE] }, broken: { command: 'no-such-program-here' } } },
+      mcp: {
+        servers: {
+          fixture: { command: 'node', args: [FIXTURE], trustAnnotations: true },
+          broken: { command: 'no-such-program-here' },
+        },
+      },
     });
   }, 90_000);
 

@@ -194,7 +194,9 @@ describe('an upstream HTTP server answering without end', () => {
   /** A Toolscope connected to the fixture (closed after each test). */
   beforeEach(async () => {
     ts = toolscopes.start(
-      toolscopes.dataDir({ mcp: { servers: { web: { url: `http://127.0.0.1:${port}/mcp`, timeout_ms: 20_000 } } } }),
+      toolscopes.dataDir({
+        mcp: { servers: { web: { url: `http://127.0.0.1:${port}/mcp`, timeout_ms: 20_000, trustAnnotations: true } } },
+      }),
     );
     await until('web connected', () => ts.upstream.get('web')?.state === 'connected');
   });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { outputOfCallResult } from './call-result';
-import { upstreamPathSubject } from './path-subject';
 import { progressLine } from './server-talk';
 import { upstreamToolName } from './upstream-tool';
 
@@ -50,18 +49,6 @@ describe('outputOfCallResult', () => {
       }),
     );
     expect(() => outputOfCallResult({ content: [], isError: true }, 'read')).toThrow(/read reported an error/);
-  });
-});
-
-describe('the upstream path subject', () => {
-  it('matches the normalized path argument against globs; no path, no match', () => {
-    const notes = upstreamPathSubject.compile('notes/**');
-    const absolute = upstreamPathSubject.compile('/srv/docs/*.md');
-    expect(notes(upstreamPathSubject.of({ path: './notes//a/../b.md' }))).toBe(true);
-    expect(notes(upstreamPathSubject.of({ path: 'other/b.md' }))).toBe(false);
-    expect(absolute(upstreamPathSubject.of({ path: '/srv/docs/x.md' }))).toBe(true);
-    expect(upstreamPathSubject.compile('**')(upstreamPathSubject.of({ source: 'a' }))).toBe(false);
-    expect(() => upstreamPathSubject.compile('  ')).toThrow(/empty/);
   });
 });
 

@@ -28,7 +28,7 @@ describe('an MCP client through Toolscope to an upstream server', () => {
       toolscopes.dataDir({
         mcp: {
           servers: {
-            everything: { command: 'node', args: [EVERYTHING] },
+            everything: { command: 'node', args: [EVERYTHING], trustAnnotations: true },
             fixture: { command: 'node', args: [FIXTURE] },
           },
         },

@@ -4,13 +4,30 @@ import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../../config';
 import { boundText } from '../../executor/bound-error';
 import { ToolError } from '../../executor/errors';
-import type { AnyTool, OutputReporter, ToolAvailability, ToolContext } from '../../executor/types';
+import type {
+  AnyTool,
+  OutputReporter,
+  PermissionSubject,
+  SideEffect,
+  ToolAvailability,
+  ToolContext,
+} from '../../executor/types';
 import { createBoundedFetch } from './bounded-fetch';
 import { outputOfCallResult } from './call-result';
 import { MAX_STDIO_MESSAGE_BYTES, OVERSIZED_MESSAGE_CODE } from './line-reader';
+import { type ServerPaths, serverPathsOf } from './path-arguments';
+import { createUpstreamPathSubject } from './path-subject';
 import { causeOf, exitClause, listAllTools, progressLine } from './server-talk';
 import { StdioProcessTransport } from './stdio-transport';
-import { createUpstreamTool, type UpstreamToolHost } from './upstream-tool';
+import {
+  createUpstreamTool,
+  labelChanges,
+  labelOf,
+  sideEffectOfMcpTool,
+  type ToolLabel,
+  type UpstreamToolHost,
+  upstreamToolName,
+} from './upstream-tool';
 
 /**
  * Where a server's connection stands: `connecting` (a first attempt or a reconnect in progress),
@@ -36,7 +53,34 @@ export interface UpstreamServerStatus {
   connectedAt: number | null;
   /** Epoch ms of the next attempt to connect; null when none is scheduled. */
   nextRetryAt: number | null;
+  /** The last relabel of each tool relabelled since the start, oldest first. */
+  relabels: ToolRelabel[];
 }
+
+/**
+ * A tool whose annotations the server changed after it first listed it (a later tools/list,
+ * after `notifications/tools/list_changed` or a reconnect): the hints before and after, and the
+ * side effect before and after (what the tool has now).
+ */
+export interface ToolRelabel {
+  /** Its registered name, `<server>__<tool>`. */
+  tool: string;
+  /** Epoch ms. */
+  at: number;
+  before: ToolLabel;
+  after: ToolLabel;
+  /** One line a hint that changed: `readOnlyHint true → false`. */
+  changes: string[];
+  sideEffectBefore: SideEffect;
+  sideEffectAfter: SideEffect;
+}
+
+/** How far a side effect reaches: a relabel that lowers it loosens the tool. */
+const REACH: Record<SideEffect, number> = { none: 0, read: 1, write: 2, exec: 3 };
+/** At most this many relabels are kept for the status (the latest of each tool). */
+const MAX_RELABELS = 200;
+/** At most this many tools' labels are kept (a tool no longer listed keeps its own, the oldest go first). */
+const MAX_LABELS = 5_000;
 
 export const STDERR_TAIL_LINES = 50;
 const FIRST_RETRY_MS = 1_000;
@@ -59,6 +103,8 @@ export interface UpstreamServerDeps {
    * secret-shaped values, and the configured header values.
    */
   scrub?: (text: string) => string;
+  /** Told of each relabel once the tool has its new side effect (the audit trail records it). */
+  relabelled?: (relabel: ToolRelabel) => void;
   random?: () => number;
 }
 
@@ -68,7 +114,9 @@ export interface UpstreamServerDeps {
  *    tools (every page) and registers them as `<server>__<tool>`.
  * 2. A failed attempt or a lost connection keeps the tools registered but unavailable, and
  *    schedules the next attempt: 1 s, doubling to 30 s, with jitter; `reconnect` tries at once.
- * 3. `notifications/tools/list_changed` lists the tools again.
+ * 3. `notifications/tools/list_changed` lists the tools again; a tool whose annotations changed
+ *    since it was first listed is relabelled (`ToolRelabel`: kept, logged and told to `relabelled`).
+ *    Without `trustAnnotations` annotations never set a side effect, so nothing can loosen one.
  * 4. A call goes through `client.callTool` with the attempt's signal (an aborted attempt sends
  *    `notifications/cancelled` upstream), its progress as `progress n/total: message` lines on
  *    stdout, and the stderr lines the server writes meanwhile on its stderr.
@@ -78,7 +126,10 @@ export class UpstreamServer implements UpstreamToolHost {
   readonly name: string;
   readonly timeoutMs: number;
   readonly retries: number;
+  readonly trustAnnotations: boolean;
   readonly tools: McpServerConfig['tools'];
+  /** Its roots and home, for the path subjects of its tools. */
+  readonly paths: ServerPaths;
   private state: ServerState = 'connecting';
   private client: Client | null = null;
   private protocolVersion: string | null = null;
@@ -95,13 +146,22 @@ export class UpstreamServer implements UpstreamToolHost {
   private readonly calls = new Set<OutputReporter>();
   private readonly random: () => number;
   private readonly scrub: (text: string) => string;
+  /** Each tool's path subject, by registered name: the same object for the tool and its placeholder. */
+  private readonly subjects = new Map<string, PermissionSubject<unknown>>();
+  /** Each registered tool's input schema, as last listed. */
+  private schemas = new Map<string, unknown>();
+  /** Each tool's label and side effect as last installed, kept across reconnects (a relabel is against it). */
+  private readonly labels = new Map<string, { label: ToolLabel; sideEffect: SideEffect }>();
+  private readonly relabels = new Map<string, ToolRelabel>();
 
   constructor(private readonly deps: UpstreamServerDeps) {
     const { config } = deps;
     this.name = config.name;
     this.timeoutMs = config.timeoutMs;
     this.retries = config.retries;
+    this.trustAnnotations = config.trustAnnotations;
     this.tools = config.tools;
+    this.paths = serverPathsOf(config);
     this.random = deps.random ?? Math.random;
     this.scrub = deps.scrub ?? ((text) => text);
   }
@@ -118,7 +178,17 @@ export class UpstreamServer implements UpstreamToolHost {
       stderrTail: [...this.stderrTail],
       connectedAt: this.state === 'connected' ? this.connectedAt : null,
       nextRetryAt: this.nextRetryAt,
+      relabels: [...this.relabels.values()],
     };
+  }
+
+  pathSubject(name: string): PermissionSubject<unknown> {
+    let subject = this.subjects.get(name);
+    if (!subject) {
+      subject = createUpstreamPathSubject({ paths: this.paths, schema: () => this.schemas.get(name) });
+      this.subjects.set(name, subject);
+    }
+    return subject;
   }
 
   availability(): ToolAvailability {
@@ -248,23 +318,81 @@ export class UpstreamServer implements UpstreamToolHost {
     this.nextRetryAt = null;
   }
 
-  /** Registers the server's tools; returns a note on the ones skipped, or null. */
+  /**
+   * Registers the server's tools; returns a note on the ones skipped, or null. A tool listed
+   * before with other hints is relabelled: its new side effect applies (a tighter one always; a
+   * looser one only with `trustAnnotations`, and only then can annotations loosen anything).
+   */
   private install(listed: McpTool[]): string | null {
     const tools: AnyTool[] = [];
     const skipped: string[] = [];
+    const labels = new Map<string, { label: ToolLabel; sideEffect: SideEffect }>();
+    const schemas = new Map<string, unknown>();
+    const relabels: ToolRelabel[] = [];
+    const now = Date.now();
     for (const tool of listed) {
       try {
-        tools.push(createUpstreamTool(this, tool));
+        const name = upstreamToolName(this.name, tool.name);
+        const previous = name ? this.labels.get(name) : undefined;
+        const label = labelOf(tool);
+        const changes = previous ? labelChanges(previous.label, label) : [];
+        let sideEffect = sideEffectOfMcpTool(tool, this.tools[tool.name], this.trustAnnotations);
+        if (previous && !this.trustAnnotations && REACH[sideEffect] < REACH[previous.sideEffect]) {
+          sideEffect = previous.sideEffect;
+        }
+        const created = createUpstreamTool(this, tool, sideEffect);
+        tools.push(created);
+        labels.set(created.name, { label, sideEffect });
+        schemas.set(created.name, tool.inputSchema);
+        if (previous && changes.length > 0) {
+          relabels.push({
+            tool: created.name,
+            at: now,
+            before: previous.label,
+            after: label,
+            changes,
+            sideEffectBefore: previous.sideEffect,
+            sideEffectAfter: sideEffect,
+          });
+        }
       } catch (error) {
         skipped.push(`${tool.name} (${error instanceof Error ? error.message : String(error)})`);
       }
     }
     this.deps.setTools(tools);
+    this.schemas = schemas;
+    for (const [name, labelled] of labels) {
+      this.labels.delete(name);
+      this.labels.set(name, labelled);
+    }
+    for (const name of this.labels.keys()) {
+      if (this.labels.size <= MAX_LABELS) break;
+      this.labels.delete(name);
+    }
+    for (const relabel of relabels) this.relabelled(relabel);
     this.toolNames = tools.map((tool) => tool.name);
     if (skipped.length === 0) return null;
     const note = boundText(`tools not registered: ${skipped.join('; ')}`);
     console.warn(`[toolscope] MCP server "${this.name}": ${note}`);
     return note;
+  }
+
+  private relabelled(relabel: ToolRelabel): void {
+    this.relabels.delete(relabel.tool);
+    this.relabels.set(relabel.tool, relabel);
+    if (this.relabels.size > MAX_RELABELS) this.relabels.delete(this.relabels.keys().next().value as string);
+    const effect =
+      relabel.sideEffectBefore === relabel.sideEffectAfter
+        ? `side effect stays ${relabel.sideEffectAfter}`
+        : `side effect ${relabel.sideEffectBefore} → ${relabel.sideEffectAfter}`;
+    console.warn(
+      `[toolscope] MCP server "${this.name}" relabelled ${relabel.tool}: ${relabel.changes.join(', ')} (${effect})`,
+    );
+    try {
+      this.deps.relabelled?.(relabel);
+    } catch (error) {
+      console.error(`[toolscope] MCP server "${this.name}": could not record the relabel of ${relabel.tool}:`, error);
+    }
   }
 
   private async refreshTools(generation: number): Promise<void> {

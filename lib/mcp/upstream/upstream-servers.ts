@@ -3,8 +3,7 @@ import { defineTool } from '../../executor/define-tool';
 import { jsonSchemaInput } from '../../executor/json-schema-input';
 import type { Registry } from '../../executor/registry';
 import type { AnyTool } from '../../executor/types';
-import { upstreamPathSubject } from './path-subject';
-import { UpstreamServer, type UpstreamServerStatus } from './upstream-server';
+import { type ToolRelabel, UpstreamServer, type UpstreamServerStatus } from './upstream-server';
 import { ownedBy } from './upstream-tool';
 
 /** The upstream MCP servers of the config, their connections and their tools in the registry. */
@@ -42,6 +41,8 @@ export function createUpstreamServers(options: {
   changed: (server: string) => void;
   /** Scrubs secrets from what servers say (stderr lines, errors) before it is kept or shown. */
   scrub?: (text: string) => string;
+  /** Told of each tool a server relabelled (its annotations changed after it was first listed). */
+  relabelled?: (server: string, relabel: ToolRelabel) => void;
 }): UpstreamServers {
   const { registry, changed } = options;
   const servers = new Map<string, UpstreamServer>();
@@ -54,6 +55,7 @@ export function createUpstreamServers(options: {
         setTools: (tools) => registry.replace(owns, tools),
         changed: () => changed(config.name),
         scrub: options.scrub,
+        relabelled: (relabel) => options.relabelled?.(config.name, relabel),
       }),
     );
   }
@@ -90,7 +92,8 @@ export function createUpstreamServers(options: {
           description: `A tool of the MCP server "${server.name}", not listed by it yet`,
           inputSchema: anyObject,
           sideEffect: 'write',
-          permissionSubject: upstreamPathSubject,
+          // The server's subject for this name: a rule compiled now matches the tool once listed.
+          permissionSubject: server.pathSubject(name),
           availability: () => ({
             available: false,
             reason: `The MCP server "${server.name}" has not listed a tool "${name.slice(at + 2)}".`,

@@ -47,10 +47,31 @@ const reached = (ts: Toolscope, name: string, state: ServerState, ms?: number) =
 const call = (ts: Toolscope, name: string, args: object, sessionId?: string) =>
   ts.executor.execute({ name, arguments: args }, { actor: 'test', sessionId: sessionId ?? null });
 
+/**
+ * Makes a call that must wait for a person: resolves with its trace once it waits (the rule that
+ * asked is on it), denies it and waits for its end.
+ */
+async function waitsForApproval(ts: Toolscope, name: string, args: object) {
+  let traceId = '';
+  const result = ts.executor.execute(
+    { name, arguments: args },
+    { actor: 'test', onAwaitingApproval: (id) => (traceId = id) },
+  );
+  await until(`${name} waiting for approval`, () => traceId && ts.approvals.get(traceId));
+  const record = ts.store.get(traceId);
+  expect(ts.approvals.decide(traceId, { decision: 'deny', reason: 'test' }, testPrincipal('test'))).toMatchObject({
+    ok: true,
+  });
+  expect(await result).toMatchObject({ status: 'denied' });
+  return record;
+}
+
 describe('a stdio server (server-everything)', () => {
   it('lists its tools as everything__<tool> with their JSON Schema and side effects, and says so on the API', async () => {
     const ts = toolscopes.start(
-      toolscopes.dataDir({ mcp: { servers: { everything: { command: 'node', args: [EVERYTHING] } } } }),
+      toolscopes.dataDir({
+        mcp: { servers: { everything: { command: 'node', args: [EVERYTHING], trustAnnotations: true } } },
+      }),
     );
     const status = await connected(ts, 'everything');
     expect(status).toMatchObject({
@@ -82,6 +103,7 @@ describe('a stdio server (server-everything)', () => {
         stderr_tail: status.stderrTail,
         connected_at: expect.stringMatching(/Z$/),
         next_retry_at: null,
+        relabels: [],
       },
     ]);
     expect(JSON.stringify(listed)).not.toContain(EVERYTHING);
@@ -93,7 +115,7 @@ describe('a stdio server (server-everything)', () => {
   it('runs a plain call, a failing one, one refused by its schema, and a long one whose progress shows live', async () => {
     const ts = toolscopes.start(
       toolscopes.dataDir({
-        mcp: { servers: { everything: { command: 'node', args: [EVERYTHING] } } },
+        mcp: { servers: { everything: { command: 'node', args: [EVERYTHING], trustAnnotations: true } } },
         // A rule naming a tool of a server not yet connected compiles.
         permissions: { allow: ['everything__gzip-file-as-resource'] },
       }),
@@ -130,7 +152,9 @@ describe('a stdio server (server-everything)', () => {
 describe('faults, replay and recording mode on an upstream tool', () => {
   it('work on everything__echo as on a built-in tool', async () => {
     const ts = toolscopes.start(
-      toolscopes.dataDir({ mcp: { servers: { everything: { command: 'node', args: [EVERYTHING] } } } }),
+      toolscopes.dataDir({
+        mcp: { servers: { everything: { command: 'node', args: [EVERYTHING], trustAnnotations: true } } },
+      }),
     );
     await connected(ts, 'everything');
     // Faults act per attempt: the first fails, the retry (echo is idempotent) reaches the server.
@@ -218,6 +242,7 @@ describe('a Streamable HTTP server (server-everything)', () => {
         servers: {
           web: {
             url: `http://127.0.0.1:${port}/mcp`,
+            trustAnnotations: true,
             // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${NAME} syntax
             headers: { authorization: 'Bearer ${UPSTREAM_TEST_TOKEN}' },
           },
@@ -264,7 +289,7 @@ describe('a filesystem server (server-filesystem)', () => {
     fs.writeFileSync(
       path.join(dir, 'toolscope.config.json'),
       JSON.stringify({
-        mcp: { servers: { fs: { command: 'node', args: [FILESYSTEM, allowed] } } },
+        mcp: { servers: { fs: { command: 'node', args: [FILESYSTEM, allowed], trustAnnotations: true } } },
         permissions: {
           allow: [`fs__write_file(${allowed}/notes/**)`],
           deny: ['fs__write_file(**/*.secret)'],
@@ -333,7 +358,7 @@ describe('a server that fails, crashes and comes back (fixture)', () => {
   it('after a crash: unavailable with the reason, stderr kept, back on its own with its tools; the call’s stderr is the server’s', async () => {
     const ts = toolscopes.start(
       toolscopes.dataDir({
-        mcp: { servers: { flaky: { command: 'node', args: [FIXTURE] } } },
+        mcp: { servers: { flaky: { command: 'node', args: [FIXTURE], trustAnnotations: true } } },
         permissions: { allow: ['flaky__crash'] },
       }),
     );
@@ -424,8 +449,8 @@ describe('a server that fails, crashes and comes back (fixture)', () => {
       toolscopes.dataDir({
         mcp: {
           servers: {
-            flaky: { command: 'node', args: [FIXTURE] },
-            hasty: { command: 'node', args: [FIXTURE], timeout_ms: 400 },
+            flaky: { command: 'node', args: [FIXTURE], trustAnnotations: true },
+            hasty: { command: 'node', args: [FIXTURE], timeout_ms: 400, trustAnnotations: true },
           },
         },
       }),
@@ -448,5 +473,215 @@ describe('a server that fails, crashes and comes back (fixture)', () => {
       ts.upstream.get('hasty')?.stderrTail.some((line) => /fixture: request \d+ cancelled/.test(line)),
     );
     expect(ts.upstream.get('hasty')?.state).toBe('connected');
+  });
+});
+
+describe('the annotations of an upstream server', () => {
+  it('are not trusted by default: a readOnlyHint tool is a write and asks; with trustAnnotations it is a read and runs', async () => {
+    const ts = toolscopes.start(
+      toolscopes.dataDir({
+        mcp: {
+          servers: {
+            plain: { command: 'node', args: [FIXTURE] },
+            trusted: { command: 'node', args: [FIXTURE], trustAnnotations: true },
+          },
+        },
+      }),
+    );
+    await connected(ts, 'plain');
+    await connected(ts, 'trusted');
+    expect(ts.executor.registry.get('plain__whisper')?.sideEffect).toBe('write');
+    expect(ts.executor.registry.get('trusted__whisper')?.sideEffect).toBe('read');
+    const tools: Json = await (await api(ts, 'GET', '/api/v1/tools')).json();
+    const listed = (name: string) => tools.tools.find((tool: Json) => tool.name === name);
+    expect(listed('plain__whisper')).toMatchObject({ side_effect: 'write', policy: 'ask' });
+    expect(listed('trusted__whisper')).toMatchObject({ side_effect: 'read', policy: 'allow' });
+
+    const asked = await waitsForApproval(ts, 'plain__whisper', { text: 'psst' });
+    expect(asked?.approval?.rule).toBe('default for write: ask');
+    expect(await call(ts, 'trusted__whisper', { text: 'psst' })).toMatchObject({
+      status: 'succeeded',
+      output: 'heard psst',
+    });
+  });
+
+  it('a relabel after start: a tighter label applies at once, is shown with the server and audited; with trustAnnotations a looser one applies too', async () => {
+    const ts = toolscopes.start(
+      toolscopes.dataDir({
+        mcp: {
+          servers: {
+            flaky: { command: 'node', args: [FIXTURE], env: { FIXTURE_RELABEL: '1' }, trustAnnotations: true },
+          },
+        },
+        permissions: { allow: ['flaky__relabel'] },
+      }),
+    );
+    await connected(ts, 'flaky');
+    expect(ts.executor.registry.get('flaky__whisper')?.sideEffect).toBe('read');
+    expect(ts.upstream.get('flaky')?.relabels).toEqual([]);
+
+    const tighter = await call(ts, 'flaky__relabel', { annotations: { readOnlyHint: false, destructiveHint: true } });
+    expect(tighter).toMatchObject({ status: 'succeeded' });
+    const relabel = await until('the relabel', () => ts.upstream.get('flaky')?.relabels[0]);
+    expect(relabel).toMatchObject({
+      tool: 'flaky__whisper',
+      before: { readOnlyHint: true, idempotentHint: true },
+      after: { readOnlyHint: false, destructiveHint: true },
+      changes: ['readOnlyHint true → false', 'destructiveHint unset → true', 'idempotentHint true → unset'],
+      sideEffectBefore: 'read',
+      sideEffectAfter: 'write',
+    });
+    expect(ts.executor.registry.get('flaky__whisper')?.sideEffect).toBe('write');
+    expect(ts.toolPolicy('flaky__whisper', 'write')).toBe('ask');
+    const asked = await waitsForApproval(ts, 'flaky__whisper', { text: 'now?' });
+    expect(asked?.approval?.rule).toBe('default for write: ask');
+
+    // The servers API (what the tools page shows) and the audit trail say so.
+    const servers: Json = await (await api(ts, 'GET', '/api/v1/mcp/servers')).json();
+    expect(servers.servers[0].relabels).toEqual([
+      {
+        tool: 'flaky__whisper',
+        at: expect.stringMatching(/Z$/),
+        changes: relabel.changes,
+        annotations_before: { readOnlyHint: true, idempotentHint: true },
+        annotations_after: { readOnlyHint: false, destructiveHint: true },
+        side_effect_before: 'read',
+        side_effect_after: 'write',
+      },
+    ]);
+    const audited = ts.access.audit.list({ kind: 'mcp_tool.relabelled' }).entries;
+    expect(audited).toHaveLength(1);
+    expect(audited[0]).toMatchObject({
+      principal: { id: 'mcp_server:flaky', name: 'MCP server flaky', role: 'none' },
+      target: 'flaky__whisper',
+      detail: {
+        server: 'flaky',
+        tool: 'flaky__whisper',
+        changes: relabel.changes,
+        side_effect_before: 'read',
+        side_effect_after: 'write',
+        annotations_before: { readOnlyHint: true, idempotentHint: true },
+        annotations_after: { readOnlyHint: false, destructiveHint: true },
+        trust_annotations: true,
+      },
+    });
+    expect(ts.access.audit.verify()).toMatchObject({ ok: true });
+
+    // Trusted, the server may make it a read again: applied, and audited like the other.
+    await call(ts, 'flaky__relabel', { annotations: { readOnlyHint: true } });
+    await until('the second relabel', () => ts.upstream.get('flaky')?.relabels[0]?.sideEffectAfter === 'read');
+    expect(ts.executor.registry.get('flaky__whisper')?.sideEffect).toBe('read');
+    expect(ts.access.audit.list({ kind: 'mcp_tool.relabelled' }).entries[0]).toMatchObject({
+      detail: { side_effect_before: 'write', side_effect_after: 'read', changes: expect.any(Array) },
+    });
+  });
+
+  it('without trustAnnotations a relabel loosens nothing: the tool stays a write, the relabel is still shown and audited', async () => {
+    const ts = toolscopes.start(
+      toolscopes.dataDir({
+        mcp: { servers: { flaky: { command: 'node', args: [FIXTURE], env: { FIXTURE_RELABEL: '1' } } } },
+        permissions: { allow: ['flaky__relabel'] },
+      }),
+    );
+    await connected(ts, 'flaky');
+    await call(ts, 'flaky__relabel', { annotations: { readOnlyHint: false, destructiveHint: true } });
+    await until('the relabel', () => ts.upstream.get('flaky')?.relabels[0]);
+    await call(ts, 'flaky__relabel', { annotations: { readOnlyHint: true, destructiveHint: false } });
+    const second = await until('the second relabel', () =>
+      ts.upstream.get('flaky')?.relabels[0]?.changes.includes('readOnlyHint false → true')
+        ? ts.upstream.get('flaky')?.relabels[0]
+        : null,
+    );
+    expect(second).toMatchObject({ sideEffectBefore: 'write', sideEffectAfter: 'write' });
+    expect(ts.executor.registry.get('flaky__whisper')?.sideEffect).toBe('write');
+    const audited = ts.access.audit.list({ kind: 'mcp_tool.relabelled' }).entries;
+    expect(audited.map((entry) => entry.detail.changes)).toEqual([
+      ['readOnlyHint false → true', 'destructiveHint true → false'],
+      ['readOnlyHint true → false', 'destructiveHint unset → true', 'idempotentHint true → unset'],
+    ]);
+    expect(audited[0]?.detail).toMatchObject({ side_effect_after: 'write', trust_annotations: false });
+  });
+});
+
+describe('path rules on every path an upstream tool takes (server-filesystem)', () => {
+  it('a relative path, a path through "..", and read_multiple_files with the secret among its paths are denied; the secret never comes back', async () => {
+    const dir = toolscopes.dataDir();
+    const root = path.join(dir, 'root');
+    const SECRET = 'the-secret-content-7f3a9c';
+    for (const folder of ['secret', 'notes', 'private']) fs.mkdirSync(path.join(root, folder), { recursive: true });
+    fs.writeFileSync(path.join(root, 'secret', 'key.txt'), SECRET);
+    fs.writeFileSync(path.join(root, 'notes', 'a.txt'), 'note a');
+    fs.writeFileSync(path.join(root, 'private', 'p.txt'), 'private p');
+    fs.writeFileSync(
+      path.join(dir, 'toolscope.config.json'),
+      JSON.stringify({
+        // Trusted: its reads run without asking, so only the rules below stand between a call and the secret.
+        mcp: { servers: { fs: { command: 'node', args: [FILESYSTEM, root], trustAnnotations: true } } },
+        permissions: {
+          deny: [
+            `fs__read_text_file(${root}/secret/**)`,
+            `fs__read_multiple_files(${root}/secret/**)`,
+            // A relative glob is under the server's folder.
+            'fs__get_file_info(secret/**)',
+          ],
+          ask: [`fs__read_multiple_files(${root}/private/**)`],
+          allow: ['fs__move_file(notes/**)'],
+        },
+      }),
+    );
+    const ts = toolscopes.start(dir);
+    await connected(ts, 'fs');
+    const post = async (name: string, args: object) => {
+      const response = await api(ts, 'POST', '/api/v1/tool-calls', {
+        tool_calls: [{ id: 'c', type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+      });
+      const text = await response.text();
+      expect(text).not.toContain(SECRET);
+      return JSON.parse(text).results[0] as Json;
+    };
+
+    for (const [name, args] of [
+      ['fs__read_text_file', { path: 'secret/key.txt' }],
+      ['fs__read_text_file', { path: './notes/../secret//key.txt' }],
+      ['fs__read_text_file', { path: `${root}/secret/key.txt` }],
+      ['fs__read_multiple_files', { paths: [`${root}/notes/a.txt`, `${root}/secret/key.txt`] }],
+      ['fs__read_multiple_files', { paths: [`${root}/notes/a.txt`, 'secret/key.txt'] }],
+      ['fs__read_multiple_files', { paths: ['notes/a.txt', `${root}/notes/../secret/key.txt`] }],
+      ['fs__get_file_info', { path: `${root}/secret/key.txt` }],
+    ] as const) {
+      const denied = await post(name, args);
+      expect(denied, `${name} ${JSON.stringify(args)}`).toMatchObject({
+        status: 'denied',
+        error: { code: 'PERMISSION_DENIED' },
+      });
+    }
+    // The paths the server reads are the ones the rules judged: relative ones under its folder.
+    expect(await post('fs__read_text_file', { path: 'notes/a.txt' })).toMatchObject({
+      status: 'succeeded',
+      output: { content: 'note a' },
+    });
+    const both = await post('fs__read_multiple_files', { paths: ['notes/a.txt', `${root}/notes/a.txt`] });
+    expect(both).toMatchObject({ status: 'succeeded' });
+    expect(JSON.stringify(both.output)).toContain('note a');
+
+    // One path under an ask rule: the call asks.
+    const asked = await waitsForApproval(ts, 'fs__read_multiple_files', { paths: ['notes/a.txt', 'private/p.txt'] });
+    expect(asked?.approval?.rule).toBe(`ask fs__read_multiple_files(${root}/private/**)`);
+    // An allow rule takes a call only when all its paths are allowed: one outside, the default asks.
+    expect(await call(ts, 'fs__move_file', { source: 'notes/a.txt', destination: 'notes/b.txt' })).toMatchObject({
+      status: 'succeeded',
+    });
+    expect(fs.readFileSync(path.join(root, 'notes', 'b.txt'), 'utf8')).toBe('note a');
+    const outside = await waitsForApproval(ts, 'fs__move_file', {
+      source: 'notes/b.txt',
+      destination: 'private/b.txt',
+    });
+    expect(outside?.approval?.rule).toBe('default for write: ask');
+    expect(fs.existsSync(path.join(root, 'private', 'b.txt'))).toBe(false);
+
+    // Nothing recorded holds the secret either.
+    const traces = ts.store.list({ limit: 100 }).items.map((item) => ts.store.get(item.id));
+    expect(traces.length).toBeGreaterThanOrEqual(10);
+    expect(JSON.stringify(traces)).not.toContain(SECRET);
   });
 });

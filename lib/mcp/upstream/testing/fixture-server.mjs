@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // A small stdio MCP server for the upstream tests: it writes to stderr, crashes on demand, waits
 // until cancelled, and changes its tool list. Set FIXTURE_FAIL_FILE to a path: while that file
-// exists the server fails at start (exit code 1, a line on stderr).
+// exists the server fails at start (exit code 1, a line on stderr). With FIXTURE_RELABEL=1 it has
+// a tool `relabel` that gives `whisper` the annotations it is called with and says the list changed.
 import fs from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -30,6 +31,13 @@ const tools = [
   },
   { name: 'add_tool', description: 'Adds the tool "extra" and says the list changed', inputSchema: object() },
 ];
+if (process.env.FIXTURE_RELABEL === '1') {
+  tools.push({
+    name: 'relabel',
+    description: 'Gives whisper these annotations and says the list changed',
+    inputSchema: object({ annotations: { type: 'object' } }, ['annotations']),
+  });
+}
 
 const server = new Server({ name: 'fixture', version: '1.2.3' }, { capabilities: { tools: { listChanged: true } } });
 server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
@@ -72,6 +80,12 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       }
       await server.sendToolListChanged();
       return { content: [{ type: 'text', text: 'added' }] };
+    case 'relabel': {
+      const whisper = tools.find((tool) => tool.name === 'whisper');
+      whisper.annotations = args.annotations;
+      await server.sendToolListChanged();
+      return { content: [{ type: 'text', text: 'relabelled' }] };
+    }
     case 'extra':
       return { content: [{ type: 'text', text: 'extra ran' }] };
     default:
