@@ -4,6 +4,7 @@ import { PolicyView } from '@/components/policy/policy-view';
 import type { PolicyToolInfo } from '@/components/policy/specifier';
 import { defaultDecision } from '@/lib/executor/ports';
 import type { SideEffect } from '@/lib/executor/types';
+import { policyEtag } from '@/lib/policy/policy-etag';
 import { getToolscope } from '@/lib/server/toolscope';
 
 export const dynamic = 'force-dynamic';
@@ -37,8 +38,10 @@ export default function PolicyPage() {
             : null,
       }),
     );
+  const rules = ts.policy.rules();
   const initial: PolicyJson = {
-    rules: ts.policy.rules().map((rule) => ({
+    etag: policyEtag(rules),
+    rules: rules.map((rule) => ({
       id: rule.id,
       list: rule.list,
       rule: rule.rule,

@@ -24,14 +24,15 @@ function policyApiError(status: number, code: string, message: string, errors: R
   return Object.assign(new Error(message), { name: 'PolicyApiError' as const, code, status, errors });
 }
 
-async function send<T>(url: string, init?: RequestInit): Promise<T> {
+/** A request whose answer is 2xx; any other answer is thrown as a `PolicyApiError`. */
+async function request(url: string, init?: RequestInit): Promise<Response> {
   let response: Response;
   try {
     response = await fetch(url, { cache: 'no-store', ...init });
   } catch (error) {
     throw policyApiError(0, 'NETWORK', `Could not reach the server: ${String(error)}`, []);
   }
-  if (response.ok) return (await response.json()) as T;
+  if (response.ok) return response;
   const body = (await response.json().catch(() => null)) as {
     error?: { code?: string; message?: string; details?: { errors?: RuleError[] } };
   } | null;
@@ -44,17 +45,34 @@ async function send<T>(url: string, init?: RequestInit): Promise<T> {
   );
 }
 
+async function send<T>(url: string, init?: RequestInit): Promise<T> {
+  return (await (await request(url, init)).json()) as T;
+}
+
+/** The rules as an answer gives them, with its `ETag`. */
+async function policyOf(response: Promise<Response>): Promise<PolicyJson> {
+  const answer = await response;
+  const body = (await answer.json()) as Omit<PolicyJson, 'etag'>;
+  return { ...body, etag: answer.headers.get('etag') };
+}
+
 const json = (rules: readonly RuleBody[]): RequestInit => ({
   headers: { 'content-type': 'application/json' },
   body: JSON.stringify(rulesBody(rules)),
 });
 
 /** `GET /api/v1/policy`. */
-export const fetchPolicy = () => send<PolicyJson>('/api/v1/policy');
+export const fetchPolicy = () => policyOf(request('/api/v1/policy'));
 
-/** `PUT /api/v1/policy`: replaces the data rules. */
-export const putPolicy = (rules: readonly RuleBody[]) =>
-  send<PolicyJson>('/api/v1/policy', { method: 'PUT', ...json(rules) });
+/**
+ * `PUT /api/v1/policy`: replaces the data rules, if they are still the ones of `etag`
+ * (`If-Match`); else a `PolicyApiError` with code `PRECONDITION_FAILED`.
+ */
+export const putPolicy = (rules: readonly RuleBody[], etag: string | null) => {
+  const init = json(rules);
+  const headers = { ...(init.headers as Record<string, string>), ...(etag ? { 'if-match': etag } : {}) };
+  return policyOf(request('/api/v1/policy', { method: 'PUT', ...init, headers }));
+};
 
 /** `POST /api/v1/policy/preview`: how `rules` (as the data rules) would have decided the last recorded calls. */
 export const previewPolicy = (rules: readonly RuleBody[], signal?: AbortSignal) =>

@@ -15,6 +15,8 @@ export interface PolicyRuleJson {
 export interface PolicyJson {
   rules: PolicyRuleJson[];
   config_file: string | null;
+  /** The answer's `ETag`: a save names it in `If-Match`, so it cannot drop a rule made meanwhile. */
+  etag: string | null;
 }
 
 /** A data rule as `PUT /api/v1/policy` takes it. */
@@ -32,7 +34,7 @@ export interface DraftRule extends RuleBody {
 }
 
 /** The data rules (the editable ones) of the server's policy, as the start of a draft. */
-export function draftFrom(policy: PolicyJson): DraftRule[] {
+export function draftFrom(policy: Omit<PolicyJson, 'etag'>): DraftRule[] {
   return policy.rules
     .filter((rule) => rule.source === 'data')
     .map((rule) => ({ key: rule.id, id: rule.id, list: rule.list, rule: rule.rule, session: rule.session }));

@@ -103,25 +103,35 @@ export function PolicyView({
   const previewStale = previewBody !== body || previewQuery.isFetching;
 
   const save = useMutation({
-    mutationFn: (toSave: DraftRule[]) => putPolicy(toSave),
+    mutationFn: (toSave: { rules: DraftRule[]; etag: string | null }) => putPolicy(toSave.rules, toSave.etag),
     onSuccess: (saved) => {
       queryClient.setQueryData(POLICY_KEY, saved);
       setEdits(NO_EDITS);
       setSaveErrors(null);
     },
     onError: (error, sent) => {
+      if (isPolicyApiError(error) && error.code === 'PRECONDITION_FAILED') {
+        // The draft is edits on top of the server's rules: read them again and it sits on the new ones.
+        void queryClient.invalidateQueries({ queryKey: POLICY_KEY });
+        setSaveErrors({
+          byKey: new Map(),
+          message:
+            'the rules changed while you edited (another tab, "Always allow" or the API). Your draft now sits on the current rules: look it over and save again.',
+        });
+        return;
+      }
       const found = isPolicyApiError(error) ? errorsByRule(error.errors) : new Map<number, FieldErrors>();
       const byKey = new Map<string, FieldErrors>();
       for (const [index, errors] of found) {
-        const rule = sent[index];
+        const rule = sent.rules[index];
         if (rule) byKey.set(rule.key, errors);
       }
       setSaveErrors({ byKey, message: error.message });
     },
   });
   const saveDraft = useCallback(() => {
-    if (dirty && !save.isPending) save.mutate(rules);
-  }, [dirty, rules, save]);
+    if (dirty && !save.isPending) save.mutate({ rules, etag: policy.etag });
+  }, [dirty, rules, save, policy.etag]);
   const discard = useCallback(() => {
     setEdits(NO_EDITS);
     setSaveErrors(null);

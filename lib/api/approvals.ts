@@ -12,8 +12,9 @@ import { iso, principalJson, summaryJson } from './serialize';
 
 /**
  * A pending call as `GET /api/v1/approvals` lists it. `suggested_specifier` is what "Always
- * allow" would name for this call: the tool's own permission subject (the normalized path, the
- * command, `METHOD URL`) of the redacted arguments; null for tools that take no specifier.
+ * allow" would name for this call: the specifier that matches exactly its subject and nothing
+ * else (the literal path, argv or `METHOD URL`, glob characters escaped: a path `w/*` is `w/\*`);
+ * null for tools that take no specifier or have no exact one, and when a secret is in the subject.
  */
 export function pendingApprovalJson(pending: PendingApproval, registry?: Pick<Registry, 'get'>) {
   return {
@@ -34,9 +35,9 @@ export function pendingApprovalJson(pending: PendingApproval, registry?: Pick<Re
 
 function suggestedSpecifier(pending: PendingApproval, registry: Pick<Registry, 'get'> | undefined): string | null {
   const subject = registry?.get(pending.tool)?.permissionSubject;
-  if (!subject) return null;
+  if (!subject?.exact) return null;
   try {
-    const text = subject.of(pending.arguments);
+    const text = subject.exact(pending.arguments);
     return text && !text.includes(REDACTED) ? text : null;
   } catch {
     return null;
@@ -100,6 +101,9 @@ export async function decideApproval(
       throw new ApiError('INVALID_ARGUMENTS', outcome.error.message, { errors: issues });
     }
     if (outcome.reason === 'invalid_rule') throw new ApiError('INVALID_RULE', outcome.message);
+    if (outcome.reason === 'rule_shadowed') {
+      throw new ApiError('RULE_SHADOWED', outcome.message, { rule: outcome.shadowedBy });
+    }
     if (outcome.reason === 'self_approval') {
       throw new ApiError(
         'SELF_APPROVAL',

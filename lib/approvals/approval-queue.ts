@@ -2,6 +2,7 @@ import { errorData } from '../executor/errors';
 import type { ApprovalDecision, ApprovalRequest, Approver } from '../executor/ports';
 import type { CallPrincipal, SideEffect, ToolErrorData } from '../executor/types';
 import type { FieldIssue } from '../executor/validate-input';
+import { isRuleShadowedError } from '../policy/rule-shadowed';
 import { keepRedacted } from './keep-redacted';
 
 /** A call waiting for a person, as the approvals page and `GET /api/v1/approvals` show it. */
@@ -41,6 +42,8 @@ export type DecideOutcome =
   | { ok: false; reason: 'invalid_arguments'; error: ToolErrorData }
   /** "Always allow" with a rule that cannot be made (a bad specifier): the call stays pending. */
   | { ok: false; reason: 'invalid_rule'; message: string }
+  /** "Always allow" with a rule an ask or deny rule would shadow (`shadowedBy`): the call stays pending. */
+  | { ok: false; reason: 'rule_shadowed'; message: string; shadowedBy: string }
   /** No call with this trace id is waiting (unknown, or already decided). */
   | { ok: false; reason: 'not_pending' }
   /** The one deciding made the call: nobody approves or denies their own call. */
@@ -50,9 +53,15 @@ export interface ApprovalQueueOptions {
   /**
    * Creates an allow rule for "always allow" and returns it as the Policy page shows it
    * (`allow write_file(notes/**) [session s-1]`); throws with a message a person can act on when
-   * the rule is invalid. Without it, "always" is refused.
+   * the rule is invalid, and a `RuleShadowedError` when an ask or deny rule would keep it from
+   * ever deciding `call` (the call it is made for, as it would run). Without it, "always" is refused.
    */
-  allowFromNowOn?: (rule: { tool: string; specifier: string | null; session: string | null }) => string;
+  allowFromNowOn?: (rule: {
+    tool: string;
+    specifier: string | null;
+    session: string | null;
+    call: { input: unknown; sessionId: string | null; sideEffect: SideEffect; actor: string };
+  }) => string;
 }
 
 export interface ApprovalQueue extends Approver {
@@ -156,13 +165,30 @@ export function createApprovalQueue(options: ApprovalQueueOptions = {}): Approva
       if (input.always) {
         if (!options.allowFromNowOn)
           return { ok: false, reason: 'invalid_rule', message: 'Rules cannot be created here.' };
+        if (input.always.session && entry.pending.sessionId === null) {
+          return {
+            ok: false,
+            reason: 'invalid_rule',
+            message:
+              'This call belongs to no session, so a rule "only in this session" cannot be made for it: leave out "session" to allow such calls in every session.',
+          };
+        }
         try {
           ruleCreated = options.allowFromNowOn({
             tool: entry.pending.tool,
             specifier: input.always.specifier?.trim() || null,
             session: input.always.session ? entry.pending.sessionId : null,
+            call: {
+              input: edited ?? entry.request.input,
+              sessionId: entry.pending.sessionId,
+              sideEffect: entry.pending.sideEffect,
+              actor: entry.pending.actor,
+            },
           });
         } catch (error) {
+          if (isRuleShadowedError(error)) {
+            return { ok: false, reason: 'rule_shadowed', message: error.message, shadowedBy: error.shadowedBy };
+          }
           return { ok: false, reason: 'invalid_rule', message: error instanceof Error ? error.message : String(error) };
         }
       }

@@ -4,6 +4,7 @@ import type { LiveCall } from './live-call';
 import { decidePolicy, type FaultSource, type PolicyResolver } from './ports';
 import type { Registry } from './registry';
 import { createAttemptRunner, type ToolOutcome } from './run-attempts';
+import { sideEffectOf } from './side-effect';
 import type { AnyTool, SideEffect, ToolErrorData } from './types';
 import { validateInput } from './validate-input';
 
@@ -19,16 +20,6 @@ export interface ExecuteStage {
   /** Stage 4 of one call: records each attempt in the live record as it starts and ends. */
   run(call: { tool: AnyTool; input: unknown; live: LiveCall; t0: number }): ExecuteOutcome | Promise<ExecuteOutcome>;
   circuitState(tool: string): CircuitState;
-}
-
-/** The side effect of one call: the tool's own answer for this input, or its declared worst case. */
-export function sideEffectOf(tool: AnyTool, input: unknown): SideEffect {
-  if (!tool.sideEffectOf) return tool.sideEffect;
-  try {
-    return tool.sideEffectOf(input);
-  } catch {
-    return tool.sideEffect;
-  }
 }
 
 /** Errors after which a fallback tool is worth trying: the primary is down, not the request wrong. */

@@ -1,10 +1,10 @@
 import { CallCancelled, cancelledError } from './call-cancellation';
 import type { Clock } from './clock';
 import { errorData } from './errors';
-import { sideEffectOf } from './execute-stage';
 import type { LiveCall } from './live-call';
 import { type ApprovalDecision, type Approver, decidePolicy, type PolicyResolver } from './ports';
 import type { Redactor } from './redact';
+import { sideEffectOf } from './side-effect';
 import type { StageRecorder } from './stage-recorder';
 import type {
   AnyTool,
@@ -153,6 +153,7 @@ async function awaitApproval(deps: PermissionDeps, call: PermissionCall, rule: s
   if ('cancelled' in answer) {
     approval.decision = 'cancelled';
     approval.by = answer.cancelled.by;
+    if (answer.cancelled.principal) approval.decidedBy = answer.cancelled.principal;
     approval.reason = answer.cancelled.reason ?? null;
     const error = cancelledError(answer.cancelled, 'permission');
     stages.end('failed', error.message);

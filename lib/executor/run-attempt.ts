@@ -28,6 +28,7 @@ class AttemptContext implements ToolContext {
   readonly metadata: Record<string, unknown>;
   readonly output: ToolContext['output'];
   readonly traceContext: TraceContext | null;
+  readonly permission: ToolContext['permission'];
   private controller: AbortController | undefined;
   private abortReason: unknown;
 
@@ -41,6 +42,7 @@ class AttemptContext implements ToolContext {
     this.metadata = ctx.metadata;
     this.output = ctx.output;
     this.traceContext = ctx.traceContext ?? null;
+    this.permission = ctx.permission;
   }
 
   get signal(): AbortSignal {

@@ -5,8 +5,9 @@ import type { Clock } from './clock';
 import { errorData } from './errors';
 import { attemptFault, faultApplies } from './fault-injection';
 import type { LiveCall } from './live-call';
-import type { FaultSource } from './ports';
+import { decidePolicy, type FaultSource, type PolicyResolver } from './ports';
 import { type AttemptResult, runAttempt } from './run-attempt';
+import { sideEffectOf } from './side-effect';
 import { roundMs } from './stage-recorder';
 import type { AnyTool, Attempt, AttemptFault, CancelReason, ToolErrorData } from './types';
 
@@ -45,8 +46,10 @@ export function createAttemptRunner(deps: {
   clock: Clock;
   random: () => number;
   faults: FaultSource | undefined;
+  /** The rules, for a tool that checks a step of its own (`ToolContext.permission`). */
+  policyOf?: PolicyResolver;
 }): AttemptRunner {
-  const { clock, random, faults } = deps;
+  const { clock, random, faults, policyOf } = deps;
   const breakers = new Map<string, CircuitBreaker>();
 
   function breakerFor(tool: AnyTool): CircuitBreaker | null {
@@ -130,6 +133,17 @@ export function createAttemptRunner(deps: {
         metadata: record.metadata,
         output,
         traceContext: record.traceContext ?? null,
+        permission: policyOf
+          ? (next: unknown) =>
+              decidePolicy(policyOf, {
+                tool: tool.name,
+                input: next,
+                sideEffect: sideEffectOf(tool, next),
+                actor: record.actor,
+                sessionId: record.sessionId,
+                principal: record.principal,
+              })
+          : undefined,
       },
       { clock, cancellation: live, fault },
     );

@@ -1,8 +1,8 @@
 import { errorData } from './errors';
-import { sideEffectOf } from './execute-stage';
 import type { LiveCall } from './live-call';
 import type { Redactor } from './redact';
 import type { Registry } from './registry';
+import { sideEffectOf } from './side-effect';
 import type { StageRecorder } from './stage-recorder';
 import type { AnyTool, SideEffect, ToolErrorData } from './types';
 import { validateInput } from './validate-input';

@@ -107,3 +107,21 @@ const URGENT_MS = 60_000;
 export function isUrgent(requestedAt: number, expiresAt: number, now: number): boolean {
   return expiresAt - now <= Math.min(URGENT_MS, (expiresAt - requestedAt) / 4);
 }
+
+/** Whether a specifier has a wildcard: a `*` not escaped by `\` (`w/\*` names the file `w/*`). */
+export function hasWildcard(specifier: string): boolean {
+  for (let i = 0; i < specifier.length; i++) {
+    const char = specifier[i];
+    if (char === '\\') i++;
+    else if (char === '*') return true;
+  }
+  return false;
+}
+
+/** What an "always allow" rule will match, in words, for the form that makes it. */
+export function alwaysMatchText(tool: string, specifier: string | null): string {
+  if (specifier === null || specifier.trim() === '') return `every ${tool} call, whatever its arguments`;
+  return hasWildcard(specifier)
+    ? 'every call this pattern fits: each unescaped * stands for more than this call (the Policy page has the table)'
+    : 'only calls with exactly this subject: nothing else';
+}

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ApiError } from '../../errors';
 import type { PolicyDecision } from '../../executor/ports';
+import { ifMatchHolds, policyEtag } from '../../policy/policy-etag';
 import { isPolicyRulesError, type PolicyRule, type RuleIssue } from '../../policy/policy-store';
 import { previewRules } from '../../policy/preview-rules';
 import type { Toolscope } from '../../server/create-toolscope';
@@ -34,8 +35,10 @@ function ruleJson(rule: PolicyRule) {
   return { id: rule.id, list: rule.list, rule: rule.rule, session: rule.session, source: rule.source };
 }
 
-function policyJson(ts: Toolscope) {
-  return { rules: ts.policy.rules().map(ruleJson), config_file: ts.config.configPath };
+/** The rules in force as GET and PUT answer them, with their `ETag`. */
+function policyAnswer(c: HttpContext, ts: Toolscope) {
+  const rules = ts.policy.rules();
+  return json(c, { rules: rules.map(ruleJson), config_file: ts.config.configPath }, 200, { etag: policyEtag(rules) });
 }
 
 /** `rules.2.rule` → `rules[2].rule`, as the field errors name places. */
@@ -75,17 +78,22 @@ const dataRules = (ts: Toolscope) =>
 
 export default defineRoutes([
   {
-    /** `GET /api/v1/policy`: every rule in force, each with its source (`config` or `data`), and the config file. */
+    /**
+     * `GET /api/v1/policy`: every rule in force, each with its source (`config` or `data`), and the
+     * config file; its `ETag` is what a PUT's `If-Match` names.
+     */
     method: 'GET',
     path: '/api/v1/policy',
     action: 'policy.read',
-    handle: (c, ts) => json(c, policyJson(ts)),
+    handle: policyAnswer,
   },
   {
     /**
      * `PUT /api/v1/policy` with `{ "rules": [{ "list", "rule", "session"? }] }`: replaces the rules
      * kept in the data folder (the config file's stay as they are). 200 with the same shape as GET;
-     * 400 `INVALID_RULES` with `details.errors: [{ path: "rules[2].rule", message }]`, nothing saved.
+     * 400 `INVALID_RULES` with `details.errors: [{ path: "rules[2].rule", message }]`, nothing saved;
+     * 412 `PRECONDITION_FAILED` when `If-Match` names rules that are no longer the ones in force
+     * (a rule was added or removed meanwhile), nothing saved.
      */
     method: 'PUT',
     path: '/api/v1/policy',
@@ -93,6 +101,15 @@ export default defineRoutes([
     body: 'json',
     handle(c, ts) {
       const rules = readRules(c, ts);
+      const current = policyEtag(ts.policy.rules());
+      if (!ifMatchHolds(c.req.header('if-match'), current)) {
+        throw new ApiError(
+          'PRECONDITION_FAILED',
+          'The rules changed since you read them: read them again (GET /api/v1/policy) and apply your change to what is there now.',
+          { etag: current },
+          { etag: current },
+        );
+      }
       const before = dataRules(ts);
       try {
         ts.policy.replace(rules);
@@ -101,7 +118,7 @@ export default defineRoutes([
         throw error;
       }
       audit(c, ts, 'policy.changed', null, { before, after: dataRules(ts) });
-      return json(c, policyJson(ts));
+      return policyAnswer(c, ts);
     },
   },
   {
