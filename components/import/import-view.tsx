@@ -17,6 +17,8 @@ const LISTED_TRACES = 12;
 export interface ImportAnswer {
   kind: 'trace' | 'session';
   session_id: string | null;
+  /** The file's session id when a session here already had it (the calls went into `session_id`). */
+  renamed_from?: string | null;
   trace_ids: string[];
   imported: number;
 }
@@ -226,6 +228,19 @@ function Imported({ outcome }: { outcome: Extract<Outcome, { ok: true }> }) {
         ) : null}
         <span className="font-normal text-fg-muted">from {outcome.file}</span>
       </p>
+      {answer.renamed_from && (
+        <p className="text-xs text-fg-muted" data-testid="import-renamed">
+          A session here is already called <span className="font-mono">{answer.renamed_from}</span>: the imported calls
+          went into a session of their own
+          {session ? (
+            <>
+              {' '}
+              (<span className="font-mono">{session}</span>)
+            </>
+          ) : null}
+          .
+        </p>
+      )}
       <ul className="flex flex-col gap-0.5 text-xs" aria-label="Imported calls">
         {listed.map((id) => (
           <li key={id}>

@@ -28,7 +28,8 @@ function MaskedNote({ edited, shown }: { edited: unknown; shown: unknown }) {
     <div className="flex flex-col gap-0.5 text-[11px]" data-testid="replay-masked">
       {kept.length > 0 && (
         <p className="flex flex-wrap items-center gap-1 text-amber-800 dark:text-amber-300">
-          <Lock size={10} aria-hidden /> Kept as recorded (masked here, the real value is replayed):
+          <Lock size={10} aria-hidden /> Kept as recorded (masked here, the real value is replayed, only to where it was
+          sent):
           {kept.map((m) => (
             <code key={m.path} className="font-mono">
               {m.path || '(arguments)'}

@@ -14,6 +14,7 @@ import { CALL_STATUSES, STAGE_NAMES, type ToolErrorData } from '../executor/type
 import { isSessionTooLargeError, sessionCalls } from '../replay/session-calls';
 import type { Toolscope } from '../server/create-toolscope';
 import { type TraceJson, traceFromJson } from '../ui/trace-from-json';
+import { importLane } from './import-lane';
 import { traceJson } from './serialize';
 
 /** What an export file says it is. */
@@ -249,7 +250,10 @@ export interface ImportProblem {
 /** What `POST /api/v1/import` answers with 201. */
 export interface ImportAnswer {
   kind: 'trace' | 'session';
+  /** The session the calls are in here: the file's, or its own when the file's was taken (`renamed_from`). */
   session_id: string | null;
+  /** The file's session id when a session here already had it; null otherwise. */
+  renamed_from: string | null;
   trace_ids: string[];
   imported: number;
 }
@@ -372,7 +376,9 @@ export function readExportFile(
 /**
  * Imports a parsed export file into the store, all or nothing: the traces are stored read-only
  * and marked imported (no sealed arguments: nothing can run them again), with their batches'
- * messages. A refusal (bad file, other version, a trace id already stored) writes nothing.
+ * messages, in a lane of their own (see `importLane`: no link to a trace outside the file, and a
+ * session of their own when the file's session id is taken here). A refusal (bad file, other
+ * version, a trace id already stored) writes nothing.
  */
 export function importExportFile(
   body: unknown,
@@ -380,7 +386,8 @@ export function importExportFile(
 ): { ok: true; answer: ImportAnswer } | { ok: false; refusal: ImportRefusal } {
   const read = readExportFile(body);
   if (!read.ok) return read;
-  const outcome = store.importTraces(read.traces, read.messages);
+  const lane = importLane(read.traces, read.messages, store);
+  const outcome = store.importTraces(lane.traces, lane.messages);
   if (!outcome.ok) {
     return {
       ok: false,
@@ -392,11 +399,13 @@ export function importExportFile(
       },
     };
   }
+  const fileSession = read.file.session_id;
   return {
     ok: true,
     answer: {
       kind: read.file.kind,
-      session_id: read.file.session_id,
+      session_id: fileSession === null ? null : (lane.renamed.get(fileSession) ?? fileSession),
+      renamed_from: fileSession !== null && lane.renamed.has(fileSession) ? fileSession : null,
       trace_ids: read.traces.map((trace) => trace.id),
       imported: outcome.imported,
     },

@@ -166,7 +166,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
 
       // Recording mode: a recorded result instead of running anything (see recording.ts).
       if (ctx.recording) {
-        const served = serveFromRecording(ctx.recording, { args: parsed.value, live, stages, t0 }, finish);
+        const served = serveFromRecording(ctx.recording, { live, stages, t0 }, finish);
         if (served) return served;
       }
 

@@ -26,8 +26,9 @@ export interface Recording {
   /** What a call that matches nothing does: run for real, or fail with RECORDING_MISS. */
   onMiss: 'run' | 'fail';
   /**
-   * The recorded result for a call of `tool` with these (parsed, not yet validated) arguments:
-   * the nth identical call gets the nth recording, any later one the last. Null on a miss.
+   * The recorded result for a call of `tool` with these arguments, redacted as its trace records
+   * them (secrets masked, so a guess of a recorded secret is served as a wrong one is): the nth
+   * identical call gets the nth recording, any later one the last. Null on a miss.
    */
   take(tool: string, args: unknown): RecordedResult | null;
 }
@@ -40,12 +41,14 @@ export interface Recording {
  */
 export function serveFromRecording(
   recording: Recording,
-  call: { args: unknown; live: LiveCall; stages: StageRecorder; t0: number },
+  call: { live: LiveCall; stages: StageRecorder; t0: number },
   finish: FinishCall,
 ): ToolResult | Promise<ToolResult> | null {
   const { live, stages, t0 } = call;
   const record = live.record;
-  const recorded = recording.take(record.tool, call.args);
+  // The redacted arguments (set by validation): matching on the real ones would tell a right
+  // guess of a recorded secret (served) from a wrong one (a miss).
+  const recorded = recording.take(record.tool, record.arguments);
   if (!recorded) {
     if (recording.onMiss === 'run') return null;
     const error = errorData(

@@ -47,10 +47,27 @@ describe('loadCassette', () => {
     expect(loadCassette(store, 'rec', 'fresh')?.take('tick', { n: 1 })?.traceId).toBe(recorded[0]?.id);
   });
 
+  it('keys calls on their redacted arguments, never opening the sealed ones', () => {
+    const store = createMemoryTraceStore();
+    const keyed = (key: string) =>
+      tick('keys', 1, {
+        rawArguments: JSON.stringify({ n: 1, api_key: key }),
+        arguments: { n: 1, api_key: '[REDACTED]' },
+      });
+    const first = keyed('sk-one');
+    const second = keyed('sk-two');
+    for (const trace of [first, second]) store.finish(trace);
+    const cassette = loadCassette(store, 'keys', 'play');
+    expect(cassette?.take('tick', { n: 1, api_key: '[REDACTED]' })?.traceId).toBe(first.id);
+    expect(cassette?.take('tick', { n: 1, api_key: '[REDACTED]' })?.traceId).toBe(second.id);
+    expect(cassette?.take('tick', { n: 1, api_key: 'sk-one' })).toBeNull();
+  });
+
   it('is null for a session with nothing to serve', () => {
     const store = createMemoryTraceStore();
     expect(loadCassette(store, 'nobody', null)).toBeNull();
-    store.finish(tick('unparseable', 1, { rawArguments: '{"n": ' }));
+    const parseFailed = { name: 'parse', status: 'failed', startedAt: 0, durationMs: 0, detail: 'not JSON' } as const;
+    store.finish(tick('unparseable', 1, { rawArguments: '{"n": ', arguments: '{"n": ', stages: [parseFailed] }));
     expect(loadCassette(store, 'unparseable', null)).toBeNull();
   });
 });

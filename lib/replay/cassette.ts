@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { StoredTrace, TraceStore } from '../db/trace-store';
-import { parseArguments } from '../executor/parse-arguments';
 import type { RecordedResult } from '../executor/recording';
 import { canonicalJson } from './canonical-json';
 import { sessionCalls } from './session-calls';
@@ -22,8 +21,8 @@ export interface Cassette {
 const UNFINISHED = new Set(['running', 'awaiting_approval']);
 
 /**
- * The key of a call: its tool and its arguments as canonical JSON (sorted keys), hashed so that a
- * cassette kept between requests holds no argument values (they may be secrets).
+ * The key of a call: its tool and its redacted arguments as canonical JSON (sorted keys), hashed
+ * so that a cassette kept between requests holds no argument values.
  */
 function keyOf(tool: string, args: unknown): string {
   return createHash('sha256').update(tool).update('\0').update(canonicalJson(args)).digest('base64url');
@@ -31,9 +30,12 @@ function keyOf(tool: string, args: unknown): string {
 
 /**
  * Reads the recorded session `sessionId` into a cassette; null when it has no finished call to
- * serve. Each recorded call's sealed arguments are opened once, here, and only their hash is kept.
- * 1. The session's finished calls in the order they began, keyed by tool and arguments; the nth
- *    identical call of the serving session gets the nth of them, any later one the last.
+ * serve. Nothing sealed is opened: calls are matched on their arguments as the trace shows them,
+ * redacted, so recording mode tells nothing about a masked value (a right guess of a recorded
+ * secret and a wrong one are served alike; the output served is the redacted one recorded).
+ * 1. The session's finished calls in the order they began whose arguments parsed (imported calls
+ *    left out), keyed by tool and redacted arguments; the nth identical call of the serving
+ *    session gets the nth of them, any later one the last.
  * 2. When the serving session (`servingSessionId`) was already served from this recording (by an
  *    earlier request, or before a restart), its served calls count: the next identical call gets
  *    the next recording, not the first again.
@@ -44,11 +46,10 @@ export function loadCassette(store: TraceStore, sessionId: string, servingSessio
   const byKey = new Map<string, string[]>();
   const placeOf = new Map<string, { key: string; index: number }>();
   for (const call of recorded) {
-    if (UNFINISHED.has(call.status)) continue;
-    const sealed = store.openSealedArguments(call.id);
-    const parsed = sealed && parseArguments(sealed.rawArguments);
-    if (!parsed?.ok) continue;
-    const key = keyOf(call.tool, parsed.value);
+    if (UNFINISHED.has(call.status) || call.imported) continue;
+    const trace = store.get(call.id);
+    if (!trace || trace.stages.find((stage) => stage.name === 'parse')?.status === 'failed') continue;
+    const key = keyOf(call.tool, trace.arguments);
     const ids = byKey.get(key) ?? [];
     placeOf.set(call.id, { key, index: ids.length });
     ids.push(call.id);

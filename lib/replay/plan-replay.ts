@@ -1,8 +1,9 @@
 import { keepRedacted } from '../approvals/keep-redacted';
 import type { TraceStore } from '../db/trace-store';
 import { parseArguments } from '../executor/parse-arguments';
-import type { ExecutionContext, ToolCall } from '../executor/types';
+import type { AnyTool, ExecutionContext, ToolCall } from '../executor/types';
 import { type ReplayFault, replayFaultContext } from './replay-fault';
+import { keptSecretPaths, secretDestinationIssues } from './secret-destination';
 
 /** A field of a request body that is wrong, named as the API names it (`arguments.headers.authorization`). */
 export interface BodyIssue {
@@ -22,7 +23,9 @@ export interface ReplayPlan {
 export type ReplayPlanOutcome =
   | { ok: true; plan: ReplayPlan }
   | { ok: false; reason: 'not_found' }
-  | { ok: false; reason: 'invalid_arguments'; message: string; issues: BodyIssue[] };
+  | { ok: false; reason: 'invalid_arguments'; message: string; issues: BodyIssue[] }
+  /** The edit keeps a recorded secret but changes where the call sends it. */
+  | { ok: false; reason: 'secret_destination_changed'; message: string; issues: BodyIssue[] };
 
 export interface ReplayOptions {
   /**
@@ -32,6 +35,11 @@ export interface ReplayOptions {
   arguments?: unknown;
   /** A fault for this replay only. */
   fault?: ReplayFault;
+  /**
+   * The tools as registered, for the destination a tool declares (see `secret-destination.ts`);
+   * without them every tool counts as declaring none.
+   */
+  tools?: { get(name: string): AnyTool | undefined };
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -41,8 +49,9 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  * Plans the replay of trace `id`: the same tool, in the same session, recorded as actor
  * `replay` and as a replay of `id`. Its arguments are the sealed raw arguments, exactly as the
  * model sent them (not an approver's edit), or `options.arguments` with every masked value the
- * edit left alone given back its recorded value. What is opened here never leaves the server: it
- * goes to the executor, which records it sealed and shows it redacted.
+ * edit left alone given back its recorded value — only when the edit keeps the call's destination
+ * (see `secretDestinationIssues`): a recorded secret is never sent where it was not. What is opened
+ * here never leaves the server: it goes to the executor, which records it sealed and shows it redacted.
  */
 export function planReplay(store: TraceStore, id: string, options: ReplayOptions = {}): ReplayPlanOutcome {
   const trace = store.get(id);
@@ -60,18 +69,24 @@ export function planReplay(store: TraceStore, id: string, options: ReplayOptions
   const edited = editedArguments(options.arguments);
   if (!edited.ok) return edited;
   const recorded = parseArguments(sealed.rawArguments);
-  const kept = keepRedacted(edited.value, trace.arguments, recorded.ok ? recorded.value : undefined);
+  const recordedValue = recorded.ok ? recorded.value : undefined;
+  const kept = keepRedacted(edited.value, trace.arguments, recordedValue);
   if (!kept.ok) {
     const issues = kept.issues.map((issue) => ({ path: `arguments.${issue.path}`, message: issue.message }));
-    return {
-      ok: false,
-      reason: 'invalid_arguments',
-      message: issues.map((issue) => `${issue.path}: ${issue.message}`).join('; '),
-      issues,
-    };
+    return { ok: false, reason: 'invalid_arguments', message: joinIssues(issues), issues };
   }
+  const moved = secretDestinationIssues(
+    options.tools?.get(trace.tool),
+    recordedValue,
+    kept.value,
+    keptSecretPaths(edited.value),
+  );
+  if (moved.length > 0)
+    return { ok: false, reason: 'secret_destination_changed', message: joinIssues(moved), issues: moved };
   return { ok: true, plan: { call: { name: trace.tool, arguments: kept.value }, ctx } };
 }
+
+const joinIssues = (issues: BodyIssue[]) => issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
 
 function editedArguments(
   value: unknown,

@@ -23,7 +23,7 @@ let ts: Toolscope;
 let server: http.Server;
 let port: number;
 let app: HttpApp;
-const runs = { tick: 0, echo: 0, refuse: 0 };
+const runs = { tick: 0, echo: 0, refuse: 0, keyed: 0 };
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolscope-recording-'));
@@ -44,6 +44,16 @@ beforeAll(async () => {
         execute: (input) => {
           runs.echo++;
           return input;
+        },
+      }),
+      defineTool({
+        name: 'keyed',
+        description: 'Takes a key (a secret by its name) and a query',
+        sideEffect: 'none',
+        inputSchema: z.object({ query: z.string(), api_key: z.string() }),
+        execute: ({ query }) => {
+          runs.keyed++;
+          return { query, rows: runs.keyed };
         },
       }),
       defineTool({
@@ -252,5 +262,43 @@ describe('a kept recording', () => {
       tool_calls: [call('x', 'echo', { a: 9 })],
     });
     expect(after.json.results[0]).toMatchObject({ status: 'succeeded', output: { a: 9 } });
+  });
+});
+
+describe('recording mode and secrets', () => {
+  it('matches on the redacted arguments: a right and a wrong guess of a recorded secret are served alike', async () => {
+    const send = PATHS[0]?.[1] as Send;
+    const secret = 'sk-live-0123456789abcdefSECRET';
+    const recordedCall = await send({
+      session_id: 'keyed-rec',
+      tool_calls: [call('k1', 'keyed', { query: 'balance', api_key: secret })],
+    });
+    const recordedId = recordedCall.json.results[0].trace_id;
+    const before = { ...runs };
+    const guesses: Record<string, Json> = {};
+    for (const [name, key] of [
+      ['right', secret],
+      ['wrong', 'sk-live-not-the-one-at-all-000000'],
+      ['short', 'x'],
+    ] as const) {
+      const answer = await send({
+        session_id: `keyed-play-${name}`,
+        replay_from: 'keyed-rec',
+        tool_calls: [call('g', 'keyed', { query: 'balance', api_key: key })],
+      });
+      guesses[name] = answer.json.results[0];
+    }
+    expect(runs).toEqual(before);
+    for (const result of Object.values(guesses)) {
+      expect(result).toMatchObject({ status: 'succeeded', output: { query: 'balance', rows: 1 } });
+      expect((await traceOf(result.trace_id)).served_from).toBe(recordedId);
+    }
+    // What is not secret still tells calls apart.
+    const other = await send({
+      session_id: 'keyed-play-other',
+      replay_from: 'keyed-rec',
+      tool_calls: [call('g', 'keyed', { query: 'history', api_key: secret })],
+    });
+    expect(other.json.results[0].error.code).toBe('RECORDING_MISS');
   });
 });

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { defineTool, type ZodTool } from '../executor/define-tool';
 import { ToolError } from '../executor/errors';
-import type { PermissionRefusal, SideEffect, TraceContext } from '../executor/types';
+import type { PermissionRefusal, SideEffect, ToolContext, TraceContext } from '../executor/types';
 import { formatTraceparent, passOnIncoming, type TracePropagation } from '../otel/trace-context';
 import { createHttpSubject } from '../policy/http-subject';
 import { settingSource } from './config-source';
@@ -100,6 +100,19 @@ export interface HttpRequestOutput {
   note?: string;
 }
 
+/**
+ * Where a request goes, for replay's secrets: the URL's origin (scheme, host, port; a default port
+ * left out), and the `Host` header when the request sets one, since a server on a shared address
+ * routes by it. Null for a URL that is not http(s) (the tool refuses it).
+ * @example httpDestination({ url: 'https://API.example.com:443/a' }) // 'https://api.example.com'
+ */
+export function httpDestination(input: { url: string; headers?: Record<string, string> }): string | null {
+  const url = URL.canParse(input.url) ? new URL(input.url) : null;
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return null;
+  const host = Object.entries(input.headers ?? {}).find(([name]) => name.toLowerCase() === 'host')?.[1];
+  return host === undefined ? url.origin : `${url.origin} (Host: ${host.trim().toLowerCase()})`;
+}
+
 /** GET and HEAD only read; every other method may change something. */
 export function httpSideEffect(input: { method?: string }): SideEffect {
   const method = (input.method ?? 'GET').toUpperCase();
@@ -149,6 +162,7 @@ export function createHttpRequestTool(options: HttpRequestOptions = {}): ZodTool
     sideEffect: 'write',
     sideEffectOf: httpSideEffect,
     permissionSubject: createHttpSubject(),
+    destination: httpDestination,
     timeoutMs: options.timeoutMs ?? 15_000,
     sensitivePaths: sensitiveHeaderPaths(),
     checkPermission: (input) => {
@@ -160,7 +174,15 @@ export function createHttpRequestTool(options: HttpRequestOptions = {}): ZodTool
     async execute(input, ctx) {
       try {
         const trace = propagation({ traceId: ctx.traceId, traceContext: ctx.traceContext });
-        return await sendRequest(input, { hostCheck, resolve, maxBytes, maxRedirects, signal: ctx.signal, trace });
+        return await sendRequest(input, {
+          hostCheck,
+          resolve,
+          maxBytes,
+          maxRedirects,
+          signal: ctx.signal,
+          trace,
+          permission: ctx.permission,
+        });
       } catch (error) {
         if (ctx.signal.aborted) throw ctx.signal.reason;
         throw error;
@@ -184,12 +206,14 @@ interface SendOptions {
   signal: AbortSignal;
   /** Sent as `traceparent` (and `tracestate`) when the request has none of its own. */
   trace: TraceContext | null;
+  /** The permission rules, asked again about each redirect (`ToolContext.permission`). */
+  permission: ToolContext['permission'];
 }
 
 async function sendRequest(input: ParsedInput, options: SendOptions): Promise<HttpRequestOutput> {
   const { signal } = options;
   let url = checkUrl(input.url, options.hostCheck);
-  let method: string = input.method;
+  let method: ParsedInput['method'] = input.method;
   let body = input.body;
   if (body !== undefined && (method === 'GET' || method === 'HEAD')) {
     throw ToolError.parameter('BODY_NOT_ALLOWED', `A ${method} request cannot have a body; use POST, PUT or PATCH.`);
@@ -234,12 +258,34 @@ async function sendRequest(input: ParsedInput, options: SendOptions): Promise<Ht
       body = undefined;
       headers.delete('content-type');
     }
+    refuseByRules(options.permission, { ...input, url: next.href, method, headers: undefined, body: undefined }, url);
     // A host header set for the first origin would misname the next one.
     if (next.origin !== url.origin) for (const name of [...CREDENTIAL_HEADERS, 'host']) headers.delete(name);
     redirects.push(next.href);
     previous = url;
     url = next;
   }
+}
+
+/**
+ * Refuses a redirect whose target the permission rules deny, or that an ask rule takes: nobody
+ * approved that request (a call allowed by the side-effect default or a `policies` entry goes on,
+ * as the call itself did).
+ */
+function refuseByRules(permission: SendOptions['permission'], next: ParsedInput, from: URL): void {
+  if (!permission) return;
+  const decided = permission(next);
+  const byRule = !decided.rule.startsWith('default for ') && !decided.rule.startsWith('policies.');
+  if (decided.policy === 'allow' || (decided.policy === 'ask' && !byRule)) return;
+  throw new ToolError({
+    code: 'REDIRECT_NOT_ALLOWED',
+    kind: 'permission',
+    message: `The server redirected ${from.href} to ${next.method} ${next.url}, which the rule "${decided.rule}" ${
+      decided.policy === 'deny' ? 'denies' : 'would have to ask a person about'
+    }; the redirect was not followed.`,
+    hint: 'Do not retry: request an allowed URL, or ask the user to change the rule.',
+    details: { location: next.url, policy: decided.policy, rule: decided.rule },
+  });
 }
 
 async function readResponse(

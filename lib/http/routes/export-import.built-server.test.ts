@@ -44,6 +44,7 @@ describe.skipIf(!built)('the built server: assistant_message, export and import'
     expect(imported.json).toEqual({
       kind: 'session',
       session_id: 'built-big',
+      renamed_from: null,
       trace_ids: ['built-big-1'],
       imported: 1,
     });

@@ -235,6 +235,7 @@ describe('import', () => {
     expect(imported.json).toEqual({
       kind: 'session',
       session_id: 'imp-1',
+      renamed_from: null,
       trace_ids: file.traces.map((t: Json) => t.id),
       imported: 3,
     });

@@ -9,7 +9,9 @@ export default defineRoutes([
   {
     /**
      * `POST /api/v1/import` with an export file as the JSON body (at most IMPORT_MAX_BYTES, 413
-     * beyond): 201 `{ kind, session_id, trace_ids, imported }`; 400 `INVALID_IMPORT` naming the
+     * beyond): 201 `{ kind, session_id, renamed_from, trace_ids, imported }` — `session_id` is
+     * where the calls are here: a session of their own (`<id>@import-<hash>`, `renamed_from` the
+     * file's id) when one here already had the file's id; 400 `INVALID_IMPORT` naming the
      * first bad path (all of them, up to IMPORT_MAX_ERRORS, in `details.errors`), 400
      * `UNSUPPORTED_VERSION`, 409 `ALREADY_EXISTS` naming the trace id.
      */
@@ -35,6 +37,7 @@ export default defineRoutes([
       audit(c, ts, 'calls.imported', result.answer.session_id, {
         kind: result.answer.kind,
         imported: result.answer.imported,
+        renamed_from: result.answer.renamed_from,
         trace_ids: result.answer.trace_ids.slice(0, 100),
       });
       return json(c, result.answer, 201);

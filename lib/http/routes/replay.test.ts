@@ -31,6 +31,8 @@ function testTools(seen: Seen) {
       description: 'Receives a secret header; answers without echoing it',
       sideEffect: 'none',
       sensitivePaths: ['headers.authorization'],
+      // The secret goes nowhere but here, whatever the query: a replay may edit the query and keep it.
+      destination: () => 'secret_probe',
       inputSchema: z.object({ query: z.string(), headers: z.object({ authorization: z.string() }) }),
       execute: ({ query, headers }) => {
         seen.probe.push({ authorization: headers.authorization, query });
@@ -232,9 +234,14 @@ describe('POST /api/v1/traces/:id/replay', () => {
     expect((await replay(ts, id, { fault: { kind: 'meteor' } })).json.error.message).toMatch(/^fault\.kind: /);
 
     // Arguments that do not fit the tool run through validation like any call: a failed trace.
-    const invalid = await replay(ts, id, { arguments: { query: 5, headers: { authorization: '[REDACTED]' } } });
+    const invalid = await replay(ts, id, { arguments: { query: 5, headers: { authorization: 'Bearer typed' } } });
     expect(invalid.status).toBe(200);
     expect(invalid.json).toMatchObject({ status: 'failed', error: { code: 'INVALID_ARGUMENTS', stage: 'validate' } });
+    // With a recorded secret kept, where they would send it cannot be told: refused, nothing recorded.
+    const invalidKept = await replay(ts, id, { arguments: { query: 5, headers: { authorization: '[REDACTED]' } } });
+    expect(invalidKept.status).toBe(400);
+    expect(invalidKept.json.error).toMatchObject({ code: 'SECRET_DESTINATION_CHANGED' });
+    expect(invalidKept.json.error.message).toMatch(/^arguments\.headers\.authorization: .*do not fit secret_probe/);
     expect(seen.probe).toHaveLength(1);
 
     const missing = await replay(ts, 'no-such-trace');

@@ -52,7 +52,9 @@ function faultOf(value: unknown): ReplayFault | undefined {
  * `replay`, recorded as a replay of `:id`. Its arguments are the sealed ones as the model sent
  * them, or `arguments` with masked values kept as recorded. 200 with the new call's entry of
  * `results`, exactly as `POST /api/v1/tool-calls` gives it (and waits, `wait: false` included);
- * 404 for an unknown trace; 400 naming the field of a bad body, fault or arguments.
+ * 404 for an unknown trace; 400 naming the field of a bad body, fault or arguments; 400
+ * `SECRET_DESTINATION_CHANGED` naming each kept secret's field when the edit would send a recorded
+ * secret somewhere else (`http_request`: another origin) — the secret typed anew goes.
  */
 export async function replayOne(c: HttpContext, ts: Toolscope): Promise<Response> {
   const id = paramOf(c, 'id');
@@ -62,9 +64,12 @@ export async function replayOne(c: HttpContext, ts: Toolscope): Promise<Response
   const planned =
     id.length > 256
       ? ({ ok: false, reason: 'not_found' } as const)
-      : planReplay(ts.store, id, { arguments: body.arguments, fault });
+      : planReplay(ts.store, id, { arguments: body.arguments, fault, tools: ts.executor.registry });
   if (!planned.ok) {
     if (planned.reason === 'not_found') throw new ApiError('NOT_FOUND', `No trace with id "${id.slice(0, 256)}".`);
+    if (planned.reason === 'secret_destination_changed') {
+      throw new ApiError('SECRET_DESTINATION_CHANGED', planned.message, { errors: planned.issues });
+    }
     throw invalid('INVALID_ARGUMENTS', planned.issues, planned.message);
   }
   audit(c, ts, 'trace.replayed', id, {
