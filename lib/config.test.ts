@@ -1,8 +1,17 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_LIMITS, DEFAULT_RETENTION, loadConfig } from './config';
+import {
+  ConfigError,
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  DEFAULT_LIMITS,
+  DEFAULT_RETENTION,
+  loadConfig,
+  workspaceProblem,
+} from './config';
+import { createToolscope } from './server/create-toolscope';
 
 const dirs: string[] = [];
 function tempDir() {
@@ -226,6 +235,8 @@ describe('mcp.servers', () => {
             env: { A: '1' },
             cwd: 'srv',
             tools: { write_file: { side_effect: 'read' } },
+            trustAnnotations: true,
+            roots: ['notes', '/data'],
           },
           web: {
             url: 'https://mcp.example.com/mcp',
@@ -248,6 +259,8 @@ describe('mcp.servers', () => {
         cwd: path.join(cwd, 'srv'),
         timeoutMs: 60_000,
         retries: 3,
+        trustAnnotations: true,
+        roots: [path.join(cwd, 'notes'), '/data'],
         tools: { write_file: { sideEffect: 'read' } },
       },
       {
@@ -257,6 +270,8 @@ describe('mcp.servers', () => {
         headers: { authorization: 'Bearer tok-123' },
         timeoutMs: 5000,
         retries: 2,
+        trustAnnotations: false,
+        roots: null,
         tools: {},
       },
     ]);
@@ -291,10 +306,116 @@ describe('mcp.servers', () => {
     expect(message).toContain('mcp.servers.stdio.headers: "headers" is for HTTP servers');
     expect(message).toContain('mcp.servers.web.url');
 
+    write(cwd, { mcp: { servers: { trusting: { command: 'x', trustAnnotations: 'yes', roots: [] } } } });
+    expect(() => loadConfig({}, cwd)).toThrow(
+      /mcp\.servers\.trusting\.trustAnnotations[\s\S]*mcp\.servers\.trusting\.roots/,
+    );
+
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${NAME} syntax
     write(cwd, { mcp: { servers: { web: { url: 'http://127.0.0.1/mcp', headers: { 'x-key': '${NOPE}' } } } } });
     expect(() => loadConfig({}, cwd)).toThrow(
       /mcp\.servers\.web\.headers\.x-key: \$\{NOPE\} is not set in the environment/,
     );
+  });
+});
+
+describe("a workspace holding Toolscope's own files", () => {
+  /** A folder as `npm start` would run in: its config file, and the data folder .toolscope/ in it. */
+  function project(config: object) {
+    const cwd = fs.realpathSync(tempDir());
+    fs.writeFileSync(path.join(cwd, 'toolscope.config.json'), JSON.stringify(config));
+    return cwd;
+  }
+
+  it('is refused at start: "workspace": "." with the data folder and the config file in it, and nothing is opened', () => {
+    const cwd = project({ workspace: '.' });
+    const config = loadConfig({}, cwd);
+    let error: unknown;
+    try {
+      createToolscope(config, { otel: null });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toBe(
+      [
+        `Invalid configuration in ${cwd}/toolscope.config.json:`,
+        `  - workspace: ${cwd} holds Toolscope's own files, which run_shell and the file tools could read and rewrite: the data folder ${cwd}/.toolscope; the config file ${cwd}/toolscope.config.json.`,
+        '    Point "workspace" at a folder that holds none of them (e.g. "./workspace" beside the config file), or keep',
+        '    the data folder (TOOLSCOPE_DATA_DIR) and the config file (TOOLSCOPE_CONFIG) outside the workspace.',
+      ].join('\n'),
+    );
+    // Refused before anything opened: no data folder, no vault key, no database.
+    expect(fs.existsSync(path.join(cwd, '.toolscope'))).toBe(false);
+  });
+
+  it('is found through symlinks: a workspace linked to the project, a policy.json or config file linked into it', () => {
+    const cwd = project({ workspace: 'ws-link' });
+    fs.symlinkSync(cwd, path.join(cwd, 'ws-link'));
+    expect(workspaceProblem(loadConfig({}, cwd))).toContain(
+      `workspace: ${cwd}/ws-link (${cwd}) holds Toolscope's own files`,
+    );
+
+    // The data folder outside, but its policy.json a link into the workspace.
+    const outside = fs.realpathSync(tempDir());
+    const ws = path.join(outside, 'ws');
+    fs.mkdirSync(ws);
+    fs.mkdirSync(path.join(outside, 'data'));
+    fs.writeFileSync(path.join(ws, 'rules.json'), '{}');
+    fs.symlinkSync(path.join(ws, 'rules.json'), path.join(outside, 'data', 'policy.json'));
+    fs.writeFileSync(path.join(outside, 'toolscope.config.json'), JSON.stringify({ workspace: 'ws' }));
+    const linked = workspaceProblem(loadConfig({ TOOLSCOPE_DATA_DIR: 'data' }, outside));
+    expect(linked).toContain(`the permission rules ${outside}/data/policy.json (${ws}/rules.json)`);
+    expect(linked).not.toContain(`the data folder ${outside}`);
+
+    // A config file named by TOOLSCOPE_CONFIG inside the workspace.
+    fs.writeFileSync(path.join(ws, 'toolscope.config.json'), JSON.stringify({ workspace: '.' }));
+    const named = workspaceProblem(
+      loadConfig({ TOOLSCOPE_CONFIG: path.join(ws, 'toolscope.config.json') }, fs.realpathSync(tempDir())),
+    );
+    expect(named).toContain(`the config file ${ws}/toolscope.config.json.`);
+  });
+
+  it('leaves the default set-up and a workspace beside the data folder alone', () => {
+    expect(workspaceProblem(loadConfig({}, fs.realpathSync(tempDir())))).toBeNull();
+    expect(workspaceProblem(loadConfig({}, project({ workspace: './workspace' })))).toBeNull();
+    expect(workspaceProblem(loadConfig({ TOOLSCOPE_DATA_DIR: 'data' }, project({ workspace: 'ws' })))).toBeNull();
+  });
+
+  it('stops the server at start with the reason and exit code 1, as npm start runs it', async () => {
+    const cwd = project({ workspace: '.' });
+    // The server's start (lib/server/boot.ts) without Next: what server/main.ts runs first.
+    const child = spawn(
+      process.execPath,
+      [
+        '--conditions=react-server',
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        "const { startToolscope } = await import('./lib/server/boot.ts'); startToolscope();",
+      ],
+      {
+        env: {
+          ...process.env,
+          TOOLSCOPE_CONFIG: path.join(cwd, 'toolscope.config.json'),
+          TOOLSCOPE_DATA_DIR: path.join(cwd, '.toolscope'),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let printed = '';
+    child.stdout.on('data', (chunk) => {
+      printed += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      printed += chunk;
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(1);
+    expect(printed).toContain(
+      `[toolscope] cannot start: Invalid configuration in ${cwd}/toolscope.config.json:\n  - workspace: ${cwd} holds Toolscope's own files`,
+    );
+    expect(fs.existsSync(path.join(cwd, '.toolscope'))).toBe(false);
   });
 });

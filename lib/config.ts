@@ -30,7 +30,8 @@ const MCP_SERVER_NAME = /^[a-zA-Z0-9_-]{1,32}$/;
 
 /**
  * One upstream MCP server: a program spoken to over stdio (`command`, `args`, `env`, `cwd`) or a
- * Streamable HTTP endpoint (`url`, `headers`), plus its calls' limits and per-tool overrides.
+ * Streamable HTTP endpoint (`url`, `headers`), plus its calls' limits, whether its annotations are
+ * trusted, the folders its relative paths lead to, and per-tool overrides.
  */
 const mcpServer = z
   .object({
@@ -42,6 +43,15 @@ const mcpServer = z
     headers: z.record(z.string().min(1), z.string()).optional(),
     timeout_ms: z.number().int().min(100).max(3_600_000).optional(),
     retries: z.number().int().min(1).max(10).optional(),
+    trustAnnotations: z
+      .boolean()
+      .optional()
+      .describe("Let the server's readOnlyHint make a tool a read (default: every tool is a write)"),
+    roots: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe("The folders the server's relative paths are resolved against, for permission rules"),
     tools: z
       .record(
         z.string().min(1),
@@ -241,6 +251,10 @@ interface McpServerBase {
   timeoutMs: number;
   /** Attempts in all for a tool marked idempotent (the others get one). */
   retries: number;
+  /** Whether `readOnlyHint` may make a tool a read; otherwise every tool the config does not label is a write. */
+  trustAnnotations: boolean;
+  /** The folders its relative paths are resolved against (absolute); null when the config does not say. */
+  roots: string[] | null;
   tools: Record<string, McpToolSettings>;
 }
 
@@ -422,6 +436,8 @@ function mcpServersOf(
       name,
       timeoutMs: server.timeout_ms ?? DEFAULT_MCP_TIMEOUT_MS,
       retries: server.retries ?? DEFAULT_MCP_RETRIES,
+      trustAnnotations: server.trustAnnotations === true,
+      roots: server.roots ? server.roots.map((root) => path.resolve(base, root)) : null,
       tools: Object.fromEntries(
         Object.entries(server.tools ?? {}).map(([tool, settings]) => [
           tool,
@@ -455,6 +471,66 @@ function mcpServersOf(
   });
   if (missing.length > 0) throw new ConfigError(`Invalid configuration in ${configPath}:\n${missing.join('\n')}`);
   return result;
+}
+
+/**
+ * Why the server must not start with this workspace, or null when it may: the workspace must
+ * not hold Toolscope's own files — the data folder (database, vault key, policy.json) and the
+ * config file — which run_shell and the file tools could then read and rewrite (the vault key,
+ * an MCP server added to the config). Real paths are compared, symlinks resolved, each of those
+ * files on its own too (a policy.json linked into the workspace counts); a part that does not
+ * exist yet is taken as written.
+ */
+export function workspaceProblem(
+  config: Pick<Config, 'workspace' | 'dataDir' | 'dbPath' | 'configPath'>,
+): string | null {
+  const workspace = realPathOf(config.workspace);
+  /** `file`'s real path when it is in the workspace, else null. */
+  const inWorkspace = (file: string) => {
+    const real = realPathOf(file);
+    return workspace === path.sep || real === workspace || real.startsWith(`${workspace}${path.sep}`) ? real : null;
+  };
+  const own: [string, string | null][] = [
+    ['the data folder', config.dataDir],
+    ['the config file', config.configPath],
+    // Named on their own when the data folder is elsewhere but they lead into the workspace (symlinks).
+    ...(inWorkspace(config.dataDir) === null
+      ? ([
+          ['the database', config.dbPath],
+          ["the secrets' vault key", path.join(config.dataDir, 'vault.key')],
+          ['the permission rules', path.join(config.dataDir, 'policy.json')],
+        ] as [string, string][])
+      : []),
+  ];
+  const inside = own.flatMap(([what, file]) => {
+    const real = file === null ? null : inWorkspace(file);
+    return real === null ? [] : [`${what} ${file}${real === file ? '' : ` (${real})`}`];
+  });
+  if (inside.length === 0) return null;
+  const where = config.configPath ? `Invalid configuration in ${config.configPath}` : 'Invalid configuration';
+  return [
+    `${where}:`,
+    `  - workspace: ${config.workspace}${workspace === config.workspace ? '' : ` (${workspace})`} holds Toolscope's own files, which run_shell and the file tools could read and rewrite: ${inside.join('; ')}.`,
+    '    Point "workspace" at a folder that holds none of them (e.g. "./workspace" beside the config file), or keep',
+    '    the data folder (TOOLSCOPE_DATA_DIR) and the config file (TOOLSCOPE_CONFIG) outside the workspace.',
+  ].join('\n');
+}
+
+/** `file` with its symlinks resolved; the part below its nearest existing folder is appended as written. */
+function realPathOf(file: string): string {
+  const absolute = path.resolve(file);
+  let existing = absolute;
+  const rest: string[] = [];
+  while (true) {
+    try {
+      return path.join(fs.realpathSync(existing), ...rest);
+    } catch {
+      const parent = path.dirname(existing);
+      if (parent === existing) return absolute;
+      rest.unshift(path.basename(existing));
+      existing = parent;
+    }
+  }
 }
 
 /** Whether `host` is a loopback address: only this machine can reach a server bound to it. */

@@ -1,12 +1,13 @@
 // Makes sure the Debian packages the tests need are installed: Chromium at /usr/bin/chromium for
-// the e2e tests (never a browser of Playwright's own), and bubblewrap (bwrap), the sandbox
-// run_shell runs programs in. As root they are installed with apt-get; otherwise the command to
-// run is printed and the tests stop.
+// the e2e tests (never a browser of Playwright's own), bubblewrap (bwrap), the sandbox run_shell
+// runs programs in, and slirp4netns, the sandbox's network with shell.network. As root they are
+// installed with apt-get; otherwise the command to run is printed and the tests stop.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 export const BWRAP = '/usr/bin/bwrap';
+export const SLIRP4NETNS = '/usr/bin/slirp4netns';
 
 /** Installs the packages of the missing binaries, as root; otherwise stops with the command to run. */
 function ensurePackages(wanted) {
@@ -38,6 +39,7 @@ export function ensureSystemPackages() {
   ensurePackages([
     { binary: CHROMIUM, name: 'chromium', why: 'the e2e tests' },
     { binary: BWRAP, name: 'bubblewrap', why: "run_shell's sandbox" },
+    { binary: SLIRP4NETNS, name: 'slirp4netns', why: "the sandbox's network (shell.network)" },
   ]);
 }
 

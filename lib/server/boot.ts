@@ -34,7 +34,7 @@ export function startToolscope(): Toolscope {
       : 'keys required: every request needs a key or a login';
     console.log(`[toolscope] access: ${mode}`);
     const sandbox = `[toolscope] ${describeShellSandbox(ts.shellSandbox)}`;
-    if (ts.shellSandbox.kind === 'none') console.warn(sandbox);
+    if (ts.shellSandbox.kind === 'none' || ts.shellSandbox.refused) console.warn(sandbox);
     else console.log(sandbox);
   }
   return ts;

@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, type ChildProcessByStdio, spawn } from 'node:child_process';
 import { constants } from 'node:os';
+import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { ToolError } from '../executor/errors';
 import { createByteCollector } from './byte-collector';
@@ -23,6 +24,13 @@ export interface RunProcessGroupOptions {
    * it reads end-of-file when the server dies (see `process-sandbox.ts`).
    */
   lifeline?: boolean;
+  /**
+   * Set-up the launch needs once spawned, before its program may start (the sandbox's network,
+   * `sandbox-network.ts`): `pipes` more pipes from fd 4 on, and `start`, given the child. A
+   * rejection kills the group and fails the run with its error; what it resolves to is called
+   * once the group is done.
+   */
+  attach?: { pipes: number; start(child: ChildProcess): Promise<() => void> };
   /** Per stream; past it the group is killed and the output marked truncated. */
   maxOutputBytes: number;
   signal: AbortSignal;
@@ -78,13 +86,21 @@ export function runProcessGroup(options: RunProcessGroupOptions): Promise<Proces
       env: options.env as NodeJS.ProcessEnv,
       shell: false,
       detached: true,
-      stdio: options.lifeline ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
+      stdio: [
+        'pipe',
+        'pipe',
+        'pipe',
+        ...(options.lifeline ? ['pipe' as const] : options.attach ? ['ignore' as const] : []),
+        ...Array.from({ length: options.attach?.pipes ?? 0 }, () => 'pipe' as const),
+      ],
       windowsHide: true,
-    });
+    }) as ChildProcessByStdio<Writable, Readable, Readable>;
     const stdout = createByteCollector(maxOutputBytes);
     const stderr = createByteCollector(maxOutputBytes);
     let outputLimitHit: ProcessGroupResult['outputLimitHit'] = null;
     let settled = false;
+    /** Undoes what `attach` set up; called once, when the run is settled. */
+    let detach: (() => void) | null = null;
 
     const killGroup = () => {
       if (child.pid === undefined) return;
@@ -97,7 +113,8 @@ export function runProcessGroup(options: RunProcessGroupOptions): Promise<Proces
     const settle = (action: () => void) => {
       if (settled) return;
       settled = true;
-      (child.stdio[3] as (NodeJS.WritableStream & { destroy(): void }) | undefined)?.destroy();
+      for (const stream of child.stdio.slice(3)) stream?.destroy();
+      detach?.();
       signal.removeEventListener('abort', onAbort);
       action();
     };
@@ -137,6 +154,16 @@ export function runProcessGroup(options: RunProcessGroupOptions): Promise<Proces
     };
 
     signal.addEventListener('abort', onAbort, { once: true });
+    options.attach?.start(child).then(
+      (undo) => {
+        if (settled) undo();
+        else detach = undo;
+      },
+      (error: unknown) => {
+        killGroup();
+        settle(() => reject(error));
+      },
+    );
     child.stdout.on('data', collect(stdout, 'stdout'));
     child.stderr.on('data', collect(stderr, 'stderr'));
     child.on('error', (error) => {

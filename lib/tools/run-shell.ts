@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { promises as fs, constants as fsConstants } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import path from 'node:path';
@@ -10,9 +11,16 @@ import { createCommandSubject } from '../policy/command-subject';
 import { settingSource } from './config-source';
 import { fileError } from './file-errors';
 import { formatBytes } from './format-bytes';
-import { detectShellSandbox, isVisibleInSandbox, type ShellSandbox, sandboxedCommand } from './process-sandbox';
+import {
+  detectShellSandbox,
+  isVisibleInSandbox,
+  type ShellSandbox,
+  sandboxedCommand,
+  usesSandboxNetwork,
+} from './process-sandbox';
 import { runProcessGroup } from './run-process-group';
 import { isInside, resolveInWorkspace } from './sandbox';
+import { NETWORK_PIPES, startSandboxNetwork } from './sandbox-network';
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 export const DEFAULT_SHELL_TIMEOUT_MS = 30_000;
@@ -66,6 +74,8 @@ export type RunShellInput = z.infer<typeof inputSchema>;
  * 4. It runs in the sandbox (`process-sandbox.ts`: bubblewrap, seeing only the workspace and the
  *    system's read-only folders, in pid and network namespaces of its own, killed with the
  *    server), in its own process group, killed whole on timeout or cancel (`runProcessGroup`).
+ *    With `shell.network` its network namespace gets outbound access through slirp4netns
+ *    before the program starts, never the host's loopback (`sandbox-network.ts`).
  *    Without a sandbox every program is refused, unless the config accepts the risk.
  * 5. Output is streamed to `ctx.output` as it arrives (live views), up to the cap.
  * 6. The result is `processOutput`: the executor turns a non-zero exit into NON_ZERO_EXIT, and
@@ -82,6 +92,10 @@ export function createRunShellTool(options: RunShellOptions): ZodTool<RunShellIn
   const wrapped = sandbox.launcher.length > 0 || sandbox.lifeline.length > 0;
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const allowed = options.allow.length > 0 ? options.allow.join(', ') : 'none (ask the user to allow some)';
+  const slirp4netns = usesSandboxNetwork(sandbox) ? sandbox.slirp4netns : null;
+  const attach = slirp4netns
+    ? { pipes: NETWORK_PIPES, start: (child: ChildProcess) => startSandboxNetwork(child, slirp4netns) }
+    : undefined;
   return defineTool({
     name: 'run_shell',
     description: [
@@ -93,7 +107,7 @@ export function createRunShellTool(options: RunShellOptions): ZodTool<RunShellIn
       'A non-zero exit code is reported as an error. Binary output (NUL bytes) is left out, with a line saying so.',
       ...(sandbox.kind === 'bubblewrap'
         ? [
-            `Programs run in a sandbox: they see only the workspace and the system's programs${sandbox.network ? '' : ', with no network'}.`,
+            `Programs run in a sandbox: they see only the workspace and the system's programs${sandbox.network ? ", and reach the network but not this machine's loopback" : ', with no network'}.`,
           ]
         : []),
     ].join(' '),
@@ -130,6 +144,7 @@ export function createRunShellTool(options: RunShellOptions): ZodTool<RunShellIn
         program: launcher,
         argv0: wrapped ? undefined : program,
         lifeline: sandbox.lifeline.length > 0,
+        attach,
         name: program,
         args: launched,
         cwd: directory.absolute,
@@ -202,15 +217,29 @@ function allowlistRefusal(
   };
 }
 
-/** No sandbox, and the config does not accept running programs without one: every command is refused. */
+/**
+ * No sandbox and the config does not accept running programs without one, or `shell.network`
+ * without a network of the sandbox's own: every command is refused.
+ */
 function sandboxRefusal(sandbox: ShellSandbox, configFile: string | null | undefined): PermissionRefusal | null {
   if (!sandbox.refused) return null;
+  const file = configFile ?? 'toolscope.config.json';
+  if (sandbox.kind === 'bubblewrap') {
+    return {
+      check: 'shell sandbox',
+      message: `run_shell is off: ${sandbox.reason}.`,
+      hint:
+        'Do not retry: no command can run until the user installs slirp4netns (apt-get install slirp4netns) ' +
+        `or turns the network off (shell.network in ${file}).`,
+      details: { sandbox: sandbox.kind, network: true, reason: sandbox.reason, configFile: configFile ?? null },
+    };
+  }
   return {
     check: 'shell sandbox',
     message: `run_shell is off: there is no sandbox to run programs in (${sandbox.reason}).`,
     hint:
       'Do not retry: no command can run until the user installs bubblewrap (apt-get install bubblewrap) or ' +
-      `accepts running programs unsandboxed (shell.allow_unsandboxed in ${configFile ?? 'toolscope.config.json'}).`,
+      `accepts running programs unsandboxed (shell.allow_unsandboxed in ${file}).`,
     details: { sandbox: sandbox.kind, reason: sandbox.reason, configFile: configFile ?? null },
   };
 }
