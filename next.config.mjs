@@ -1,3 +1,14 @@
+/**
+ * No other site may frame a page (lib/http/frame-headers.ts's FRAME_HEADERS, for what the HTTP
+ * layer answers; a test keeps the two equal): sent by Next under `npm run dev` and for what it
+ * serves under `npm start`. Only `frame-ancestors` and directives no page needs: a `script-src`
+ * would break Next's inline scripts.
+ */
+const FRAME_HEADERS = [
+  { key: 'Content-Security-Policy', value: "frame-ancestors 'none'; base-uri 'self'; object-src 'none'" },
+  { key: 'X-Frame-Options', value: 'DENY' },
+];
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // Another build folder for a second dev server beside the built app (`TOOLSCOPE_NEXT_DIST_DIR=.next-dev npm run dev`).
@@ -14,6 +25,9 @@ const nextConfig = {
   turbopack: {
     // The config file's path comes from the environment at run time, on purpose.
     ignoreIssue: [{ path: '**/lib/config.ts', title: /Dynamic filesystem access/ }],
+  },
+  async headers() {
+    return [{ source: '/:path*', headers: FRAME_HEADERS }];
   },
   // Under `npm run dev`, `/mcp` and the login's routes go to the HTTP layer's catch-all route as
   // the API does (`npm start` serves them in front of Next, and never gets here).

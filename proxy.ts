@@ -2,6 +2,7 @@ import { type NextRequest, NextResponse } from 'next/server';
 import { credentialsOf } from './lib/access/authenticator';
 import { forbiddenMessage, reachOf } from './lib/access/roles';
 import { errorEnvelope } from './lib/errors';
+import { FRAME_HEADERS } from './lib/http/frame-headers';
 import { isProgramPath, isPublicRequest, loginRedirect } from './lib/http/middleware/authenticate';
 import { guardRequest } from './lib/http/middleware/request-guard';
 import { getToolscope } from './lib/server/toolscope';
@@ -13,6 +14,16 @@ import { getToolscope } from './lib/server/toolscope';
  * The API, `/mcp` and the login's routes are the HTTP layer's own (`app/api/[[...route]]`).
  */
 export function proxy(request: NextRequest) {
+  return framed(guardPage(request));
+}
+
+/** No other site may frame a page, nor this proxy's own answers (FRAME_HEADERS; next.config.mjs sends them too). */
+function framed(response: NextResponse): NextResponse {
+  for (const [name, value] of Object.entries(FRAME_HEADERS)) response.headers.set(name, value);
+  return response;
+}
+
+function guardPage(request: NextRequest): NextResponse {
   const { pathname, search } = request.nextUrl;
   if (isProgramPath(pathname) || pathname.startsWith('/auth/')) return NextResponse.next();
   const ts = getToolscope();

@@ -94,7 +94,7 @@ test('a running run_shell call streams its output and running attempt, and is ca
   await expect(trace.errorCode).toHaveText('CANCELLED');
   await expect(trace.stage('execute')).toHaveAttribute('data-status', 'cancelled');
   await expect(trace.stage('normalize').getByTestId('stage-duration')).toHaveText('—');
-  await expect(page.getByTestId('error-cancelled-by')).toHaveText('user');
+  await expect(page.getByTestId('error-cancelled-by')).toHaveText('local');
   await expect(trace.attempt('cancelled')).toHaveCount(1);
   await expect(trace.cancelButton).toHaveCount(0);
 

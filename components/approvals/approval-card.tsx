@@ -5,9 +5,11 @@ import Link from 'next/link';
 import { memo, type ReactNode } from 'react';
 import type { SideEffect } from '@/lib/executor/types';
 import type { PendingApprovalJson } from '@/lib/ui/approvals';
+import { containsInvisible, escapeInvisible } from '@/lib/ui/invisible-characters';
 import { containsRedacted } from '@/lib/ui/json-issues';
 import { SideEffectLabel } from '../tools/policy-badge';
 import { JsonTree } from '../trace/json-tree';
+import { VisibleText } from '../visible-text';
 import { WaitTimers } from './wait-timers';
 
 export type PanelKind = 'edit' | 'deny' | 'always';
@@ -27,7 +29,9 @@ const Arguments = memo(function Arguments({ value }: { value: unknown }) {
   return (
     <div className="max-h-72 overflow-auto rounded border border-line bg-subtle/50 px-2 py-1">
       {typeof value === 'string' ? (
-        <pre className="whitespace-pre-wrap break-all font-mono text-[12px]">{value}</pre>
+        <pre className="whitespace-pre-wrap break-all font-mono text-[12px]" data-testid="approval-arguments">
+          <VisibleText text={value} lines />
+        </pre>
       ) : (
         <JsonTree value={value} expandDepth={2} label="Arguments" testId="approval-arguments" />
       )}
@@ -80,7 +84,7 @@ export function ApprovalCard({
     >
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
         <h2 id={headingId} className="font-mono text-sm font-semibold">
-          {a.tool}
+          <VisibleText text={a.tool} />
         </h2>
         <span className="text-xs text-fg-muted">
           side effect <SideEffectLabel effect={a.side_effect as SideEffect} />
@@ -90,13 +94,13 @@ export function ApprovalCard({
           title="The rule or default that asked for approval"
           data-testid="approval-rule"
         >
-          {a.rule}
+          <VisibleText text={a.rule} />
         </span>
         <span className="text-xs text-fg-muted">
           session{' '}
           {a.session_id ? (
             <Link href={`/?session=${encodeURIComponent(a.session_id)}`} className="font-mono text-fg hover:underline">
-              {a.session_id}
+              <VisibleText text={a.session_id} />
             </Link>
           ) : (
             <span className="italic">none</span>
@@ -106,14 +110,20 @@ export function ApprovalCard({
           by{' '}
           {a.principal ? (
             <span className="text-fg" title={`The key that made the call (${a.principal.role})`}>
-              <span className="font-medium">{a.principal.name}</span> · {a.principal.role}
+              <span className="font-medium">
+                <VisibleText text={a.principal.name} />
+              </span>{' '}
+              · {a.principal.role}
             </span>
           ) : (
             <span className="italic">unknown</span>
           )}
         </span>
         <span className="text-xs text-fg-muted" title="What the caller calls itself: a label, not who it is">
-          actor <span className="font-mono text-fg">{a.actor ?? '—'}</span>
+          actor{' '}
+          <span className="font-mono text-fg">
+            <VisibleText text={a.actor ?? '—'} />
+          </span>
         </span>
         <Link
           href={`/traces/${a.trace_id}`}
@@ -133,6 +143,12 @@ export function ApprovalCard({
       {containsRedacted(a.arguments) && (
         <p className="text-[11px] text-fg-muted">Secrets were redacted before storage; they are never shown.</p>
       )}
+      {(containsInvisible(a.arguments) || containsInvisible(a.tool)) && (
+        <p className="text-[11px] text-red-800 dark:text-red-200" data-testid="approval-invisible">
+          This call holds invisible or control characters, shown as marked escapes such as{' '}
+          <code className="font-mono">\u202E</code>: what runs holds the characters themselves.
+        </p>
+      )}
       <Arguments value={a.arguments} />
       {decidable !== 'yes' && (
         <p className="text-xs text-fg-muted" data-testid="approval-undecidable" data-reason={decidable}>
@@ -144,7 +160,7 @@ export function ApprovalCard({
       )}
       {decidable === 'yes' && (
         <fieldset className="flex flex-wrap items-center gap-1.5">
-          <legend className="sr-only">Decide {a.tool}</legend>
+          <legend className="sr-only">Decide {escapeInvisible(a.tool)}</legend>
           <button
             type="button"
             disabled={busy}

@@ -2,6 +2,7 @@
 
 import { useCallback, useSyncExternalStore } from 'react';
 import type { TraceEvent } from '@/lib/events';
+import { escapeInvisible } from '@/lib/ui/invisible-characters';
 
 /** localStorage key: "1" when the user turned notifications for new pending calls on. */
 const STORAGE_KEY = 'toolscope-approval-notifications';
@@ -25,8 +26,8 @@ function enabled(): boolean {
  */
 export function notifyPendingCall(event: TraceEvent) {
   if (!enabled() || (document.visibilityState === 'visible' && document.hasFocus())) return;
-  const notification = new Notification(`${event.tool} is waiting for approval`, {
-    body: event.session_id ? `Session ${event.session_id}` : 'Open Approvals to decide it.',
+  const notification = new Notification(`${escapeInvisible(event.tool)} is waiting for approval`, {
+    body: event.session_id ? `Session ${escapeInvisible(event.session_id)}` : 'Open Approvals to decide it.',
     tag: `toolscope-approval-${event.trace_id}`,
   });
   notification.onclick = () => {

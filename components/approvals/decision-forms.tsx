@@ -2,6 +2,8 @@
 
 import { Ban, ShieldCheck, X } from 'lucide-react';
 import { useEffect, useId, useRef } from 'react';
+import { alwaysMatchText } from '@/lib/ui/approvals';
+import { VisibleText } from '../visible-text';
 
 const secondary =
   'inline-flex items-center gap-1 rounded border border-line px-2 py-1 text-xs text-fg-muted hover:bg-muted hover:text-fg';
@@ -132,7 +134,9 @@ export function AlwaysAllowForm({
             onChange={() => onDraft({ ...draft, scope: 'specifier' })}
             data-testid="always-scope-specifier"
           />
-          <span className="font-mono">{tool}(</span>
+          <span className="font-mono">
+            <VisibleText text={tool} />(
+          </span>
           <input
             aria-label="Specifier"
             value={draft.specifier}
@@ -150,7 +154,11 @@ export function AlwaysAllowForm({
             onChange={() => onDraft({ ...draft, scope: 'tool' })}
             data-testid="always-scope-tool"
           />
-          every <span className="font-mono">{tool}</span> call, whatever its arguments
+          every{' '}
+          <span className="font-mono">
+            <VisibleText text={tool} />
+          </span>{' '}
+          call, whatever its arguments
         </label>
       </fieldset>
       <label className="flex items-center gap-1.5">
@@ -161,7 +169,14 @@ export function AlwaysAllowForm({
           onChange={(event) => onDraft({ ...draft, session: event.target.checked })}
           data-testid="always-session"
         />
-        only in this session {sessionId ? <code className="font-mono">{sessionId}</code> : '(the call has none)'}
+        only in this session{' '}
+        {sessionId ? (
+          <code className="font-mono">
+            <VisibleText text={sessionId} />
+          </code>
+        ) : (
+          '(the call has none)'
+        )}
       </label>
       <div className="flex flex-wrap items-center gap-2">
         <button
@@ -180,11 +195,14 @@ export function AlwaysAllowForm({
         <span className="text-fg-muted">
           Creates{' '}
           <code className="font-mono text-fg" data-testid="always-preview">
-            allow {rule}
+            allow <VisibleText text={rule} />
           </code>
           {draft.session && sessionId ? ' for this session' : ''}, removable on the Policy page.
         </span>
       </div>
+      <p className="text-fg-muted" data-testid="always-matches">
+        Matches {alwaysMatchText(tool, draft.scope === 'tool' ? null : draft.specifier)}.
+      </p>
     </form>
   );
 }

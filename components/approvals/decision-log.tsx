@@ -1,6 +1,7 @@
 import { Ban, CircleCheck, CircleX, ShieldCheck } from 'lucide-react';
 import Link from 'next/link';
 import type { Decision, DecisionResult } from '@/lib/ui/approvals';
+import { VisibleText } from '../visible-text';
 
 /** A decision made on this page: recorded (with the rule created), or refused by the server. */
 export type LogEntry =
@@ -46,10 +47,15 @@ export function DecisionLog({ entries, stale }: { entries: LogEntry[]; stale: bo
                   <CircleCheck size={12} className="text-emerald-700 dark:text-emerald-300" aria-hidden />
                 )}
                 <span className="font-medium">{decisionWords(entry)}</span>
-                <span className="font-mono">{entry.tool}</span>
+                <span className="font-mono">
+                  <VisibleText text={entry.tool} />
+                </span>
                 {entry.result.rule_created && (
                   <span data-testid="rule-created">
-                    · rule created <code className="font-mono text-fg">{entry.result.rule_created}</code>{' '}
+                    · rule created{' '}
+                    <code className="font-mono text-fg">
+                      <VisibleText text={entry.result.rule_created} />
+                    </code>{' '}
                     <Link href="/policy" className="text-accent hover:underline">
                       Policy →
                     </Link>
@@ -60,7 +66,7 @@ export function DecisionLog({ entries, stale }: { entries: LogEntry[]; stale: bo
               <>
                 <CircleX size={12} className="text-red-700 dark:text-red-300" aria-hidden />
                 <span className="text-red-800 dark:text-red-200" role={stale ? 'alert' : undefined}>
-                  {entry.tool}: {entry.message}
+                  <VisibleText text={entry.tool} />: {entry.message}
                 </span>
               </>
             )}

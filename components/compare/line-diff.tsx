@@ -3,6 +3,7 @@
 import { type Change, diffWordsWithSpace } from 'diff';
 import { memo, useMemo, useState } from 'react';
 import { type DiffLine, type DiffSkip, diffLinesOf, foldUnchanged, splitRows } from '@/lib/ui/diff-rows';
+import { VisibleText } from '../visible-text';
 import type { DiffLayout } from './use-diff-layout';
 
 /** Lines longer than this are not diffed word by word. */
@@ -19,10 +20,12 @@ const MARK = {
 } as const;
 const SIGN = { added: '+', removed: '-', same: ' ' } as const;
 
-/** The words of `line` that differ from `other` (the line it faces), marked. */
+/** The words of `line` that differ from `other` (the line it faces), marked; invisible characters shown escaped. */
 function Words({ line, other }: { line: DiffLine; other: DiffLine | null }) {
-  if (line.kind === 'same' || !other || other.kind === 'same') return <>{line.text}</>;
-  if (line.text.length > WORD_DIFF_LIMIT || other.text.length > WORD_DIFF_LIMIT) return <>{line.text}</>;
+  if (line.kind === 'same' || !other || other.kind === 'same') return <VisibleText text={line.text} lines />;
+  if (line.text.length > WORD_DIFF_LIMIT || other.text.length > WORD_DIFF_LIMIT) {
+    return <VisibleText text={line.text} lines />;
+  }
   const [from, to] = line.kind === 'removed' ? [line.text, other.text] : [other.text, line.text];
   const parts = diffWordsWithSpace(from, to);
   return (
@@ -33,7 +36,7 @@ function Words({ line, other }: { line: DiffLine; other: DiffLine | null }) {
         return (
           // biome-ignore lint/suspicious/noArrayIndexKey: parts of a fixed diff, never reordered
           <span key={i} className={changed ? MARK[line.kind as 'added' | 'removed'] : undefined}>
-            {part.value}
+            <VisibleText text={part.value} lines />
           </span>
         );
       })}
@@ -120,7 +123,7 @@ export const LineDiff = memo(function LineDiff({
                   {item.kind !== 'same' && (
                     <span className="sr-only">{item.kind === 'added' ? 'added: ' : 'removed: '}</span>
                   )}
-                  {item.text}
+                  <VisibleText text={item.text} lines />
                 </div>
               </div>
             ),

@@ -1,7 +1,9 @@
 'use client';
 
 import { formatDuration } from '@/lib/ui/format';
+import { escapeInvisible } from '@/lib/ui/invisible-characters';
 import { StatusBadge } from '../status';
+import { VisibleText } from '../visible-text';
 import type { SessionCallJson, TimelineBar } from './timeline-layout';
 
 /**
@@ -35,7 +37,9 @@ export function CallDetails({
       data-trace-id={call.id}
     >
       <span className="font-mono text-fg-muted">#{call.session_seq ?? '?'}</span>
-      <span className="font-mono font-medium">{call.tool}</span>
+      <span className="font-mono font-medium">
+        <VisibleText text={call.tool} />
+      </span>
       <StatusBadge status={call.status} />
       <span className="tabular-nums text-fg-muted">
         +{formatDuration(bar.start)} → +{formatDuration(bar.end)} ({formatDuration(bar.end - bar.start)})
@@ -56,8 +60,8 @@ export function CallDetails({
       {call.error_code && <span className="font-mono text-red-700 dark:text-red-300">{call.error_code}</span>}
       {flagged && <span className="text-fuchsia-700 dark:text-fuchsia-300">in a finding</span>}
       {call.arguments_preview && (
-        <span className="max-w-[40ch] truncate font-mono text-fg-muted" title={call.arguments_preview}>
-          {call.arguments_preview}
+        <span className="max-w-[40ch] truncate font-mono text-fg-muted" title={escapeInvisible(call.arguments_preview)}>
+          <VisibleText text={call.arguments_preview} />
         </span>
       )}
     </div>

@@ -3,8 +3,10 @@
 import Link from 'next/link';
 import type { AssistantMessageJson } from '@/lib/calls/assistant-message';
 import { formatDuration } from '@/lib/ui/format';
+import { escapeInvisible } from '@/lib/ui/invisible-characters';
 import { StatusBadge } from '../status';
 import { AssistantMessage } from '../trace/assistant-message';
+import { VisibleText } from '../visible-text';
 import { groupByBatch, type SessionCallJson, type TimelineBatch } from './timeline-layout';
 
 const th = 'px-2 py-1 font-medium';
@@ -117,7 +119,7 @@ function BatchGroup({
           <td className="px-2 py-0.5 text-right font-mono tabular-nums text-fg-muted">{call.session_seq ?? '—'}</td>
           <td className="px-2 py-0.5 font-mono">
             <Link href={`/traces/${call.id}`} className="text-accent hover:underline" onFocus={() => onActive(call.id)}>
-              {call.tool}
+              <VisibleText text={call.tool} />
             </Link>
             {flagged.has(call.id) && (
               <span className="ml-1.5 rounded border border-fuchsia-400 px-1 font-sans text-[10px] text-fuchsia-700 dark:border-fuchsia-700 dark:text-fuchsia-300">
@@ -135,9 +137,9 @@ function BatchGroup({
           <td className="hidden px-2 py-0.5 text-right tabular-nums sm:table-cell">{call.attempts.length}</td>
           <td
             className="hidden max-w-[48ch] truncate px-2 py-0.5 font-mono text-fg-muted md:table-cell"
-            title={call.arguments_preview ?? ''}
+            title={escapeInvisible(call.arguments_preview ?? '')}
           >
-            {call.arguments_preview ?? '—'}
+            <VisibleText text={call.arguments_preview ?? '—'} />
           </td>
         </tr>
       ))}

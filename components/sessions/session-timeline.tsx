@@ -4,6 +4,7 @@ import Link from 'next/link';
 import type { CSSProperties } from 'react';
 import type { CallStatus } from '@/lib/executor/types';
 import { axisTicks, formatDuration } from '@/lib/ui/format';
+import { escapeInvisible } from '@/lib/ui/invisible-characters';
 import type { BarSegment, TimelineBar, TimelineLayout } from './timeline-layout';
 
 const LANE_PX = 22;
@@ -174,7 +175,7 @@ export function SessionTimeline({
                 data-lane={bar.lane}
                 data-status={call.status}
                 data-flagged={isFlagged || undefined}
-                aria-label={`#${call.session_seq ?? '?'} ${call.tool}, ${call.status.replace('_', ' ')}, ${formatDuration(bar.end - bar.start)}${isFlagged ? ', in a finding' : ''}`}
+                aria-label={`#${call.session_seq ?? '?'} ${escapeInvisible(call.tool)}, ${call.status.replace('_', ' ')}, ${formatDuration(bar.end - bar.start)}${isFlagged ? ', in a finding' : ''}`}
                 onPointerEnter={() => onActive(call.id)}
                 onFocus={() => onActive(call.id)}
                 className={`absolute overflow-hidden rounded-sm border-l-2 focus:outline-none ${STATUS_TINT[call.status]} ${

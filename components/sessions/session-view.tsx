@@ -12,6 +12,7 @@ import { isTypingTarget } from '../shortcuts-dialog';
 import { Timestamp } from '../timestamp';
 import { LiveIndicator } from '../traces/live-indicator';
 import { useTraceEvents } from '../use-trace-events';
+import { VisibleText } from '../visible-text';
 import { CallDetails } from './session-call-details';
 import { SessionCalls } from './session-calls';
 import { SessionTimeline } from './session-timeline';
@@ -134,7 +135,7 @@ export function SessionView({ initial, renderedAt }: { initial: SessionDetailJso
           <h1 className="truncate text-base font-semibold">
             <span className="font-normal text-fg-muted">Session </span>
             <span className="font-mono" data-testid="session-id">
-              {id}
+              <VisibleText text={id} />
             </span>
           </h1>
           {session.imported && (
@@ -232,13 +233,17 @@ export function SessionView({ initial, renderedAt }: { initial: SessionDetailJso
                 <span>
                   {finding.kind === 'repeated_call' ? (
                     <>
-                      <span className="font-mono">{finding.tool}</span> called{' '}
-                      <strong className="tabular-nums">{finding.count}×</strong> with the same arguments
+                      <span className="font-mono">
+                        <VisibleText text={finding.tool} />
+                      </span>{' '}
+                      called <strong className="tabular-nums">{finding.count}×</strong> with the same arguments
                     </>
                   ) : (
                     <>
-                      <span className="font-mono">{finding.tool}</span> failed{' '}
-                      <strong className="tabular-nums">{finding.count}×</strong>
+                      <span className="font-mono">
+                        <VisibleText text={finding.tool} />
+                      </span>{' '}
+                      failed <strong className="tabular-nums">{finding.count}×</strong>
                     </>
                   )}
                 </span>

@@ -5,10 +5,12 @@ import { Search } from 'lucide-react';
 import Link from 'next/link';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { formatDuration } from '@/lib/ui/format';
+import { escapeInvisible } from '@/lib/ui/invisible-characters';
 import { Timestamp } from '../timestamp';
 import { LiveIndicator } from '../traces/live-indicator';
 import { useListKeys } from '../traces/use-list-keys';
 import { useTraceEvents } from '../use-trace-events';
+import { VisibleText } from '../visible-text';
 import { fetchSessionsPage, type SessionFilters, type SessionsPageJson, sessionsSearch } from './sessions-api';
 
 /** Events arriving closer together than this cause one refetch. */
@@ -204,9 +206,9 @@ export function SessionsView({
                     data-row-link
                     onFocus={() => setSelected(index)}
                     className="text-accent hover:underline focus:underline focus:outline-none"
-                    title={row.id}
+                    title={escapeInvisible(row.id)}
                   >
-                    {row.id}
+                    <VisibleText text={row.id} />
                   </Link>
                   {row.imported && (
                     <span className="ml-1.5 rounded border border-line px-1 font-sans text-[10px] text-fg-muted">

@@ -9,6 +9,7 @@ import { useMay, useViewer } from '../access/viewer';
 import { useDecideApproval } from '../approvals/use-decide-approval';
 import { WaitTimers } from '../approvals/wait-timers';
 import { Timestamp } from '../timestamp';
+import { VisibleText } from '../visible-text';
 import { ArgumentsDiff } from './arguments-diff';
 
 const DECISION_LOOK = {
@@ -72,7 +73,10 @@ export function ApprovalPanel({
               {approval.by && (
                 <span className="font-normal text-fg">
                   {' '}
-                  by <span data-testid="approval-by">{approval.by}</span>
+                  by{' '}
+                  <span data-testid="approval-by">
+                    <VisibleText text={approval.by} />
+                  </span>
                   {approval.decidedBy && (
                     <span className="text-fg-muted" data-testid="approval-by-role">
                       {' '}
@@ -98,11 +102,13 @@ export function ApprovalPanel({
         )}
         {approval.reason && (
           <Row term="Reason" testId="approval-reason">
-            {approval.reason}
+            <VisibleText text={approval.reason} lines />
           </Row>
         )}
         <Row term="Asked by" testId="approval-rule">
-          <code className="font-mono text-[12px]">{approval.rule}</code>
+          <code className="font-mono text-[12px]">
+            <VisibleText text={approval.rule} />
+          </code>
         </Row>
         <Row term="Requested at">
           <Timestamp ms={approval.requestedAt} full />
@@ -128,7 +134,9 @@ export function ApprovalPanel({
         </Row>
         {approval.ruleCreated && (
           <Row term="Rule created" testId="approval-rule-created">
-            <code className="font-mono text-[12px]">{approval.ruleCreated}</code>{' '}
+            <code className="font-mono text-[12px]">
+              <VisibleText text={approval.ruleCreated} />
+            </code>{' '}
             <Link href="/policy" className="text-xs text-accent hover:underline">
               on the Policy page →
             </Link>

@@ -2,6 +2,7 @@ import { CircleCheck, CircleStop, CircleX, LoaderCircle, Timer } from 'lucide-re
 import type { Attempt, TraceStage } from '@/lib/executor/types';
 import { formatDuration } from '@/lib/ui/format';
 import { AttemptFaultBadge } from '../faults/attempt-fault-badge';
+import { VisibleText } from '../visible-text';
 
 const OUTCOME = {
   ok: { Icon: CircleCheck, className: 'text-emerald-700 dark:text-emerald-300' },
@@ -103,7 +104,7 @@ export function AttemptsTable({
               >
                 <td className="px-2 py-1 tabular-nums">{a.number}</td>
                 <td className="px-2 py-1 font-mono">
-                  {a.tool}
+                  <VisibleText text={a.tool} />
                   {a.fallback && <span className="ml-1 font-sans text-fg-muted">(fallback)</span>}
                 </td>
                 <td className="whitespace-nowrap px-2 py-1 text-right tabular-nums">+{formatDuration(a.startedAt)}</td>

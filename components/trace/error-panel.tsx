@@ -3,6 +3,7 @@ import Link from 'next/link';
 import type { ToolErrorData } from '@/lib/executor/types';
 import { fieldIssuesOf } from '@/lib/ui/json-issues';
 import { InjectedFaultNote } from '../faults/injected-fault-note';
+import { VisibleText } from '../visible-text';
 import { JsonTree } from './json-tree';
 
 const KIND_TEXT: Record<string, string> = {
@@ -50,7 +51,7 @@ export function ErrorPanel({ error }: { error: ToolErrorData }) {
         </code>
       </h2>
       <p className="mb-2" data-testid="error-message">
-        {error.message}
+        <VisibleText text={error.message} lines />
       </p>
       <InjectedFaultNote details={error.details} />
       {error.hint && <p className="mb-2 text-fg-muted">Hint for the model: {error.hint}</p>}
@@ -75,7 +76,9 @@ export function ErrorPanel({ error }: { error: ToolErrorData }) {
         {cancelledBy && (
           <>
             <dt className="text-fg-muted">Cancelled by</dt>
-            <dd data-testid="error-cancelled-by">{cancelledBy}</dd>
+            <dd data-testid="error-cancelled-by">
+              <VisibleText text={cancelledBy} />
+            </dd>
           </>
         )}
         <dt className="text-fg-muted">Stage</dt>
@@ -91,8 +94,10 @@ export function ErrorPanel({ error }: { error: ToolErrorData }) {
           <ul className="mt-1 list-inside list-disc text-xs">
             {issues.map((issue) => (
               <li key={`${issue.path}:${issue.code}:${issue.message}`}>
-                <code className="font-mono">{issue.path || '(arguments)'}</code>: {issue.message}{' '}
-                <span className="text-fg-muted">({issue.code})</span>
+                <code className="font-mono">
+                  <VisibleText text={issue.path || '(arguments)'} />
+                </code>
+                : <VisibleText text={issue.message} /> <span className="text-fg-muted">({issue.code})</span>
               </li>
             ))}
           </ul>

@@ -4,6 +4,7 @@ import { ChevronDown, ChevronRight, Lock, TriangleAlert } from 'lucide-react';
 import { useState } from 'react';
 import { type FieldIssue, REDACTED_MARK } from '@/lib/ui/json-issues';
 import { escapeJsonString } from '@/lib/ui/text-marks';
+import { VisibleText } from '../visible-text';
 import { MarkedText } from './text-marks';
 
 const CHILD_PAGE = 200;
@@ -22,9 +23,9 @@ interface TreeProps {
 }
 
 /**
- * A JSON value as a collapsible tree. Strings are shown escaped (`\n`, `\"`, control characters)
- * and wrap anywhere, so a long or multi-line value never breaks the layout. Redacted values are
- * marked with a lock and the word "redacted", `[REDACTED]` inside a string with a lock mark;
+ * A JSON value as a collapsible tree. Strings are shown escaped (`\n`, `\"`, control characters;
+ * invisible and bidirectional characters, in keys too, as marked escapes) and wrap anywhere, so a
+ * long or multi-line value never breaks the layout. Redacted values are marked with a lock and the word "redacted", `[REDACTED]` inside a string with a lock mark;
  * fields named by `issues` are highlighted with their messages, including required fields that
  * are missing (shown where they would be). Large arrays and long strings are paged.
  */
@@ -144,7 +145,7 @@ function Node({
   const keyLabel =
     name === undefined ? null : (
       <span className={highlighted ? 'font-semibold text-red-700 dark:text-red-300' : 'text-fg-muted'}>
-        {name}
+        <VisibleText text={name} />
         <span className="text-fg-muted">: </span>
       </span>
     );
@@ -236,7 +237,7 @@ function Node({
                 className="rounded bg-red-50 italic outline outline-1 outline-dashed outline-red-300 dark:bg-red-950/40 dark:outline-red-800"
               >
                 <span className="font-semibold text-red-700 dark:text-red-300">
-                  {JSON.stringify(issue.path.split('.').at(-1))}
+                  <VisibleText text={JSON.stringify(issue.path.split('.').at(-1))} />
                 </span>
                 <span className="text-fg-muted">: (missing)</span>
                 <IssueNote issue={issue} />

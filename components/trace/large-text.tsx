@@ -5,6 +5,7 @@ import { type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
 import { formatBytes } from '@/lib/ui/format';
 import { findMatches, lineStarts } from '@/lib/ui/text-marks';
 import { CopyButton } from '../copy-button';
+import { VisibleText } from '../visible-text';
 import { MarkedText } from './text-marks';
 
 /** Characters rendered before "Show all": keeps a 1 MiB output from freezing the page. */
@@ -59,7 +60,7 @@ function Line({
             : 'rounded-sm bg-yellow-200 text-black dark:bg-yellow-600/70 dark:text-white'
         }
       >
-        {text.slice(offset, offset + length)}
+        <VisibleText text={text.slice(offset, offset + length)} lines />
       </mark>,
     );
     at = offset + length;

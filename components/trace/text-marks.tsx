@@ -1,6 +1,7 @@
 import { Lock } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { splitMarks } from '@/lib/ui/text-marks';
+import { VisibleText } from '../visible-text';
 
 /** `[REDACTED]` inside a string or a text: a styled mark with a lock, never mistaken for data. */
 export function RedactedMark({ text = '[REDACTED]' }: { text?: string }) {
@@ -29,14 +30,21 @@ export function TruncationMark({ text }: { text: string }) {
   );
 }
 
-/** Text with its redactions and truncation markers marked. */
+/**
+ * Text with its redactions and truncation markers marked, and its invisible and control characters
+ * shown escaped (newlines and tabs kept).
+ */
 export function MarkedText({ text, keyPrefix = '' }: { text: string; keyPrefix?: string }): ReactNode {
   const pieces = splitMarks(text);
-  if (pieces.length === 1 && pieces[0]!.kind === 'text') return text;
+  if (pieces.length === 1 && pieces[0]!.kind === 'text') return <VisibleText text={text} lines />;
   return pieces.map((piece, index) => {
     const key = `${keyPrefix}${index}`;
     if (piece.kind === 'redacted') return <RedactedMark key={key} />;
     if (piece.kind === 'truncation') return <TruncationMark key={key} text={piece.text} />;
-    return <span key={key}>{piece.text}</span>;
+    return (
+      <span key={key}>
+        <VisibleText text={piece.text} lines />
+      </span>
+    );
   });
 }

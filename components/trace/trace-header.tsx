@@ -2,6 +2,7 @@ import { ArrowLeft, ChartGantt, ChevronLeft, ChevronRight, Download } from 'luci
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { formatDuration } from '@/lib/ui/format';
+import { escapeInvisible } from '@/lib/ui/invisible-characters';
 import { isUnfinished } from '@/lib/ui/live-trace';
 import type { TraceView } from '@/lib/ui/trace-from-json';
 import { type Lineage, LineageBar } from '../replay/lineage';
@@ -9,6 +10,7 @@ import { SessionReplayButton } from '../replay/session-replay-button';
 import { StatusBadge } from '../status';
 import { Timestamp } from '../timestamp';
 import { TraceFlags } from '../traces/trace-flags';
+import { VisibleText } from '../visible-text';
 import { TraceCopyButtons } from './trace-copy-buttons';
 
 /** The calls recorded just before and after this one (ids), for `[` and `]`. */
@@ -82,10 +84,12 @@ export function TraceHeader({
         <h1 className="font-mono text-lg font-semibold" data-testid="trace-tool">
           {toolKnown ? (
             <Link href={`/tools/${encodeURIComponent(trace.tool)}`} className="hover:underline">
-              {trace.tool}
+              <VisibleText text={trace.tool} />
             </Link>
           ) : (
-            <span title="This tool is not registered in this Toolscope">{trace.tool}</span>
+            <span title="This tool is not registered in this Toolscope">
+              <VisibleText text={trace.tool} />
+            </span>
           )}
         </h1>
         {!toolKnown && <span className="text-xs text-fg-muted">(unknown tool)</span>}
@@ -125,8 +129,8 @@ export function TraceHeader({
       <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-xs sm:grid-cols-4 lg:grid-cols-7">
         <div className="min-w-0">
           <dt className="text-fg-muted">Tool call id</dt>
-          <dd className="truncate font-mono" title={trace.toolCallId}>
-            {trace.toolCallId}
+          <dd className="truncate font-mono" title={escapeInvisible(trace.toolCallId)}>
+            <VisibleText text={trace.toolCallId} />
           </dd>
         </div>
         <div className="min-w-0">
@@ -143,9 +147,9 @@ export function TraceHeader({
                 <Link
                   href={`/?session=${encodeURIComponent(trace.sessionId)}`}
                   className="max-w-full truncate font-mono text-accent hover:underline"
-                  title={trace.sessionId}
+                  title={escapeInvisible(trace.sessionId)}
                 >
-                  {trace.sessionId}
+                  <VisibleText text={trace.sessionId} />
                 </Link>
                 <span className="flex flex-wrap items-center gap-1">
                   <Link
@@ -177,8 +181,12 @@ export function TraceHeader({
           <dt className="text-fg-muted">Made by</dt>
           <dd data-testid="trace-principal">
             {trace.principal ? (
-              <span title={`The key that made the call: ${trace.principal.name} (${trace.principal.role})`}>
-                <span className="font-medium">{trace.principal.name}</span>
+              <span
+                title={`The key that made the call: ${escapeInvisible(trace.principal.name)} (${trace.principal.role})`}
+              >
+                <span className="font-medium">
+                  <VisibleText text={trace.principal.name} />
+                </span>
                 <span className="text-fg-muted"> · {trace.principal.role}</span>
               </span>
             ) : (
@@ -193,7 +201,7 @@ export function TraceHeader({
             Actor · side effect
           </dt>
           <dd>
-            {trace.actor} · {trace.sideEffect ?? '—'}
+            <VisibleText text={trace.actor} /> · {trace.sideEffect ?? '—'}
           </dd>
         </div>
         <div>

@@ -6,7 +6,7 @@ import type { TraceJson } from '@/lib/ui/trace-from-json';
 export type CancelState = { phase: 'idle' } | { phase: 'cancelling' } | { phase: 'failed'; message: string };
 
 /**
- * Cancels a running call through `POST /api/v1/traces/:id/cancel` as `user`, and hands the
+ * Cancels a running call through `POST /api/v1/traces/:id/cancel` (as the viewer), and hands the
  * recorded (cancelled) trace to `onCancelled`. A call that ended meanwhile (409) is not an error
  * to show: the view refetches and shows how it ended.
  */
@@ -21,7 +21,7 @@ export function useCancelCall(traceId: string, onCancelled: (trace: TraceJson | 
       const response = await fetch(`/api/v1/traces/${encodeURIComponent(traceId)}/cancel`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ by: 'user', reason: 'Cancelled from the trace page' }),
+        body: JSON.stringify({ reason: 'Cancelled from the trace page' }),
       });
       if (response.ok) {
         onCancelled((await response.json()) as TraceJson);

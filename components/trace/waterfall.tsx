@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { Attempt, AttemptFault, StageName, StageStatus, TraceStage } from '@/lib/executor/types';
 import { attemptFaultSummary, faultSource } from '@/lib/ui/fault-kinds';
 import { axisTicks, formatDuration } from '@/lib/ui/format';
+import { escapeInvisible } from '@/lib/ui/invisible-characters';
 import { FaultBanner } from '../faults/fault-banner';
 
 interface Bar {
@@ -43,7 +44,7 @@ function attemptBar(attempt: Attempt, key: string): Bar {
   const showLimit = attempt.timeoutMs !== undefined && (attempt.outcome === 'running' || attempt.outcome === 'timeout');
   return {
     key,
-    label: attempt.fallback ? `fallback ${attempt.tool}` : `attempt ${attempt.number}`,
+    label: attempt.fallback ? `fallback ${escapeInvisible(attempt.tool)}` : `attempt ${attempt.number}`,
     start: attempt.startedAt,
     duration: attempt.durationMs,
     kind: 'attempt',

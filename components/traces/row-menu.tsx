@@ -7,6 +7,7 @@ import type { CallStatus } from '@/lib/executor/types';
 import { type ActionOutcome, cancelTrace, deleteSession, deleteTrace } from '@/lib/ui/trace-actions';
 import { useMay } from '../access/viewer';
 import { copyText } from '../copy-button';
+import { VisibleText } from '../visible-text';
 
 type Confirm = null | 'trace' | 'session';
 
@@ -144,8 +145,11 @@ export function RowMenu({
                   'Delete this call? Its trace is gone for good.'
                 ) : (
                   <>
-                    Delete every finished call of session <code className="font-mono break-all">{sessionId}</code>?
-                    Running calls are kept.
+                    Delete every finished call of session{' '}
+                    <code className="font-mono break-all">
+                      <VisibleText text={sessionId ?? ''} />
+                    </code>
+                    ? Running calls are kept.
                   </>
                 )}
               </p>

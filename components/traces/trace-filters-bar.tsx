@@ -4,6 +4,7 @@ import { Search, X, Zap } from 'lucide-react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import type { FormEvent } from 'react';
+import { escapeInvisible } from '@/lib/ui/invisible-characters';
 import { CALL_STATUSES, filtersToSearch, hasFilters, TIME_RANGES, type TraceFilters } from '@/lib/ui/trace-filters';
 
 export const FILTER_TEXT_ID = 'trace-filter-q';
@@ -65,7 +66,7 @@ export function TraceFiltersBar({ filters, tools }: { filters: TraceFilters; too
           <option value="">All tools</option>
           {toolOptions.map((tool) => (
             <option key={tool} value={tool}>
-              {tool}
+              {escapeInvisible(tool)}
             </option>
           ))}
         </select>

@@ -3,11 +3,13 @@
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { formatDuration } from '@/lib/ui/format';
+import { escapeInvisible } from '@/lib/ui/invisible-characters';
 import type { ListRow } from '@/lib/ui/summary-from-json';
 import type { ActionOutcome } from '@/lib/ui/trace-actions';
 import { filtersToSearch } from '@/lib/ui/trace-filters';
 import { StatusBadge } from '../status';
 import { Timestamp } from '../timestamp';
+import { VisibleText } from '../visible-text';
 import { LatencyCell } from './latency-cell';
 import { RowMenu } from './row-menu';
 import { TraceFlags } from './trace-flags';
@@ -36,7 +38,8 @@ export function TraceRow({
 }) {
   const router = useRouter();
   const href = `/traces/${row.id}`;
-  const preview = row.argumentsPreview ?? '';
+  // Titles are plain strings: invisible characters written as escapes there too.
+  const preview = escapeInvisible(row.argumentsPreview ?? '', { lines: true });
   return (
     <tr
       data-testid="trace-row"
@@ -63,16 +66,16 @@ export function TraceRow({
             onFocus={onSelect}
             onClick={onSelect}
             className="block truncate font-mono text-[12px] text-accent hover:underline"
-            aria-label={`Open ${row.tool} call ${row.toolCallId}, ${row.status}`}
+            aria-label={`Open ${escapeInvisible(row.tool)} call ${escapeInvisible(row.toolCallId)}, ${row.status}`}
           >
-            {row.tool}
+            <VisibleText text={row.tool} />
           </Link>
           <span className="block text-[11px] text-fg-muted sm:hidden">
             <Timestamp ms={row.createdAt} />
           </span>
           {summary && (
             <span className="block truncate font-mono text-[11px] text-fg-muted md:hidden" title={preview}>
-              {summary}
+              <VisibleText text={summary} />
             </span>
           )}
         </div>
@@ -99,7 +102,7 @@ export function TraceRow({
         title={preview || undefined}
         data-testid="row-arguments"
       >
-        {summary || <span aria-hidden>—</span>}
+        {summary ? <VisibleText text={summary} /> : <span aria-hidden>—</span>}
       </td>
       <td className="hidden px-2 py-1 text-right tabular-nums lg:table-cell">{row.attemptCount}</td>
       <td className="hidden max-w-40 truncate px-2 py-1 font-mono text-[12px] lg:table-cell">
@@ -107,9 +110,9 @@ export function TraceRow({
           <Link
             href={`/${filtersToSearch({ session: row.sessionId })}`}
             className="text-fg-muted hover:text-fg hover:underline"
-            title={`Only session ${row.sessionId}`}
+            title={`Only session ${escapeInvisible(row.sessionId)}`}
           >
-            {row.sessionId}
+            <VisibleText text={row.sessionId} />
           </Link>
         ) : (
           <span className="text-fg-muted">—</span>
@@ -119,16 +122,18 @@ export function TraceRow({
         className="hidden max-w-28 truncate px-2 py-1 text-[12px] text-fg-muted lg:table-cell"
         data-testid="row-principal"
         title={
-          row.principal ? `Made with the key ${row.principal.name} (${row.principal.role})` : 'Made before principals'
+          row.principal
+            ? `Made with the key ${escapeInvisible(row.principal.name)} (${row.principal.role})`
+            : 'Made before principals'
         }
       >
-        {row.principal?.name ?? '—'}
+        <VisibleText text={row.principal?.name ?? '—'} />
       </td>
       <td
         className="hidden max-w-48 truncate px-2 py-1 font-mono text-[12px] text-fg-muted xl:table-cell"
-        title={row.toolCallId}
+        title={escapeInvisible(row.toolCallId)}
       >
-        {row.toolCallId}
+        <VisibleText text={row.toolCallId} />
       </td>
       <td className="hidden px-2 py-1 md:table-cell">
         <TraceFlags flags={row.flags} servedFrom={row.servedFrom} imported={row.imported} />

@@ -34,11 +34,12 @@ export function cancelReasonOf(signalReason: unknown): CancelReason {
   const cancelled = signalReason as Partial<CallCancelled> | null;
   if (cancelled?.name === 'CallCancelled' && typeof cancelled.cancel === 'object') return cancelled.cancel;
   if (typeof signalReason === 'object' && signalReason !== null) {
-    const { by, reason, details } = signalReason as Partial<CancelReason>;
+    const { by, reason, details, principal } = signalReason as Partial<CancelReason>;
     if (typeof by === 'string' && by) {
       const out: CancelReason = { by };
       if (typeof reason === 'string' && reason) out.reason = reason;
       if (details && typeof details === 'object') out.details = details;
+      if (principal && typeof principal === 'object') out.principal = principal;
       return out;
     }
   }
@@ -67,6 +68,7 @@ export function cancelledError(reason: CancelReason, stage?: StageName): ToolErr
     details: {
       ...reason.details,
       cancelledBy: reason.by,
+      ...(reason.principal ? { cancelledByPrincipal: reason.principal } : {}),
       ...(reason.reason ? { reason: reason.reason } : {}),
     },
     ...(stage ? { stage } : {}),

@@ -8,6 +8,7 @@ import type { Toolscope } from '../server/create-toolscope';
 import { boundedForNext } from './bounded-for-next';
 import type { HttpAppParts, HttpContext, HttpEnv } from './env';
 import { answerError, createMethodTable, unroutable } from './errors';
+import { frameHeaders } from './frame-headers';
 import { authenticate, isProgramPath } from './middleware/authenticate';
 import { authorize } from './middleware/authorize';
 import { bodyLimit } from './middleware/body-limit';
@@ -32,7 +33,8 @@ export type HttpApp = Hono<HttpEnv> & { parts: HttpAppParts };
 /**
  * Toolscope's one HTTP layer: every API route, `/mcp` and the login, served by one Hono app through
  * one middleware chain, mounted by `server/main.ts` (`npm start`, in front of Next's pages) and by
- * the catch-all route `app/api/[[...route]]` (`npm run dev`).
+ * the catch-all route `app/api/[[...route]]` (`npm run dev`). Every answer, a page's too, says that
+ * no other site may frame it (`frameHeaders`).
  * 1. request guard: Host (DNS rebinding), Origin on writes, a path that is valid percent-encoding;
  * 2. authentication: the principal of the request's key or login, or local mode (`authenticate`);
  * 3. role check: the route's action in the ACTIONS table (`authorize`);
@@ -53,6 +55,7 @@ export function createHttpApp(ts: Toolscope, options: HttpAppOptions = {}): Http
   };
   app.onError(answerError);
   app.notFound((c) => unroutable(c, allowOf) ?? c.body(null, 404));
+  app.use('*', frameHeaders());
   app.use('*', requestGuard(ts, parts));
   app.use(
     '*',

@@ -4,6 +4,7 @@ import { getRequestListener } from '@hono/node-server';
 import type { Limits } from '../config';
 import { errorEnvelope } from '../errors';
 import type { HttpApp } from './app';
+import { FRAME_HEADERS } from './frame-headers';
 
 /** Time for a request's headers to arrive, before its body's `bodyTimeoutMs` starts to count. */
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -31,12 +32,12 @@ export function nodeListener(app: HttpApp): http.RequestListener {
             errorEnvelope('HOST_NOT_ALLOWED', 'The Host header does not name a host Toolscope answers for.'),
             {
               status: 421,
-              headers: { 'cache-control': 'no-store' },
+              headers: { 'cache-control': 'no-store', ...FRAME_HEADERS },
             },
           )
         : Response.json(errorEnvelope('BAD_REQUEST', 'The request line is not valid.'), {
             status: 400,
-            headers: { 'cache-control': 'no-store' },
+            headers: { 'cache-control': 'no-store', ...FRAME_HEADERS },
           }),
   });
 }
@@ -89,10 +90,13 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     'The request is not valid HTTP/1.1.',
   ];
   const text = JSON.stringify({ error: { code, message } });
+  const frame = Object.entries(FRAME_HEADERS)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   // The answer to a HEAD has no body. The parser failed before it said the method; the bytes it
   // failed on usually start with the request line (best effort: otherwise the body goes along).
   const head = (error as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
   socket.end(
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${head ? '' : text}`,
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\ncache-control: no-store\r\n${frame}connection: close\r\n\r\n${head ? '' : text}`,
   );
 }

@@ -4,7 +4,7 @@ import { type Access, createAccess } from '../access/access';
 import { createScopedPolicy } from '../access/key-scope';
 import { type ApprovalQueue, createApprovalQueue } from '../approvals/approval-queue';
 import { type ApprovalNotifier, createApprovalNotifier } from '../approvals/notify';
-import { type Config, loadConfig } from '../config';
+import { type Config, ConfigError, loadConfig, workspaceProblem } from '../config';
 import { openDatabase } from '../db/open-database';
 import { startRetention } from '../db/retention';
 import { createSqliteEventHistory } from '../db/sqlite-event-history';
@@ -21,11 +21,13 @@ import type { Approver, FaultSource, PolicyResolver } from '../executor/ports';
 import { createRegistry } from '../executor/registry';
 import type { AnyTool, CancelReason, Policy, SideEffect, TraceRecord, TraceSink } from '../executor/types';
 import { createFaultStore, type FaultStore } from '../faults/fault-store';
+import type { ToolRelabel } from '../mcp/upstream/upstream-server';
 import { createUpstreamServers, type UpstreamServers } from '../mcp/upstream/upstream-servers';
 import { createOtelExport } from '../otel/otel-export';
 import { type OtelSettings, otelSettingsFromEnv } from '../otel/otel-settings';
 import { childOfCallSpan } from '../otel/trace-context';
 import { createPolicyStore, type PolicyStore } from '../policy/policy-store';
+import { refuseShadowed } from '../policy/rule-shadowed';
 import { replayFaultOf } from '../replay/replay-fault';
 import { createBuiltinTools, createCalculatorPool, detectShellSandbox, type ShellSandbox } from '../tools';
 import { acquireDataFolderLock } from './data-lock';
@@ -35,6 +37,33 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Who the audit trail names for what Toolscope does of itself (a notification it gave up). */
 const SYSTEM_PRINCIPAL = { id: 'toolscope', name: 'toolscope', role: 'none' } as const;
+
+/**
+ * Records a tool an upstream MCP server relabelled: by the server itself (`mcp_server:<name>`),
+ * on the tool, with the hints and side effects before and after, and whether that loosened it.
+ */
+function auditRelabel(access: Access, server: string, relabel: ToolRelabel, config: Config): void {
+  const trusted = config.mcpServers.find((entry) => entry.name === server)?.trustAnnotations === true;
+  try {
+    access.audit.append({
+      principal: { id: `mcp_server:${server}`, name: `MCP server ${server}`, role: 'none' },
+      kind: 'mcp_tool.relabelled',
+      target: relabel.tool,
+      detail: {
+        server,
+        tool: relabel.tool,
+        changes: relabel.changes,
+        side_effect_before: relabel.sideEffectBefore,
+        side_effect_after: relabel.sideEffectAfter,
+        annotations_before: relabel.before,
+        annotations_after: relabel.after,
+        trust_annotations: trusted,
+      },
+    });
+  } catch (error) {
+    console.error('[toolscope] could not write the audit entry (mcp_tool.relabelled):', error);
+  }
+}
 
 export interface Toolscope {
   config: Config;
@@ -216,7 +245,8 @@ function withExtraFaults(rules: FaultSource, extra: FaultSource | undefined): Fa
 
 /**
  * The composition root: wires config, SQLite store, vault, built-in tools and executor.
- * 1. loads and validates the config; creates the data and workspace folders;
+ * 1. loads and validates the config, refuses a workspace holding Toolscope's own files;
+ *    creates the data and workspace folders;
  * 2. builds the registry and the permission rules (config and policy.json), checked against it;
  * 3. takes the data folder's lock (`data-lock.ts`: a second process on the same folder refuses
  *    to start), opens the database (WAL, migrations applied) and starts its checkpoint thread;
@@ -244,6 +274,9 @@ export interface ToolscopeOptions {
 }
 
 export function createToolscope(config: Config = loadConfig(), options: ToolscopeOptions = {}): Toolscope {
+  // A workspace that holds the data folder or the config file would hand them to the tools.
+  const workspace = workspaceProblem(config);
+  if (workspace) throw new ConfigError(workspace);
   // A bad OTEL_* value stops the start before anything opens.
   const otel = options.otel === undefined ? otelSettingsFromEnv() : options.otel;
   fs.mkdirSync(config.dataDir, { recursive: true });
@@ -273,11 +306,14 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
   // Their tools join the registry as they connect (after the start); until then, and while one is
   // down, the event bus tells live views of each change (`event: tools`).
   let toolsChanged: (server: string | null) => void = () => {};
+  // A relabel is written to the audit trail (open once the database is): see auditRelabel.
+  let relabelled: (server: string, relabel: ToolRelabel) => void = () => {};
   const upstream = createUpstreamServers({
     configs: config.mcpServers,
     registry,
     changed: (server) => toolsChanged(server),
     scrub: (text) => redactor.scrubText(text),
+    relabelled: (server, relabel) => relabelled(server, relabel),
   });
   // Rules are checked against the tools before anything else opens: a bad rule stops the start.
   // A rule may name a tool of an MCP server that has not connected yet.
@@ -305,6 +341,7 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     throw error;
   }
   const access = createAccess({ db, config });
+  relabelled = (server, relabel) => auditRelabel(access, server, relabel, config);
   // Calls of scoped keys weigh the key's own rules and tools with the global rules.
   const scopedPolicy = createScopedPolicy({
     global: () => policy.current(),
@@ -363,8 +400,12 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     lock.release();
   });
   const approvals = createApprovalQueue({
-    allowFromNowOn: ({ tool, specifier, session }) =>
-      policy.add('allow', specifier ? `${tool}(${specifier})` : tool, session).rule,
+    allowFromNowOn: ({ tool, specifier, session, call }) => {
+      const rule = specifier ? `${tool}(${specifier})` : tool;
+      const dataRules = policy.rules().filter((r) => r.source === 'data');
+      refuseShadowed(policy.draft([...dataRules, { list: 'allow', rule, session }]), { tool, ...call }, rule);
+      return policy.add('allow', rule, session).rule;
+    },
   });
   // Nothing but the store's sink unless a host adds sinks or OpenTelemetry is on (zero cost then).
   const secondaries = (options.sinks ?? []).map((sink, i) => secondaryFromTraceSink(sink, `extra sink ${i + 1}`));

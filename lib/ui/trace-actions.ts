@@ -29,7 +29,7 @@ export async function cancelTrace(id: string): Promise<ActionOutcome> {
   const response = await send(`/api/v1/traces/${encodeURIComponent(id)}/cancel`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ by: 'user' }),
+    body: JSON.stringify({}),
   });
   if (typeof response === 'string') return { ok: false, message: `Could not cancel: ${response}.` };
   if (response.ok) return { ok: true, message: 'Cancel requested; the call ends as cancelled.' };

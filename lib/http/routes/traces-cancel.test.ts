@@ -4,8 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config';
 import { createToolscope, type Toolscope } from '../../server/create-toolscope';
+import { testToolscopes } from '../../server/testing/test-toolscopes';
 import { createHttpApp, type HttpApp } from '../app';
-import { callApp } from '../testing/call-app';
+import { appOf, callApp } from '../testing/call-app';
 
 let dataDir: string;
 let ts: Toolscope;
@@ -100,7 +101,13 @@ describe('a running call through the API', () => {
     expect(response.status).toBe(200);
     const cancelled = await json(response);
     expect(cancelled).toMatchObject({ id, status: 'cancelled', result: { error: { code: 'CANCELLED' } } });
-    expect(cancelled.result.error.details).toMatchObject({ cancelledBy: 'tester', reason: 'took too long' });
+    // Who cancelled is the request's principal (local mode's person), never the body's `by`.
+    expect(cancelled.result.error.details).toMatchObject({
+      cancelledBy: 'local',
+      cancelledByPrincipal: { id: 'local', name: 'local', role: 'admin' },
+      reason: 'took too long',
+    });
+    expect(cancelled.result.error.message).toBe('Cancelled by local: took too long.');
     expect(ts.store.get(id)?.status).toBe('cancelled');
 
     const answered = await json(await agent);
@@ -129,5 +136,73 @@ describe('a running call through the API', () => {
     const unknown = await cancel('no-such-trace');
     expect(unknown.status).toBe(404);
     expect((await json(unknown)).error.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('who cancelled, with keys', () => {
+  const toolscopes = testToolscopes('toolscope-cancel-keys-');
+
+  it("records the cancelling key's principal, not the body's `by`, which is only a reason", async () => {
+    const ts = toolscopes.start(
+      toolscopes.dataDir({ policies: { run_shell: 'allow' }, shell: { allow: ['sh', 'echo'] } }),
+    );
+    const app = appOf(ts);
+    const bot = ts.access.keys.create({ name: 'bot', role: 'agent' });
+    const alice = ts.access.keys.create({ name: 'alice', role: 'reviewer' });
+    const aliceRef = { id: alice.key.id, name: 'alice', role: 'reviewer' };
+    const send = (token: string, path: string, body?: unknown) => callApp(app, 'POST', path, { token, body });
+
+    // A running call: the error says who cancelled.
+    const running = send(bot.token, '/api/v1/tool-calls', {
+      tool_calls: [
+        {
+          id: 'call_keyed_run',
+          type: 'function',
+          function: { name: 'run_shell', arguments: JSON.stringify({ command: ['sh', '-c', 'sleep 30'] }) },
+        },
+      ],
+    });
+    let runId = '';
+    for (let i = 0; i < 200 && !runId; i++) {
+      runId = ts.store.list({ text: 'call_keyed_run' }).items[0]?.id ?? '';
+      if (!runId) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const first = await send(alice.token, `/api/v1/traces/${runId}/cancel`, { by: 'mallory' });
+    expect(first.status).toBe(200);
+    const ran = await json(first);
+    expect(ran.result.error.details).toMatchObject({
+      cancelledBy: 'alice',
+      cancelledByPrincipal: aliceRef,
+      reason: 'mallory',
+    });
+    expect(JSON.stringify(ran.result.error.details.cancelledBy)).not.toContain('mallory');
+    await running;
+
+    // A call awaiting approval: the approval's record says who, in the form of a decision's.
+    const pending = await json(
+      await send(bot.token, '/api/v1/tool-calls', {
+        wait: false,
+        tool_calls: [
+          {
+            id: 'call_keyed_wait',
+            type: 'function',
+            function: { name: 'write_file', arguments: JSON.stringify({ path: 'a.txt', content: 'x' }) },
+          },
+        ],
+      }),
+    );
+    const waitId = pending.results[0].trace_id;
+    expect(pending.results[0].status).toBe('awaiting_approval');
+    const second = await send(alice.token, `/api/v1/traces/${waitId}/cancel`, { by: 'mallory', reason: 'not now' });
+    expect(second.status).toBe(200);
+    const waited = await json(second);
+    expect(waited.approval).toMatchObject({
+      decision: 'cancelled',
+      by: 'alice',
+      decided_by: aliceRef,
+      reason: 'not now',
+    });
+    expect(waited.result.error.details).toMatchObject({ cancelledBy: 'alice', reason: 'not now' });
+    expect(JSON.stringify(waited)).not.toContain('mallory');
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { principalRef } from '../../access/principal';
 import { traceExport } from '../../api/export-import';
 import { EXPORT_PAGE_SIZE, traceLines } from '../../api/export-traces';
 import { summaryJson, traceJson } from '../../api/serialize';
@@ -142,9 +143,11 @@ export default defineRoutes([
   },
   {
     /**
-     * `POST /api/v1/traces/:id/cancel` with an optional body `{ "by"?, "reason"? }` (`by` defaults
-     * to `api`): aborts a running call through its AbortSignal and answers once the call has been
-     * recorded as cancelled, with the trace. 404 unknown; 409 NOT_RUNNING when it already ended.
+     * `POST /api/v1/traces/:id/cancel` with an optional body `{ "reason"? }`: aborts a running call
+     * through its AbortSignal and answers once the call has been recorded as cancelled, with the
+     * trace. Who cancelled is the request's principal; a `by` in the body (older clients named
+     * themselves there) is read only as the reason when none is given. 404 unknown; 409
+     * NOT_RUNNING when it already ended.
      */
     method: 'POST',
     path: '/api/v1/traces/:id/cancel',
@@ -156,9 +159,11 @@ export default defineRoutes([
       const body = parseWith(cancelBody, optionalJsonBody(c) ?? {}, 'INVALID_REQUEST');
       const known = traceOf(c, ts, id);
       if (known.imported) throw importedTraceError(id);
-      const pending = ts.executor.cancel(id, { by: body.by ?? c.get('principal').name, reason: body.reason });
+      const principal = c.get('principal');
+      const reason = body.reason ?? body.by;
+      const pending = ts.executor.cancel(id, { by: principal.name, principal: principalRef(principal), reason });
       if (!pending) throw new ApiError('NOT_RUNNING', `The call ${id} is not running: it ended ${known.status}.`);
-      audit(c, ts, 'trace.cancelled', id, { tool: known.tool, reason: body.reason ?? null });
+      audit(c, ts, 'trace.cancelled', id, { tool: known.tool, reason: reason ?? null });
       await pending;
       const trace = ts.store.get(id);
       if (!trace) throw new Error(`The cancelled call ${id} was not recorded.`);
