@@ -1,8 +1,9 @@
 import { errorData } from '../executor/errors';
 import type { ApprovalDecision, ApprovalRequest, Approver } from '../executor/ports';
-import type { CallPrincipal, SideEffect, ToolErrorData } from '../executor/types';
+import type { AnyTool, CallPrincipal, SideEffect, ToolErrorData } from '../executor/types';
 import type { FieldIssue } from '../executor/validate-input';
 import { isRuleShadowedError } from '../policy/rule-shadowed';
+import { keptSecretPaths, secretDestinationIssues } from '../replay/secret-destination';
 import { keepRedacted } from './keep-redacted';
 
 /** A call waiting for a person, as the approvals page and `GET /api/v1/approvals` show it. */
@@ -50,6 +51,8 @@ export type DecideOutcome =
   | { ok: false; reason: 'self_approval' };
 
 export interface ApprovalQueueOptions {
+  /** Finds a tool by name (the registry's `get`): what an edit may change of a call holding a secret. */
+  tools?: (name: string) => AnyTool | undefined;
   /**
    * Creates an allow rule for "always allow" and returns it as the Policy page shows it
    * (`allow write_file(notes/**) [session s-1]`); throws with a message a person can act on when
@@ -157,6 +160,21 @@ export function createApprovalQueue(options: ApprovalQueueOptions = {}): Approva
         // The form showed redacted values: a secret left as shown keeps its recorded value.
         const kept = keepRedacted(edited, entry.pending.arguments, entry.request.input);
         if (!kept.ok) return { ok: false, reason: 'invalid_arguments', error: maskedSecretError(kept.issues) };
+        // A recorded secret the edit kept goes only where the call was sending it.
+        const moved = secretDestinationIssues(
+          options.tools?.(entry.pending.tool),
+          entry.request.input,
+          kept.value,
+          keptSecretPaths(edited),
+        );
+        if (moved.length > 0) {
+          const issues = moved.map((issue) => ({
+            path: issue.path.replace(/^arguments\./, ''),
+            message: issue.message,
+            code: 'secret_destination_changed',
+          }));
+          return { ok: false, reason: 'invalid_arguments', error: maskedSecretError(issues) };
+        }
         edited = kept.value;
         const checked = entry.request.validate(edited);
         if (!checked.ok) return { ok: false, reason: 'invalid_arguments', error: checked.error };

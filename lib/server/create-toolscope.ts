@@ -400,6 +400,7 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     lock.release();
   });
   const approvals = createApprovalQueue({
+    tools: (name) => registry.get(name),
     allowFromNowOn: ({ tool, specifier, session, call }) => {
       const rule = specifier ? `${tool}(${specifier})` : tool;
       const dataRules = policy.rules().filter((r) => r.source === 'data');

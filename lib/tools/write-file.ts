@@ -65,6 +65,8 @@ export function createWriteFileTool(options: WriteFileOptions): ZodTool<WriteFil
     inputSchema,
     sideEffect: 'write',
     permissionSubject: createPathSubject(),
+    // Every file it writes stays in the workspace: an edited path keeps a recorded secret on this machine.
+    destination: () => 'the workspace',
     timeoutMs: 10_000,
     // A write that failed halfway is not retried blindly; the model decides.
     retry: { maxAttempts: 1 },

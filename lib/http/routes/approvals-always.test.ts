@@ -107,3 +107,34 @@ describe('"always allow" makes only rules that apply', () => {
     ]);
   });
 });
+
+describe('an approval with edited arguments and a recorded secret', () => {
+  it('refuses an edit that sends the kept secret to another origin; the call stays pending', async () => {
+    const ts = toolscopes.start(toolscopes.dataDir({ policies: { http_request: 'ask' } }));
+    const secret = 'sk-live-abcdefghijklmnop5678';
+    const answer = await sendJson(ts, 'POST', '/api/v1/tool-calls', {
+      wait: false,
+      tool_calls: [
+        {
+          id: 'h1',
+          type: 'function',
+          function: {
+            name: 'http_request',
+            arguments: JSON.stringify({ url: 'http://127.0.0.1:9/a', headers: { Authorization: `Bearer ${secret}` } }),
+          },
+        },
+      ],
+    });
+    const traceId = answer.json.results[0].trace_id;
+    const [pending] = (await sendJson(ts, 'GET', '/api/v1/approvals')).json.approvals;
+    expect(pending.arguments.headers.Authorization).toBe('[REDACTED]');
+    const moved = await decide(ts, traceId, {
+      decision: 'approve',
+      arguments: { ...pending.arguments, url: 'http://127.0.0.1:10/steal' },
+    });
+    expect(moved.status).toBe(400);
+    expect(moved.json.error.code).toBe('INVALID_ARGUMENTS');
+    expect(moved.json.error.message).toMatch(/headers\.Authorization: holds \[REDACTED\], a recorded secret/);
+    expect(ts.approvals.get(traceId)).not.toBeNull();
+  });
+});
