@@ -48,6 +48,18 @@ function issuesOf(run: () => unknown) {
   throw new Error('expected a FaultRuleError');
 }
 
+/** Opens the store at `file` again, keeping what it logs with console.error. */
+function reopenLogging(file: string) {
+  const errors: unknown[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => void errors.push(args[0]);
+  try {
+    return { ...openStore(file), errors };
+  } finally {
+    console.error = original;
+  }
+}
+
 describe('prng', () => {
   it('gives numbers in [0, 1), the same for the same seed and index, spread out', () => {
     const draws = Array.from({ length: 1000 }, (_, i) => drawAt(12345, i));
@@ -234,14 +246,9 @@ describe('fault store', () => {
     db.prepare("UPDATE fault_rules SET kind = 'melt' WHERE id = ?").run(bad.id);
     faults.close();
     db.close();
-    const errors: unknown[] = [];
-    const original = console.error;
-    console.error = (...args: unknown[]) => void errors.push(args[0]);
-    try {
-      ({ db, faults } = openStore(file));
-    } finally {
-      console.error = original;
-    }
+    const reopened = reopenLogging(file);
+    ({ db, faults } = reopened);
+    const { errors } = reopened;
     expect(faults.list().map((r) => r.id)).toEqual([good.id]);
     expect(String(errors[0])).toContain(`fault rule ${bad.id} (bad) is not a valid rule`);
     expect(faults.faultFor(attempt())?.ruleId).toBe(good.id);
@@ -259,14 +266,9 @@ describe('fault store', () => {
     db.prepare("UPDATE fault_rules SET tool = 'fs__{read,write}' WHERE id = ?").run(old.id);
     faults.close();
     db.close();
-    const errors: unknown[] = [];
-    const original = console.error;
-    console.error = (...args: unknown[]) => void errors.push(args[0]);
-    try {
-      ({ db, faults } = openStore(file));
-    } finally {
-      console.error = original;
-    }
+    const reopened = reopenLogging(file);
+    ({ db, faults } = reopened);
+    const { errors } = reopened;
     expect(faults.list().map((r) => r.id)).toEqual([good.id]);
     expect(String(errors[0])).toContain(`fault rule ${old.id} (old) is not a valid rule`);
     expect(faults.faultFor(attempt())?.ruleId).toBe(good.id);

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { findSlirp4netns, NETWORK_PRELUDE, networkBwrapArgs, networkProblem } from './sandbox-network';
+import { findSlirp4netns, isExecutable, NETWORK_PRELUDE, networkBwrapArgs, networkProblem } from './sandbox-network';
 
 /** `shell.sandbox` in the config: bubblewrap when it works ("auto"), bubblewrap or nothing, or none. */
 export type SandboxSetting = 'auto' | 'bubblewrap' | 'none';
@@ -278,15 +278,6 @@ function findBwrap(explicit: string | undefined): string | null {
     ...(process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir, 'bwrap')),
   ];
   return candidates.find((candidate) => path.isAbsolute(candidate) && isExecutable(candidate)) ?? null;
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** The sandbox as `GET /api/v1/tools` and the tools page show it. */

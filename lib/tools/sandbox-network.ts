@@ -222,7 +222,8 @@ function lastLine(text: string): string | null {
   return lines.at(-1) ?? null;
 }
 
-function isExecutable(file: string): boolean {
+/** Whether `file` is a regular file this process may execute. */
+export function isExecutable(file: string): boolean {
   try {
     fs.accessSync(file, fs.constants.X_OK);
     return fs.statSync(file).isFile();
