@@ -53,7 +53,7 @@ test('a rule added in the UI is previewed against the recorded calls, saved with
   await page.keyboard.press('n');
   await expect(policy.listSelect).toBeFocused();
   await policy.toolSelect.selectOption('run_shell');
-  await expect(policy.specifierHelp).toContainText('the command and its arguments joined by spaces');
+  await expect(policy.specifierHelp).toContainText('the command as words, each matching one argument');
   await policy.fillRule({ list: 'deny', tool: 'run_shell', specifier: 'echo *', session });
 
   const row = policy.row('deny', 'run_shell(echo *)', session);
