@@ -172,6 +172,7 @@ export const configFileSchema = z
         maxResponseBytes: z.number().int().positive(),
         maxBatchSize: z.number().int().positive(),
         bodyTimeoutMs: z.number().int().min(100).max(300_000),
+        maxQueuedWrites: z.number().int().min(1).max(1_000_000),
       })
       .partial()
       .strict()
@@ -226,6 +227,11 @@ export interface Limits {
   maxBatchSize: number;
   /** How long a client may take to send a request body on the agent path before it is dropped (408). */
   bodyTimeoutMs: number;
+  /**
+   * Trace writes waiting in memory while the database cannot be written, at which new calls are
+   * refused (503 STORE_UNAVAILABLE) until it can: what an outage may hold, and lose to a crash.
+   */
+  maxQueuedWrites: number;
 }
 
 /** Which calls the background retention deletes (see `lib/db/retention.ts`); null means no bound. */
@@ -338,6 +344,7 @@ export const DEFAULT_LIMITS: Limits = {
   maxResponseBytes: 5 * 1024 * 1024,
   maxBatchSize: 128,
   bodyTimeoutMs: 10_000,
+  maxQueuedWrites: 5000,
 };
 
 /** A config problem, with one line per bad field, written for the person fixing the file. */

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { describeStoreError, isStoreUnavailableError, isStoreWideError } from './db/store-faults';
 import { boundDetails, boundText } from './executor/bound-error';
 
 /**
@@ -42,6 +43,8 @@ export const ERROR_STATUS = {
   ALREADY_EXISTS: 409,
   ALREADY_REVOKED: 409,
   RULE_SHADOWED: 409,
+  // The call's sealed arguments cannot be opened (vault key missing or another one): it cannot run again.
+  VAULT_KEY_MISMATCH: 409,
   PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -50,6 +53,8 @@ export const ERROR_STATUS = {
   HEADERS_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,
   UNAVAILABLE: 503,
+  // The database cannot be written now (locked, full, read-only): nothing was done; `Retry-After` says when to.
+  STORE_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -97,11 +102,27 @@ export function errorEnvelope(code: ErrorCode, message: string, details?: unknow
 }
 
 /**
- * Any throw as an ApiError, in one place: an ApiError as it is, anything else as the
- * 500 whose cause stays on the error (logged, never sent).
+ * Any throw as an ApiError, in one place: an ApiError as it is; the trace store refusing work
+ * (`StoreUnavailableError`) or SQLite failing for the whole database (busy, full, read-only, I/O:
+ * `isStoreWideError`) as 503 STORE_UNAVAILABLE with `Retry-After`, the cause kept; anything else
+ * as the 500 whose cause stays on the error (logged, never sent).
  */
 export function toApiError(error: unknown): ApiError {
   if (isApiError(error)) return error;
+  if (isStoreUnavailableError(error)) {
+    return new ApiError('STORE_UNAVAILABLE', error.message, undefined, { 'retry-after': String(error.retryAfterS) });
+  }
+  if (isStoreWideError(error)) {
+    const { code, message } = describeStoreError(error);
+    const unavailable = new ApiError(
+      'STORE_UNAVAILABLE',
+      `Toolscope's database cannot be written right now (${code}: ${message}); the request was not completed. Try again shortly.`,
+      undefined,
+      { 'retry-after': '1' },
+    );
+    (unavailable as { cause?: unknown }).cause = error;
+    return unavailable;
+  }
   const internal = new ApiError(
     'INTERNAL_ERROR',
     'Toolscope failed to handle the request; the server log has details.',

@@ -9,12 +9,12 @@ import {
 import type { BatchMessage, StoredTrace, TraceStore } from '../db/trace-store';
 import { ApiError } from '../errors';
 import { boundError, boundText } from '../executor/bound-error';
-import { createRedactor } from '../executor/redact';
+import type { Redactor } from '../executor/redact';
 import { CALL_STATUSES, STAGE_NAMES, type ToolErrorData } from '../executor/types';
 import { isSessionTooLargeError, sessionCalls } from '../replay/session-calls';
 import type { Toolscope } from '../server/create-toolscope';
 import { type TraceJson, traceFromJson } from '../ui/trace-from-json';
-import { importLane } from './import-lane';
+import { createPacer, type Pacer } from './json-in-turns';
 import { traceJson } from './serialize';
 
 /** What an export file says it is. */
@@ -206,40 +206,25 @@ const traceSchema = z.object({
   assistant_message: assistantMessageSchema.nullable().optional(),
 });
 
-/** The whole file, version 1; `format` and `version` are checked first, on their own. */
-const fileSchema = z
-  .object({
-    format: z.literal(EXPORT_FORMAT),
-    version: z.literal(EXPORT_VERSION),
-    exported_at: isoTime,
-    toolscope_version: z.string().max(64),
-    kind: z.enum(['trace', 'session']),
-    session_id: id.nullable(),
-    traces: z.array(traceSchema).min(1).max(100_000),
-  })
-  .superRefine((file, ctx) => {
-    if (file.kind === 'trace' && file.traces.length !== 1) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['traces'],
-        message: `a trace export holds one trace, not ${file.traces.length}`,
-      });
-    }
-    const seen = new Set<string>();
-    file.traces.forEach((trace, index) => {
-      if (seen.has(trace.id)) {
-        ctx.addIssue({ code: 'custom', path: ['traces', index, 'id'], message: `"${trace.id}" appears twice` });
-      }
-      seen.add(trace.id);
-      if (file.kind === 'session' && trace.session_id !== file.session_id) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['traces', index, 'session_id'],
-          message: `expected the file's session "${file.session_id}", got ${JSON.stringify(trace.session_id)}`,
-        });
-      }
-    });
-  });
+/** The most traces a file may hold. */
+export const IMPORT_MAX_TRACES = 100_000;
+
+/**
+ * The file but its traces, version 1: `format` and `version` are checked first, on their own;
+ * each trace is checked apart (`traceSchema`), a turn of the event loop taking a few of them.
+ */
+const fileHeadSchema = z.object({
+  format: z.literal(EXPORT_FORMAT),
+  version: z.literal(EXPORT_VERSION),
+  exported_at: isoTime,
+  toolscope_version: z.string().max(64),
+  kind: z.enum(['trace', 'session']),
+  session_id: id.nullable(),
+  traces: z.array(z.unknown()).min(1).max(IMPORT_MAX_TRACES),
+});
+
+type FileHead = z.infer<typeof fileHeadSchema>;
+type TraceFields = z.infer<typeof traceSchema>;
 
 /** One problem of a refused file: where, and what. */
 export interface ImportProblem {
@@ -266,9 +251,10 @@ export interface ImportRefusal {
   details?: Record<string, unknown>;
 }
 
-const invalid = (problems: ImportProblem[]): ImportRefusal => {
+/** The refusal of a malformed file: its first problem named, the first IMPORT_MAX_ERRORS listed, `total` counted. */
+const invalid = (problems: ImportProblem[], total = problems.length): ImportRefusal => {
   const first = problems[0] as ImportProblem;
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})` : '';
+  const more = total > 1 ? ` (and ${total - 1} more problem${total > 2 ? 's' : ''})` : '';
   return {
     status: 400,
     code: 'INVALID_IMPORT',
@@ -277,30 +263,51 @@ const invalid = (problems: ImportProblem[]): ImportRefusal => {
   };
 };
 
+/** The problems of a file as zod words them, keeping the first IMPORT_MAX_ERRORS and counting all. */
+class Problems {
+  readonly listed: ImportProblem[] = [];
+  total = 0;
+
+  add(path: readonly PropertyKey[], message: string): void {
+    this.total++;
+    if (this.listed.length < IMPORT_MAX_ERRORS) this.listed.push({ path: path.join('.') || 'body', message });
+  }
+
+  addIssues(error: z.ZodError, prefix: readonly PropertyKey[] = []): void {
+    for (const issue of error.issues) this.add([...prefix, ...issue.path], issue.message);
+  }
+}
+
+/**
+ * An imported trace redacted as a recorded one is, with the server's redactor (its
+ * `redact.keys`, and the secrets it knows: its environment's, its MCP servers'): a file
+ * exported by Toolscope already is, but one edited by hand, or exported by a Toolscope that
+ * knew other secrets, may hold some, and nothing stored may (arguments by key and shape, their
+ * values scrubbed from everything else of the trace: output, stdout, stderr, errors…).
+ */
+function redactImported(trace: StoredTrace, redactor: Redactor): { trace: StoredTrace; secrets: string[] } {
+  const args = redactor.redact(trace.arguments);
+  const edited = redactor.redact(trace.editedArguments);
+  const secrets = args.secrets.concat(edited.secrets);
+  const rest = redactor.scrubValue({ ...trace, arguments: null, editedArguments: null }, secrets);
+  return { trace: { ...rest, arguments: args.value, editedArguments: edited.value }, secrets };
+}
+
+/** The file read and checked: its traces and messages as they will be stored (redacted). */
+export type ReadFile =
+  | { ok: true; file: FileHead; traces: StoredTrace[]; messages: BatchMessage[] }
+  | { ok: false; refusal: ImportRefusal };
+
 /**
  * Checks a parsed file and turns it into what the store imports, or says why not: another
  * format, another version (newer or older, named so), or the first bad path of a malformed one.
+ * Each trace is checked and redacted apart, yielding to the event loop (`pacer`) between them.
  */
-const importRedactor = createRedactor();
-
-/**
- * An imported trace redacted as a recorded one is: a file exported by Toolscope already is, but
- * one edited by hand may hold secrets, and nothing stored may (arguments by key and shape, their
- * values scrubbed from everything else of the trace).
- */
-function redactImported(trace: StoredTrace): StoredTrace {
-  const args = importRedactor.redact(trace.arguments);
-  const edited = importRedactor.redact(trace.editedArguments);
-  const secrets = args.secrets.concat(edited.secrets);
-  const rest = importRedactor.scrubValue({ ...trace, arguments: null, editedArguments: null }, secrets);
-  return { ...rest, arguments: args.value, editedArguments: edited.value };
-}
-
-export function readExportFile(
+export async function readExportFile(
   body: unknown,
-):
-  | { ok: true; file: z.infer<typeof fileSchema>; traces: StoredTrace[]; messages: BatchMessage[] }
-  | { ok: false; refusal: ImportRefusal } {
+  redactor: Redactor,
+  pacer: Pacer = createPacer(),
+): Promise<ReadFile> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     const got = Array.isArray(body) ? 'an array' : body === null ? 'null' : typeof body;
     return {
@@ -313,7 +320,7 @@ export function readExportFile(
       ]),
     };
   }
-  const head = body as { format?: unknown; version?: unknown };
+  const head = body as { format?: unknown; version?: unknown; traces?: unknown };
   if (head.format !== EXPORT_FORMAT) {
     const got = head.format === undefined ? 'missing' : JSON.stringify(head.format).slice(0, 64);
     return {
@@ -339,75 +346,66 @@ export function readExportFile(
       },
     };
   }
-  const parsed = fileSchema.safeParse(body);
-  if (!parsed.success) {
-    return {
-      ok: false,
-      refusal: invalid(
-        parsed.error.issues.map((issue) => ({ path: issue.path.join('.') || 'body', message: issue.message })),
-      ),
-    };
+  const problems = new Problems();
+  const parsedHead = fileHeadSchema.safeParse(body);
+  if (!parsedHead.success) problems.addIssues(parsedHead.error);
+  const items = Array.isArray(head.traces) && head.traces.length <= IMPORT_MAX_TRACES ? head.traces : [];
+  const checked: TraceFields[] = [];
+  for (const [index, item] of items.entries()) {
+    const trace = traceSchema.safeParse(item);
+    if (trace.success) checked.push(trace.data);
+    else problems.addIssues(trace.error, ['traces', index]);
+    await pacer.pace();
   }
-  const file = parsed.data;
+  if (problems.total === 0 && parsedHead.success) checkWhole(parsedHead.data, checked, problems);
+  if (problems.total > 0 || !parsedHead.success)
+    return { ok: false, refusal: invalid(problems.listed, problems.total) };
   const traces: StoredTrace[] = [];
   const messages = new Map<string, BatchMessage>();
-  for (const json of file.traces) {
-    const trace = redactImported(traceFromJson({ ...json, imported: true } as unknown as TraceJson) as StoredTrace);
+  for (const json of checked) {
+    const redacted = redactImported(
+      traceFromJson({ ...json, imported: true } as unknown as TraceJson) as StoredTrace,
+      redactor,
+    );
+    const trace = redacted.trace;
     traces.push({ ...trace, sessionSeq: json.session_seq, imported: true });
     const message = json.assistant_message;
     if (message && json.batch_id !== null && !messages.has(json.batch_id)) {
-      // Bounded as when it was received, in case the file was edited by hand.
-      const text = message.text === null ? null : cutUtf8(message.text, ASSISTANT_TEXT_MAX_BYTES);
+      // Redacted and bounded as when it was received (redacted first: a cut leaves no half secret).
+      const text =
+        message.text === null
+          ? null
+          : cutUtf8(redactor.scrubText(message.text, redacted.secrets), ASSISTANT_TEXT_MAX_BYTES);
       messages.set(json.batch_id, {
         batchId: json.batch_id,
         sessionId: json.session_id,
         createdAt: trace.createdAt,
         message: {
           text: text?.text ?? null,
-          model: message.model,
+          model: message.model === null ? null : redactor.scrubText(message.model),
           truncated: message.truncated || (text?.cut ?? false),
         },
       });
     }
+    await pacer.pace();
   }
-  return { ok: true, file, traces, messages: [...messages.values()] };
+  return { ok: true, file: parsedHead.data, traces, messages: [...messages.values()] };
 }
 
-/**
- * Imports a parsed export file into the store, all or nothing: the traces are stored read-only
- * and marked imported (no sealed arguments: nothing can run them again), with their batches'
- * messages, in a lane of their own (see `importLane`: no link to a trace outside the file, and a
- * session of their own when the file's session id is taken here). A refusal (bad file, other
- * version, a trace id already stored) writes nothing.
- */
-export function importExportFile(
-  body: unknown,
-  store: TraceStore,
-): { ok: true; answer: ImportAnswer } | { ok: false; refusal: ImportRefusal } {
-  const read = readExportFile(body);
-  if (!read.ok) return read;
-  const lane = importLane(read.traces, read.messages, store);
-  const outcome = store.importTraces(lane.traces, lane.messages);
-  if (!outcome.ok) {
-    return {
-      ok: false,
-      refusal: {
-        status: 409,
-        code: 'ALREADY_EXISTS',
-        message: `The trace ${outcome.exists} is already stored here (imported before?); nothing was imported.`,
-        details: { trace_id: outcome.exists },
-      },
-    };
+/** What holds across the traces of a valid file: a trace export holds one; ids once each; a session's traces in it. */
+function checkWhole(file: FileHead, traces: readonly TraceFields[], problems: Problems): void {
+  if (file.kind === 'trace' && traces.length !== 1) {
+    problems.add(['traces'], `a trace export holds one trace, not ${traces.length}`);
   }
-  const fileSession = read.file.session_id;
-  return {
-    ok: true,
-    answer: {
-      kind: read.file.kind,
-      session_id: fileSession === null ? null : (lane.renamed.get(fileSession) ?? fileSession),
-      renamed_from: fileSession !== null && lane.renamed.has(fileSession) ? fileSession : null,
-      trace_ids: read.traces.map((trace) => trace.id),
-      imported: outcome.imported,
-    },
-  };
+  const seen = new Set<string>();
+  traces.forEach((trace, index) => {
+    if (seen.has(trace.id)) problems.add(['traces', index, 'id'], `"${trace.id}" appears twice`);
+    seen.add(trace.id);
+    if (file.kind === 'session' && trace.session_id !== file.session_id) {
+      problems.add(
+        ['traces', index, 'session_id'],
+        `expected the file's session "${file.session_id}", got ${JSON.stringify(trace.session_id)}`,
+      );
+    }
+  });
 }

@@ -8,6 +8,22 @@ const optionalText = z
   .optional()
   .transform((v) => (v === '' ? undefined : v));
 
+/** The longest search text (`q`) the lists take, in UTF-16 code units; longer is a 400. */
+export const MAX_SEARCH_CHARS = 256;
+
+/**
+ * A search text (`q` of the traces list, its export and the sessions list): at most
+ * MAX_SEARCH_CHARS, and no NUL or lone surrogate, which no stored text holds and SQLite cannot
+ * search for (400 naming `q`). Quotes, FTS5 operators and the like are searched as text.
+ */
+export const searchTextParam = z
+  .string()
+  .max(MAX_SEARCH_CHARS)
+  .refine((text) => !text.includes('\u0000'), { message: 'a search text may not hold NUL (U+0000)' })
+  .refine((text) => (text as unknown as { isWellFormed(): boolean }).isWellFormed(), {
+    message: 'a search text may not hold a lone surrogate (U+D800–U+DFFF)',
+  });
+
 /**
  * The filter parameters of the traces list, shared by `GET /api/v1/traces` and its export:
  * `tool`, `status`, `session`, `q` (search text), `from` and `to` (epoch ms), `faulted`
@@ -21,7 +37,7 @@ export const traceFilterParams = z.object({
     .optional()
     .or(z.literal('').transform(() => undefined)),
   session: optionalText,
-  q: z.string().max(256).optional(),
+  q: searchTextParam.optional(),
   from: z.coerce.number().int().nonnegative().optional(),
   to: z.coerce.number().int().nonnegative().optional(),
   faulted: z

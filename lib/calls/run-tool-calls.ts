@@ -13,7 +13,7 @@ export interface ToolResultBlock {
   type: 'tool_result';
   tool_use_id: string;
   content: string;
-  /** The call failed (a call still awaiting approval has not: it has not run yet). */
+  /** The call failed (a call still awaiting approval, or approved and running, has not). */
   is_error: boolean;
 }
 
@@ -21,7 +21,10 @@ export interface ToolResultBlock {
 export interface ToolCallsOrigin {
   /** Who sends the calls: the principal the HTTP layer verified. */
   principal?: CallPrincipal;
-  /** Aborts the calls (the client went away). */
+  /**
+   * Aborts when the client goes away: its calls are cancelled, but those that have waited for a
+   * person, which are released (they stay pending, or run on once approved).
+   */
   signal?: AbortSignal;
   /** The request's W3C `traceparent`: parent of the calls' spans (`lib/otel`). */
   traceContext?: TraceContext | null;
@@ -34,17 +37,23 @@ export interface ToolCallsOrigin {
  * 1. the body is read in either form (`parseToolCallsBody`): a malformed envelope is a 400,
  *    bad tool arguments are per-call results;
  * 2. with `replay_from`, the calls are served from that recorded session (recording mode);
- * 3. the batch's assistant message is stored once, under the batch's id;
- * 4. the calls run as one batch, and the answer waits for approvals as `answerCalls` says.
+ * 3. with a `session_id` (and no `replay_from`), at most once per tool call id: a call repeating
+ *    one of the same principal and session is answered from it (`planCalls`), so an agent whose
+ *    client timed out simply sends the request again;
+ * 4. the batch's assistant message is stored once, under the batch's id, when any call runs;
+ * 5. the calls run as one batch, and the answer waits for approvals as `answerCalls` says.
  */
 export async function runToolCalls(ts: Toolscope, body: unknown, origin: ToolCallsOrigin = {}) {
   const { format, calls, options } = parseToolCallsBody(body, ts.config.limits.maxBatchSize);
+  // A store that cannot record the calls refuses the whole request before anything runs (503).
+  ts.store.admit();
   const { session_id, max_concurrency, fail_fast, wait, replay_from, on_miss, assistant_message } = options;
   const ctx: ExecutionContext = {
     sessionId: session_id ?? null,
     actor: 'api',
     principal: origin.principal ?? null,
     signal: origin.signal,
+    signalIsDisconnect: true,
   };
   if (origin.traceContext) ctx.traceContext = origin.traceContext;
   if (replay_from !== undefined) {
@@ -52,19 +61,31 @@ export async function runToolCalls(ts: Toolscope, body: unknown, origin: ToolCal
   } else if (on_miss !== undefined) {
     throw new ApiError('INVALID_REQUEST', 'on_miss: goes with replay_from (recording mode); send both or neither.');
   }
-  if (assistant_message !== undefined) recordAssistantMessage(assistant_message, ctx, ts.store, ts.config);
-  const answers = await answerCalls(ts, { calls, ctx, maxConcurrency: max_concurrency, failFast: fail_fast, wait });
+  const answers = await answerCalls(ts, {
+    calls,
+    ctx,
+    maxConcurrency: max_concurrency,
+    failFast: fail_fast,
+    wait,
+    once: ctx.recording === undefined,
+    beforeRun: () => {
+      if (assistant_message !== undefined) recordAssistantMessage(assistant_message, ctx, ts.store, ts.config);
+    },
+  });
   const results = answers.map((answer) => answer.result);
   if (format === 'anthropic') return { results, tool_results: answers.map(toolResultBlock) };
   return { results, messages: answers.map((answer) => answer.message) };
 }
+
+/** Statuses of a call the answer came before the end of: not failed (yet). */
+const NOT_RUN_YET: ReadonlySet<string> = new Set(['awaiting_approval', 'running']);
 
 function toolResultBlock(answer: CallAnswer): ToolResultBlock {
   return {
     type: 'tool_result',
     tool_use_id: answer.message.tool_call_id,
     content: answer.message.content,
-    is_error: answer.result.success === false && answer.result.status !== 'awaiting_approval',
+    is_error: answer.result.success === false && !NOT_RUN_YET.has(answer.result.status as string),
   };
 }
 

@@ -68,7 +68,10 @@ export interface AnthropicToolCallsRequest extends BatchFields {
   tool_use: AnthropicToolUseInput[];
 }
 
-/** One call's outcome in `results`. `status: 'awaiting_approval'` when the answer came before a decision. */
+/**
+ * One call's outcome in `results`. `status: 'awaiting_approval'` when the answer came before a
+ * decision, `running` when it came while the approved call ran (its outcome at `GET /api/v1/traces/:id`).
+ */
 export interface ToolCallResult {
   tool_call_id: string;
   trace_id: string;
@@ -88,6 +91,8 @@ export interface ToolCallResult {
     parse_failed?: boolean;
     fell_back_to?: string | null;
     faulted?: boolean;
+    /** The request repeated a call (same session and tool call id): this is that call's result; nothing ran again. */
+    deduplicated?: true;
   };
 }
 

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { crowding } from '../hardening/testing/machine-pace';
 import { type ServedToolscope, serveToolscope } from '../http/testing/serve-toolscope';
 import type { ToolscopeEvent } from './api-types';
 import { createToolscopeClient, type ToolscopeClient } from './create-toolscope-client';
@@ -195,8 +196,19 @@ describe('the event stream', () => {
     expect(trace.map((e) => e.data.type)).toEqual(['begin', 'finish']);
     expect(trace.every((e) => e.event === 'trace' && e.data.tool === 'calculator')).toBe(true);
     expect(trace.at(-1)?.data).toMatchObject({ status: 'succeeded' });
+    // After unsubscribing, nothing more. The server writes each batch to every stream at once: by
+    // the time a stream still open has heard of a call made after e2, the closed one would have
+    // heard of e2.
+    const later: ToolscopeEvent[] = [];
+    let laterOpened = 0;
+    const stopLater = client.subscribe({ tool: 'calculator' }, (event) => later.push(event), {
+      onOpen: () => laterOpened++,
+    });
+    await until([laterOpened], () => laterOpened === 1);
     await client.runToolCalls({ tool_calls: [calc('e2', '6*6')] });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await client.runToolCalls({ tool_calls: [calc('e3', '7*7')] });
+    await until(later, (e) => e.filter((x) => x.event === 'trace' && x.data.type === 'finish').length === 2);
+    stopLater();
     expect(events.filter((e) => e.event === 'trace')).toHaveLength(2);
   });
 
@@ -248,8 +260,9 @@ describe('the event stream', () => {
       await new Promise((resolve) => setTimeout(resolve, 150));
       for (const socket of open) stalled.add(socket);
       const stalledAt = Date.now();
-      // Three missed heartbeats (300 ms) after the last byte: a new connection.
-      await until([opened], () => opened === 2, 3_000);
+      // Three missed heartbeats (300 ms) after the last byte: a new connection (within 3 s on the
+      // reference machine at rest, stretched by the machine's crowding).
+      await until([opened], () => opened === 2, 3_000 * crowding());
       expect(Date.now() - stalledAt).toBeGreaterThanOrEqual(200);
       unsubscribe();
     } finally {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../executor/manual-clock';
 import { createGroupCommit, type GroupCommitOptions } from './group-commit';
+import { isStoreWideError } from './store-faults';
 
 interface Write {
   id: string;
@@ -220,5 +221,227 @@ describe('group commit', () => {
     } finally {
       process.off('unhandledRejection', onUnhandled);
     }
+  });
+});
+
+/** A SQLite-like error: `code` says whether it is the database's or one write's. */
+function sqliteError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+describe('group commit failing soft', () => {
+  const locked = () => sqliteError('SQLITE_BUSY', 'database is locked');
+
+  /** A "disk" that can be locked as a whole, and writes that fail by themselves (`poison`). */
+  function faulty(options: Partial<GroupCommitOptions<Write>> = {}) {
+    const clock = createManualClock();
+    const disk = new Map<string, number>();
+    const attempts: string[][] = [];
+    const events: string[] = [];
+    const poison = new Set<string>();
+    let lockedNow = false;
+    const group = createGroupCommit<Write>({
+      commit(writes) {
+        attempts.push(writes.map((w) => w.id));
+        if (lockedNow) throw locked();
+        const bad = writes.find((w) => poison.has(w.id));
+        if (bad) throw sqliteError('SQLITE_CONSTRAINT_TRIGGER', `poisoned ${bad.id}`);
+        for (const w of writes) disk.set(w.id, w.value);
+      },
+      timers: clock,
+      isStoreWide: isStoreWideError,
+      onError: (error, failures) => events.push(`error ${failures} ${(error as Error).message}`),
+      onRecover: (failures) => events.push(`recovered after ${failures}`),
+      onSetAside: (key) => events.push(`aside ${key}`),
+      ...options,
+    });
+    return {
+      clock,
+      disk,
+      attempts,
+      events,
+      poison,
+      group,
+      add: (id: string, value = 1) => group.add(id, { id, value }),
+      lock: (on: boolean) => {
+        lockedNow = on;
+      },
+    };
+  }
+
+  it('retries a failed commit on the timers with doubling backoff, capped, and tries nothing in between', async () => {
+    const { clock, disk, attempts, events, group, add, lock } = faulty({ retryMs: 50, maxRetryMs: 400 });
+    lock(true);
+    const first = add('a');
+    await clock.advance(0);
+    await expect(first).rejects.toThrow('database is locked');
+    expect(group.failing).toBe(true);
+    // Retries at +50, +100, +200, then every 400 (the cap).
+    const tries = () => attempts.length;
+    const at: number[] = [];
+    let elapsed = 0;
+    for (const step of [49, 1, 99, 1, 199, 1, 399, 1, 399, 1]) {
+      const before = tries();
+      await clock.advance(step);
+      elapsed += step;
+      if (tries() > before) at.push(elapsed);
+    }
+    expect(at).toEqual([50, 150, 350, 750, 1150]);
+    expect(group.retryDelayMs).toBe(400);
+    // While failing, nothing but the retry timer commits: not add (even at maxBatch), defer, tryFlush.
+    const before = tries();
+    const waits = Array.from({ length: 300 }, (_, i) => add(`b${i}`));
+    group.defer('c', { id: 'c', value: 1 });
+    group.tryFlush();
+    expect(tries()).toBe(before);
+    // A write that must be durable at once is refused at once, with the last error, untried.
+    expect(() => group.addNow('d', { id: 'd', value: 1 })).toThrow('database is locked');
+    expect(tries()).toBe(before);
+    expect(group.size).toBe(1 + 300 + 1 + 1);
+    // The lock goes: the next retry commits everything, in one commit, and the callers are told.
+    lock(false);
+    await clock.advance(400);
+    await Promise.all(waits);
+    expect(tries()).toBe(before + 1);
+    expect(disk.size).toBe(303);
+    expect(group.failing).toBe(false);
+    expect(group.size).toBe(0);
+    expect(events.filter((e) => e.startsWith('error'))).toHaveLength(6);
+    expect(events.at(-1)).toBe('recovered after 6');
+    // Healthy again: the window timer is back.
+    const after = add('e');
+    await clock.advance(0);
+    await after;
+    expect(disk.has('e')).toBe(true);
+  });
+
+  it('makes a write added while commits fail wait for the next retry, resolved when it succeeds', async () => {
+    const { clock, disk, add, lock } = faulty({ retryMs: 50 });
+    lock(true);
+    void add('a');
+    await clock.advance(0);
+    const later = add('b');
+    lock(false);
+    await clock.advance(49);
+    expect(disk.size).toBe(0);
+    await clock.advance(1);
+    await later;
+    expect([...disk.keys()]).toEqual(['a', 'b']);
+  });
+
+  it('halves a batch around a write that fails by itself, sets it aside and commits the rest', async () => {
+    const { clock, disk, attempts, events, poison, group, add } = faulty({ setAsideRetryMs: 60_000 });
+    poison.add('w5');
+    const ids = Array.from({ length: 8 }, (_, i) => `w${i}`);
+    const waits = ids.map((id) => add(id));
+    await clock.advance(0);
+    // The batch's callers are told it is done; the one whose write was set aside can tell.
+    await Promise.all(waits);
+    expect((group.setAsideError('w5') as Error).message).toBe('poisoned w5');
+    expect(group.setAsideError('w4')).toBeUndefined();
+    expect([...disk.keys()].sort()).toEqual(ids.filter((id) => id !== 'w5'));
+    // One try of 8, then halves, depth first, down to the one: 7 commits, not 8 one by one.
+    expect(attempts).toEqual([
+      ids,
+      ['w0', 'w1', 'w2', 'w3'],
+      ['w4', 'w5', 'w6', 'w7'],
+      ['w4', 'w5'],
+      ['w4'],
+      ['w5'],
+      ['w6', 'w7'],
+    ]);
+    expect(group.setAside).toBe(1);
+    expect(group.setAsideKeys(3)).toEqual(['w5']);
+    expect(group.failing).toBe(false);
+    expect(events).toEqual(['aside w5']);
+    // It never holds up the others: later writes commit in one go without it.
+    const next = add('x');
+    await clock.advance(0);
+    await next;
+    expect(attempts.at(-1)).toEqual(['x']);
+    // Tried again alone, rarely: still failing, it stays aside; once it can be written, it is.
+    await clock.advance(60_000);
+    expect(attempts.at(-1)).toEqual(['w5']);
+    expect(group.setAside).toBe(1);
+    poison.clear();
+    await clock.advance(60_000);
+    expect(disk.has('w5')).toBe(true);
+    expect(group.setAside).toBe(0);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('takes a set-aside write back into the queue when a newer write of its key arrives', async () => {
+    const { clock, disk, poison, group, add } = faulty({
+      merge: (queued, next) => ({ id: next.id, value: queued.value + next.value }),
+    });
+    poison.add('a');
+    void add('a', 1);
+    await clock.advance(0);
+    expect(group.setAside).toBe(1);
+    poison.clear();
+    const newer = add('a', 10);
+    expect(group.setAside).toBe(0);
+    await clock.advance(0);
+    await newer;
+    expect(disk.get('a')).toBe(11);
+  });
+
+  it('throws from addNow when its own write is set aside, having committed the others', async () => {
+    const { disk, poison, group, add } = faulty();
+    poison.add('bad');
+    const other = add('ok');
+    expect(() => group.addNow('bad', { id: 'bad', value: 1 })).toThrow('poisoned bad');
+    await other;
+    expect(disk.has('ok')).toBe(true);
+  });
+
+  it("stops halving at the database's error and keeps what is left queued, in order", async () => {
+    let commits = 0;
+    const clock = createManualClock();
+    const disk: string[] = [];
+    const group = createGroupCommit<Write>({
+      commit(writes) {
+        commits += 1;
+        // The whole batch and its first half fail on a row; then the disk is full, once.
+        if (commits === 1 || commits === 2) throw sqliteError('SQLITE_CONSTRAINT_CHECK', 'bad row');
+        if (commits === 3) throw sqliteError('SQLITE_FULL', 'database or disk is full');
+        for (const w of writes) disk.push(w.id);
+      },
+      timers: clock,
+      isStoreWide: isStoreWideError,
+      retryMs: 50,
+    });
+    const waits = ['w0', 'w1', 'w2', 'w3'].map((id) => group.add(id, { id, value: 1 }));
+    await clock.advance(0);
+    for (const wait of waits) await expect(wait).rejects.toThrow('database or disk is full');
+    expect(group.failing).toBe(true);
+    expect(group.size).toBe(4);
+    await clock.advance(50);
+    expect(disk).toEqual(['w0', 'w1', 'w2', 'w3']);
+    expect(group.failing).toBe(false);
+  });
+
+  it('close tries a last commit and returns what it could not write, leaving no timer', async () => {
+    const { clock, poison, group, add, lock } = faulty();
+    poison.add('bad');
+    void add('bad');
+    await clock.advance(0);
+    lock(true);
+    void add('queued');
+    await clock.advance(0);
+    expect(group.failing).toBe(true);
+    const lost = group.close();
+    expect(lost.map((write) => write.key).sort()).toEqual(['bad', 'queued']);
+    expect(clock.pendingTimers()).toBe(0);
+    await expect(add('late')).rejects.toThrow('closed');
+  });
+
+  it('close commits what it can', async () => {
+    const { clock, disk, group, add } = faulty({ windowMs: 1_000 });
+    void add('a');
+    group.defer('b', { id: 'b', value: 1 });
+    expect(group.close()).toEqual([]);
+    expect([...disk.keys()]).toEqual(['a', 'b']);
+    expect(clock.pendingTimers()).toBe(0);
   });
 });

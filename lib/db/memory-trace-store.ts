@@ -338,6 +338,10 @@ export function createMemoryTraceStore(options: { capacity?: number; scanWindow?
     },
 
     flush() {},
+    tryFlush() {},
+    // Nothing is queued and nothing can fail to be written.
+    health: () => ({ status: 'ok', queued: 0, lastError: null, diskFreeBytes: null }),
+    admit() {},
 
     close() {
       sessionSeq.clear();

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { getTableColumns } from 'drizzle-orm';
 import { getTableConfig } from 'drizzle-orm/sqlite-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase, WAL_AUTOCHECKPOINT_PAGES } from './open-database';
+import { openDatabase, SERVER_BUSY_TIMEOUT_MS, WAL_AUTOCHECKPOINT_PAGES } from './open-database';
 import { runInStep } from './run-in-step';
 import { toolCalls } from './schema';
 import { createTempDataDir } from './test-database';
@@ -22,6 +22,13 @@ describe('openDatabase', () => {
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
     expect(db.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(migrationCount());
+    db.close();
+  });
+
+  it('waits long for a lock while it opens, then as little as asked (the server: SERVER_BUSY_TIMEOUT_MS)', () => {
+    const db = openDatabase(path.join(temp.dir, 'server.db'), { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(SERVER_BUSY_TIMEOUT_MS);
+    expect(SERVER_BUSY_TIMEOUT_MS).toBeLessThan(100);
     db.close();
   });
 

@@ -19,6 +19,23 @@ export type SqliteDatabase = Database.Database;
  */
 export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
 
+/** How long a connection waits for another process's write lock while it opens (and migrates). */
+export const OPEN_BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * The server's busy wait once open. SQLite waits synchronously — the event loop stands still
+ * for as long — so it is short: 50 ms rides out another process's short transaction (`npm run
+ * keys`); past it, the trace store queues its writes and retries them on timers
+ * (`group-commit.ts`), and other writes answer 503 STORE_UNAVAILABLE. A failed try measured
+ * 51–62 ms (median 52) on a busy 2-core machine (load 14).
+ */
+export const SERVER_BUSY_TIMEOUT_MS = 50;
+
+export interface OpenDatabaseOptions extends MigrateOptions {
+  /** The busy timeout once open (default OPEN_BUSY_TIMEOUT_MS); opening always waits that long. */
+  busyTimeoutMs?: number;
+}
+
 /**
  * Opens (creating if needed) the SQLite database at `filename` — or an in-memory one for
  * `':memory:'` — ready for use:
@@ -27,15 +44,16 @@ export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
  *    commit survives a crash of the process; only an OS crash can lose the last commits),
  *    a checkpoint every WAL_AUTOCHECKPOINT_PAGES, foreign keys on, and a 5 s busy timeout for
  *    when another process holds the write lock;
- * 3. applies pending migrations.
+ * 3. applies pending migrations;
+ * 4. sets the busy timeout asked for (`busyTimeoutMs`: the server's is SERVER_BUSY_TIMEOUT_MS).
  * @example const db = openDatabase('.toolscope/toolscope.db')
  */
-export function openDatabase(filename: string, options: MigrateOptions = {}): SqliteDatabase {
+export function openDatabase(filename: string, options: OpenDatabaseOptions = {}): SqliteDatabase {
   const inMemory = filename === ':memory:' || filename === '';
   if (!inMemory) fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
   const db = new Database(filename);
   try {
-    db.pragma('busy_timeout = 5000');
+    db.pragma(`busy_timeout = ${OPEN_BUSY_TIMEOUT_MS}`);
     // Switching a fresh file to WAL takes an exclusive lock that SQLite will not wait for, and
     // processes racing to create the WAL files can see a transient I/O error: try again.
     if (!inMemory) {
@@ -48,6 +66,8 @@ export function openDatabase(filename: string, options: MigrateOptions = {}): Sq
     db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     db.pragma('foreign_keys = ON');
     migrate(db, options);
+    if (options.busyTimeoutMs !== undefined)
+      db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
     return db;
   } catch (error) {
     db.close();

@@ -128,6 +128,12 @@ export const toolCalls = sqliteTable(
     // WHERE); a list of succeeded calls walks the rowid instead, a bounded window at a time.
     index('tool_calls_status_seq_idx').on(table.status).where(sql.raw(STATUS_INDEXED)),
     index('tool_calls_session_seq_idx').on(table.sessionId),
+    // At most once per tool call id: a repeated (session, tool call id) is found by one point
+    // query (`sqlite-tool-call-lookup.ts`). Partial: a call without a session adds no entry; the
+    // second term (always true) keeps queries by session alone on the index above.
+    index('tool_calls_session_tool_call_idx')
+      .on(table.sessionId, table.toolCallIdStored)
+      .where(sql`${table.sessionId} IS NOT NULL AND ${table.toolCallIdStored} IS NOT NULL`),
     index('tool_calls_created_at_idx').on(table.createdAt),
     // Partial: most calls are no replay, and the hot INSERT then adds no entry here.
     index('tool_calls_replay_of_idx').on(table.replayOf).where(sql`${table.replayOf} IS NOT NULL`),
@@ -193,6 +199,32 @@ export const batches = sqliteTable('batches', {
   /** 1: the text was cut to the bound (see ASSISTANT_TEXT_MAX_BYTES). */
   assistantTruncated: flag('assistant_truncated'),
 });
+
+/**
+ * Imports being written a chunk at a time (`POST /api/v1/import`, see `sqlite-import-traces.ts`):
+ * a row while an import's calls go in, deleted in the transaction that completes it. A row left
+ * by a process that stopped mid-import is an import that never completed: the store takes out
+ * what it wrote when it next starts (migration 0017).
+ */
+export const imports = sqliteTable('imports', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  /** Epoch ms. */
+  startedAt: integer('started_at').notNull(),
+});
+
+/**
+ * What each chunk of an import wrote, to take out if the import never completes: a call
+ * (`call_seq`) or a batch message (`batch_id`). Rows of completed imports are removed after.
+ */
+export const importRows = sqliteTable(
+  'import_rows',
+  {
+    importId: integer('import_id').notNull(),
+    callSeq: integer('call_seq'),
+    batchId: text('batch_id'),
+  },
+  (table) => [index('import_rows_import_idx').on(table.importId)],
+);
 
 /** A `tool_calls` row as read back. */
 export type ToolCallRow = typeof toolCalls.$inferSelect;

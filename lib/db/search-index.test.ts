@@ -271,6 +271,30 @@ describe('the search index (SQLite FTS5, trigram)', () => {
     store.close();
   });
 
+  it('searches a text holding a NUL up to the NUL, in the index and above its mark, never failing (the traces page reads the store itself)', async () => {
+    const dir = nextDir();
+    const db = openTestDatabase(dir);
+    const clock = createManualClock();
+    const store = createSqliteTraceStore({ db, vault: createVault({ dir }), timers: clock });
+    const calls = Array.from({ length: 6 }, (_, i) =>
+      makeTrace({ arguments: { path: i % 2 ? `needle/${i}` : 'hay' } }),
+    );
+    for (const call of calls.slice(0, 3)) store.finish(call);
+    store.flush();
+    await clock.advance(INDEX_IDLE_MS);
+    for (const call of calls.slice(3)) store.finish(call);
+    store.flush();
+    const ids = (text: string) => store.list({ text }).items.map((item) => item.id);
+    const needles = [calls[5]?.id, calls[3]?.id, calls[1]?.id];
+    // SQLite reads a bound text as a C string: FTS5 said "unterminated string" of "nee\0dle".
+    expect(ids('needle/\u0000')).toEqual(needles);
+    expect(ids('need\u0000le')).toEqual(needles);
+    expect(ids('nee\u0000\u0000\u0000')).toEqual(needles);
+    expect(ids('\u0000needle')).toHaveLength(6);
+    expect(ids('\u0000')).toHaveLength(6);
+    store.close();
+  });
+
   it('holds the last 8 characters of each id: found by them and by a text ending the id, in the index and above its mark alike', async () => {
     const dir = nextDir();
     const db = openTestDatabase(dir);

@@ -225,6 +225,18 @@ function characters(text: string): string[] {
   return Array.from(text);
 }
 
+/**
+ * The part of a search text SQLite can search for: up to its first NUL (U+0000). SQLite reads a
+ * bound text as a C string in a LIKE pattern (the rest is ignored) and in an FTS5 query (which
+ * then fails as an unterminated string); the API refuses a NUL in a search (400), so only a
+ * caller of the store itself (the traces page) gets here with one.
+ * @example searchableText('a\u0000b') // 'a'
+ */
+export function searchableText(text: string): string {
+  const nul = text.indexOf('\u0000');
+  return nul === -1 ? text : text.slice(0, nul);
+}
+
 /** Whether a search for `text` can use the index: at least one trigram. */
 export function usesSearchIndex(text: string): boolean {
   return characters(text).length >= SEARCH_INDEX_MIN_CHARS;
@@ -237,7 +249,9 @@ const MAX_TRIGRAMS = 8;
  * The FTS5 query of `tool_calls_search` that finds the rows holding every trigram of `text` (a
  * superset of the rows whose text columns contain it, ignoring case): each trigram a quoted
  * string, all of them required. A long text uses trigrams that cover it without overlap (and its
- * last one), which narrows as well for far fewer doclists to read.
+ * last one), which narrows as well for far fewer doclists to read. Every trigram is an FTS5
+ * string, so quotes, `*`, `^`, `:`, parentheses and words like NEAR or OR are searched as text;
+ * `text` holds no NUL (see `searchableText`).
  * @example searchIndexQuery('Paris') // '"Par" "ari" "ris"'
  */
 export function searchIndexQuery(text: string): string {

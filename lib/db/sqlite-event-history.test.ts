@@ -7,6 +7,10 @@ import { createSqliteEventHistory } from './sqlite-event-history';
 const toolscopes = testToolscopes('toolscope-event-history-');
 const all = { tool: null, session: null, trace: null, principal: null };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Polls `check` until it holds (a hang fails on the test's time limit). */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await sleep(5);
+}
 
 describe('createSqliteEventHistory', () => {
   it('reads the begins, finishes and approvals since a time, in order, for calls begun before it too', async () => {
@@ -16,14 +20,16 @@ describe('createSqliteEventHistory', () => {
       const history = createSqliteEventHistory(db, { lookbackMs: 60_000 });
       const before = await ts.executor.execute({ name: 'calculator', arguments: { expression: '1' } });
       const slow = ts.executor.execute({ name: 'run_shell', arguments: { command: ['sleep', '0.3'] } });
-      await sleep(100);
+      // Begun (its begin is recorded) before `since`, a few ms apart; it ends after it.
+      await until(() => ts.executor.inFlightIds().length === 1);
+      await sleep(5);
       const since = Date.now();
       await sleep(5);
       const asked = ts.executor.execute(
         { name: 'write_file', arguments: { path: 'a.txt', content: 'x' } },
         { sessionId: 's-1' },
       );
-      await sleep(50);
+      await until(() => ts.approvals.list().length === 1);
       const after = await ts.executor.execute(
         { name: 'calculator', arguments: { expression: '2' } },
         { sessionId: 's-1' },

@@ -18,6 +18,7 @@ import { STATUS_INDEXED, toolCalls } from './schema';
 import {
   idSearchQuery,
   SEARCHED_COLUMNS,
+  searchableText,
   searchedText,
   searchIndexQuery,
   TAIL_INDEXED_COLUMNS,
@@ -279,7 +280,16 @@ export function createSqliteListTraces(
     };
   });
 
-  return (query) => list(resolveListFilter(query));
+  return (query) => list(searchableFilter(resolveListFilter(query)));
+}
+
+/** `filter` with its text as SQLite can search it (see `searchableText`): none when that is empty. */
+function searchableFilter(filter: ListFilter): ListFilter {
+  if (filter.text === undefined) return filter;
+  const text = searchableText(filter.text);
+  if (text === filter.text) return filter;
+  const { text: _text, ...rest } = filter;
+  return text === '' ? rest : { ...rest, text };
 }
 
 /** The cheap totals of `TracePage.total`, from the trigger-kept `tool_counts`; exported for the plan tests. */

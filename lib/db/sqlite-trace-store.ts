@@ -1,10 +1,13 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { getTableColumns } from 'drizzle-orm';
+import { ToolError } from '../executor/errors';
 import { IdTable } from '../executor/id-table';
 import type { TraceRecord } from '../executor/types';
 import { prepareByPosition } from './bind-by-position';
 import { setStoredForms, writtenColumn } from './coded-columns';
 import { type CommitTimers, systemCommitTimers } from './commit-timers';
-import { createGroupCommit, DEFAULT_MAX_BATCH } from './group-commit';
+import { createGroupCommit, DEFAULT_MAX_BATCH, DEFAULT_SET_ASIDE_RETRY_MS } from './group-commit';
 import type { SqliteDatabase } from './open-database';
 import { createSqlitePrincipalDirectory, type PrincipalDirectory } from './principal-directory';
 import { STATUS_INDEXED, type ToolCallRow, toolCalls } from './schema';
@@ -17,11 +20,12 @@ import { createSqliteSessions } from './sqlite-sessions';
 import { createSqliteToolStats } from './sqlite-tool-stats';
 import { createSqliteTraceDeletion } from './sqlite-trace-deletion';
 import { createSqliteTraceNavigation } from './sqlite-trace-navigation';
+import { describeStoreError, isStoreWideError, StoreUnavailableError } from './store-faults';
 import { createAddToToolSeries, type FinishedCall } from './tool-series-batch';
 import { idTextSql, storedIdForms } from './trace-id';
 import { decodeStoredTrace, encodeTraceRecord, type TraceRowValues } from './trace-row';
-import { INTERRUPTED_ERROR, type TraceStore } from './trace-store';
-import type { Vault } from './vault';
+import { type BatchMessage, INTERRUPTED_ERROR, type StoreHealth, type TraceStore } from './trace-store';
+import { type Vault, VaultError } from './vault';
 
 export interface SqliteTraceStoreOptions {
   /** An open, migrated database (see `openDatabase`); the store closes it on `close()`. */
@@ -41,6 +45,13 @@ export interface SqliteTraceStoreOptions {
   commitWindowMs?: number;
   /** How calls refer to their principals; by default the database's `access_keys`. */
   principals?: PrincipalDirectory;
+  /**
+   * Queued writes at which, while commits fail, `admit` refuses new calls (default
+   * DEFAULT_MAX_QUEUED_WRITES): what an outage can hold in memory, and lose to a crash.
+   */
+  maxQueued?: number;
+  /** Epoch ms, for the time of `health().lastError`. */
+  now?: () => number;
 }
 
 // Columns a call may change after `begin`. Identity and indexed-but-immutable columns (tool,
@@ -154,8 +165,14 @@ export const TRACE_READ_SQL = {
 
 /** Queued writes that force a commit when reached, so a burst never queues without bound. */
 export const MAX_PENDING_WRITES = DEFAULT_MAX_BATCH;
-/** After a failed commit, when the writes it left queued are tried again. */
-export const COMMIT_RETRY_MS = 1000;
+/** After a failed commit, when the writes it left queued are first tried again (doubling per failure). */
+export const COMMIT_RETRY_MS = 50;
+/** The longest wait between two tries while commits keep failing. */
+export const COMMIT_RETRY_MAX_MS = 2000;
+/** Writes queued while commits fail at which new calls are refused (`limits.maxQueuedWrites`). */
+export const DEFAULT_MAX_QUEUED_WRITES = 5000;
+/** While commits keep failing, how often the log says so again. */
+const FAILURE_LOG_EVERY_MS = 30_000;
 
 /**
  * `sealed_arguments` of a call whose raw arguments are, byte for byte, the redacted arguments
@@ -164,10 +181,29 @@ export const COMMIT_RETRY_MS = 1000;
  */
 export const SAME_AS_ARGUMENTS = Buffer.of(0);
 
+/**
+ * `sealed_arguments` (or `sealed_edited_arguments`) of a call recorded while the vault had no key
+ * (see `vault-state.ts`): the raw value was not kept, and opening it throws `VAULT_KEY_MISMATCH`.
+ */
+export const NOT_KEPT = Buffer.of(0xff);
+
+/** What `begin` throws for a call whose arguments need sealing while the vault has no key (the executor reads it). */
+const VAULT_KEY_MISSING = () =>
+  new ToolError({
+    code: 'VAULT_KEY_MISSING',
+    message:
+      "The call's arguments hold secrets, and Toolscope has no vault key to keep them sealed (the data folder's vault.key is missing or unusable), so it was not run.",
+  });
+
+/** Seals `raw` for `owner`, or NOT_KEPT when the vault has no key: a commit never fails for want of one. */
+const sealOrNotKept = (vault: Vault, raw: string, owner: string) =>
+  vault.canSeal() ? vault.seal(raw, owner) : NOT_KEPT;
+
 /** The owner a call's edited arguments are sealed to: not its id, so the two blobs cannot be swapped. */
 const editedOwner = (id: string) => `${id}#edited`;
 
 interface PendingWrite {
+  batch?: undefined;
   id: string;
   values: TraceRowValues & { sealedEditedArguments: Buffer | null; sealedArguments?: Buffer };
   rawArguments: string;
@@ -176,6 +212,23 @@ interface PendingWrite {
   /** The call's last write: forget its in-flight state once committed. */
   final: boolean;
 }
+
+/** The SQLite trace store: a `TraceStore`, and what start-up needs of its rows. */
+export interface SqliteTraceStore extends TraceStore {
+  /**
+   * Ends a call not finished yet as `record` says (its raw arguments are not needed: they could
+   * not be opened), by id, leaving its sealed values as they are — the key that sealed them opens
+   * them again. Committed when it returns; false when no unfinished call has that id.
+   */
+  finishUnopened(record: TraceRecord): boolean;
+}
+
+/** A request's assistant message, committed with the calls' writes (see `saveAssistantMessage`). */
+interface BatchWrite {
+  batch: BatchMessage;
+}
+
+type QueuedWrite = PendingWrite | BatchWrite;
 
 /** Calls whose start must be on disk before they run: they change the world. */
 function mustBeginDurably(record: TraceRecord): boolean {
@@ -202,9 +255,17 @@ function mustBeginDurably(record: TraceRecord): boolean {
  * - `finish` is queued and returns a promise that resolves once the record is committed. The
  *   executor resolves a call only then, so a call is answered only once its final record is on
  *   disk: after a crash, every answered call is stored with the status it was answered with.
- *   When the commit fails (after SQLite's busy timeout), the promise rejects at once — the
+ *   When the commit fails (after the connection's short busy wait), the promise rejects — the
  *   caller is not held for an unknown time; the executor still answers and logs that the call
- *   was not recorded — and the writes stay queued, retried every COMMIT_RETRY_MS.
+ *   was not recorded — and the writes stay queued, retried on the timers from COMMIT_RETRY_MS
+ *   doubling to COMMIT_RETRY_MAX_MS; meanwhile a write joins the next retry.
+ *
+ * Failing soft: reads never wait for the queue. They serve what is committed, committing what
+ * is queued first only while commits succeed (`tryFlush`), so a failing database never fails a
+ * read. While commits fail, `begin` of a call with a side effect throws at once (the executor
+ * then does not run it), and once `maxQueued` writes wait, `admit` refuses new calls. A write
+ * failing by itself (a constraint, a trigger) is isolated by halving its batch and set aside
+ * (retried every minute, logged, named in `health`): it never holds up the others.
  *
  * The raw arguments are sealed once, when the row is first written. Later writes of the same
  * call skip the vault unless the raw arguments changed or the row is not there (a rejected call
@@ -219,7 +280,9 @@ export function createSqliteTraceStore({
   timers = systemCommitTimers,
   commitWindowMs = 0,
   principals = createSqlitePrincipalDirectory(sqlite),
-}: SqliteTraceStoreOptions): TraceStore {
+  maxQueued = DEFAULT_MAX_QUEUED_WRITES,
+  now = Date.now,
+}: SqliteTraceStoreOptions): SqliteTraceStore {
   const listTraces = createSqliteListTraces(sqlite, { timeRangePlan, scanWindow, principals });
   const toolStats = createSqliteToolStats(sqlite);
   const navigation = createSqliteTraceNavigation(sqlite);
@@ -243,7 +306,15 @@ export function createSqliteTraceStore({
   /** The newest seq this store inserted: tells the indexer how far behind it is. */
   let newestSeq = 0;
   const batchMessages = createSqliteBatchMessages(sqlite);
-  const importAll = createSqliteImportTraces(sqlite, { columns: INSERTED, addToToolSeries });
+  const imports = createSqliteImportTraces(sqlite, {
+    columns: INSERTED,
+    addToToolSeries,
+    afterWrite: (seq) => searchIndexer.afterCommit(seq),
+    // Calls of these sessions made here from now on are numbered after the imported ones.
+    afterCommit: (sessionIds) => {
+      for (const sessionId of sessionIds) sessionSeq.forget(sessionId);
+    },
+  });
   const getById = sqlite.prepare(TRACE_READ_SQL.byId);
   // Raw arguments sealed by this process for calls not yet finished: what lets later writes
   // skip the vault. Bounded by the number of calls in flight.
@@ -261,7 +332,9 @@ export function createSqliteTraceStore({
     }
     // The trace id is the associated data: a sealed blob copied into another row will not open.
     const sealedArguments =
-      write.rawArguments === write.values.arguments ? SAME_AS_ARGUMENTS : vault.seal(write.rawArguments, write.id);
+      write.rawArguments === write.values.arguments
+        ? SAME_AS_ARGUMENTS
+        : sealOrNotKept(vault, write.rawArguments, write.id);
     // Set on the queued values, not a copy: this is every call's path, and the write is done with after.
     const values = write.values;
     values.sealedArguments = sealedArguments;
@@ -277,9 +350,13 @@ export function createSqliteTraceStore({
   }
 
   // The calls finishing in a batch are added to the tool series at its end, in its transaction.
-  const writeAll = sqlite.transaction((writes: PendingWrite[]) => {
+  const writeAll = sqlite.transaction((writes: QueuedWrite[]) => {
     const finished: FinishedCall[] = [];
     for (const write of writes) {
+      if (write.batch !== undefined) {
+        batchMessages.save(write.batch);
+        continue;
+      }
       const { tool, status, finishedAt, latencyMs } = write.values;
       if (writeOne(write) && finishedAt !== null) finished.push({ tool, status, finishedAt, latencyMs });
     }
@@ -291,26 +368,109 @@ export function createSqliteTraceStore({
     addToToolSeries(marked);
     return marked.length + interruptFinished.run(params).changes;
   });
-  const group = createGroupCommit<PendingWrite>({
+  /** The last failure of a commit or of a write set aside, for `health`. */
+  let lastError: StoreHealth['lastError'] = null;
+  let failingSince: number | null = null;
+  let failureLoggedAt = Number.NEGATIVE_INFINITY;
+  const noteError = (error: unknown) => {
+    lastError = { ...describeStoreError(error), at: now() };
+  };
+  const group = createGroupCommit<QueuedWrite>({
     commit(writes) {
       writeAll(writes);
       searchIndexer.afterCommit(newestSeq);
       for (const done of writes) {
-        if (!done.final) continue;
+        if (done.batch !== undefined || !done.final) continue;
         sealedInFlight.delete(done.id);
         sessionSeq.done(done.id);
       }
     },
     // A later write of a call replaces a queued one, but must still insert the row if that one had to.
-    merge: (queued, next) => (queued.insert && !next.insert ? { ...next, insert: true } : next),
+    merge: (queued, next) =>
+      queued.batch === undefined && next.batch === undefined && queued.insert && !next.insert
+        ? { ...next, insert: true }
+        : next,
     timers,
     windowMs: commitWindowMs,
     maxBatch: MAX_PENDING_WRITES,
     retryMs: COMMIT_RETRY_MS,
-    onError: (error) =>
-      console.error(`[toolscope] could not write traces; retrying in ${COMMIT_RETRY_MS / 1000} s:`, error),
+    maxRetryMs: COMMIT_RETRY_MAX_MS,
+    isStoreWide: isStoreWideError,
+    onError(error, failures) {
+      noteError(error);
+      const at = now();
+      if (failures === 1) failingSince = at;
+      // The first failure of a run, then every FAILURE_LOG_EVERY_MS: not one line per retry.
+      if (failures > 1 && at - failureLoggedAt < FAILURE_LOG_EVERY_MS) return;
+      failureLoggedAt = at;
+      const { code, message } = describeStoreError(error);
+      console.error(
+        `[toolscope] could not write traces (${code ?? 'error'}: ${message}); ${group.size} writes queued, retrying every ${COMMIT_RETRY_MS}–${COMMIT_RETRY_MAX_MS} ms; reads serve what is committed`,
+      );
+    },
+    onRecover(failures) {
+      const seconds = failingSince === null ? 0 : Math.round((now() - failingSince) / 100) / 10;
+      failingSince = null;
+      failureLoggedAt = Number.NEGATIVE_INFINITY;
+      console.error(`[toolscope] trace writes committed again after ${failures} failed tries (${seconds} s)`);
+    },
+    onSetAside(key, error) {
+      noteError(error);
+      console.error(
+        `[toolscope] the write of ${key} fails by itself and is set aside (retried every ${DEFAULT_SET_ASIDE_RETRY_MS / 1000} s); the other writes go on:`,
+        error,
+      );
+    },
   });
   const flush = () => group.flush();
+  /** What reads do first: commit the queue while commits succeed; never throws. */
+  const settle = () => group.tryFlush();
+
+  /** Whole seconds until the store next tries to commit (at least 1): a refusal's Retry-After. */
+  const retryAfterS = () => Math.max(1, Math.ceil(group.retryDelayMs / 1000));
+
+  function diskFreeBytes(): number | null {
+    if (sqlite.memory) return null;
+    try {
+      const stats = fs.statfsSync(path.dirname(sqlite.name));
+      return Number(stats.bavail) * Number(stats.bsize);
+    } catch {
+      return null;
+    }
+  }
+
+  function health(): StoreHealth {
+    const setAside = group.setAside;
+    const degraded = group.failing || setAside > 0;
+    let error = lastError;
+    if (!group.failing && setAside > 0 && lastError) {
+      const named = group.setAsideKeys(3).join(', ');
+      error = {
+        ...lastError,
+        message: `${setAside} write${setAside === 1 ? '' : 's'} set aside, each failing by itself (retried every ${DEFAULT_SET_ASIDE_RETRY_MS / 1000} s): ${named}${setAside > 3 ? ', …' : ''}; last error: ${lastError.message}`,
+      };
+    }
+    return {
+      status: degraded ? 'degraded' : 'ok',
+      queued: group.size + setAside,
+      lastError: error,
+      diskFreeBytes: diskFreeBytes(),
+    };
+  }
+
+  const openKept = (sealed: Buffer, owner: string) => {
+    if (sealed.equals(NOT_KEPT)) {
+      throw new VaultError('Its raw arguments were not kept: the vault had no key when the call was recorded');
+    }
+    return vault.open(sealed, owner);
+  };
+  // By id only, so the sealed values stay as they are; counted in the tool series like any finish.
+  const finishUnopenedAll = sqlite.transaction((values: PendingWrite['values']): boolean => {
+    if (update.run(values).changes !== 1) return false;
+    const { tool, status, finishedAt, latencyMs } = values;
+    if (finishedAt !== null) addToToolSeries([{ tool, status, finishedAt, latencyMs }]);
+    return true;
+  });
 
   // Edited arguments (rare: an approver changed them) are sealed on every write that has them.
   const sealedValues = (record: TraceRecord): PendingWrite['values'] => {
@@ -322,7 +482,9 @@ export function createSqliteTraceStore({
     ) as PendingWrite['values'];
     setStoredForms(values);
     values.sealedEditedArguments =
-      record.rawEditedArguments === null ? null : vault.seal(record.rawEditedArguments, editedOwner(record.id));
+      record.rawEditedArguments === null
+        ? null
+        : sealOrNotKept(vault, record.rawEditedArguments, editedOwner(record.id));
     return values;
   };
   const pendingWrite = (record: TraceRecord, insert: boolean, final: boolean): PendingWrite => ({
@@ -336,25 +498,44 @@ export function createSqliteTraceStore({
   return {
     begin(record) {
       const write = pendingWrite(record, true, false);
+      // A call whose raw arguments need sealing does not begin while the vault has no key.
+      if (write.rawArguments !== write.values.arguments && !vault.canSeal()) throw VAULT_KEY_MISSING();
       if (mustBeginDurably(record)) group.addNow(record.id, write);
       else group.defer(record.id, write);
     },
-    // Durable when the promise resolves: the executor waits for it before an approved call runs.
+    // Durable when the promise resolves: the executor waits for it before an approved call runs,
+    // so a write set aside (failing by itself) rejects it. A finish set aside resolves: the call
+    // is answered either way, and the write is logged and named in `health` (no cost per call).
     update(record) {
-      return group.add(record.id, pendingWrite(record, false, false));
+      return group.add(record.id, pendingWrite(record, false, false)).then(() => {
+        const error = group.setAsideError(record.id);
+        if (error !== undefined) throw error;
+      });
     },
     finish(record) {
       return group.add(record.id, pendingWrite(record, false, true));
     },
     flush,
+    tryFlush: settle,
+    health,
+    admit() {
+      const queued = group.size + group.setAside;
+      if (queued < maxQueued || !(group.failing || group.setAside > 0)) return;
+      const seconds = retryAfterS();
+      const why = lastError ? ` (${lastError.code ?? 'error'}: ${lastError.message})` : '';
+      throw new StoreUnavailableError(
+        `Toolscope cannot record calls right now: ${queued} trace writes wait for the database${why}, so no new call is run. Try again in ${seconds} s.`,
+        seconds,
+      );
+    },
 
     get(id) {
-      flush();
+      settle();
       const row = getById.get(storedIdForms(id)) as ToolCallRow | undefined;
       return row ? decodeStoredTrace(row, principals.byRef) : null;
     },
     openSealedArguments(id) {
-      flush();
+      settle();
       const row = sealedById.get(storedIdForms(id)) as
         | { sealedArguments: Buffer; sealedEditedArguments: Buffer | null; arguments: string | null }
         | undefined;
@@ -362,43 +543,49 @@ export function createSqliteTraceStore({
       if (!row || row.sealedArguments.length === 0) return null;
       const same = row.sealedArguments.equals(SAME_AS_ARGUMENTS) && row.arguments !== null;
       return {
-        rawArguments: same ? (row.arguments as string) : vault.open(row.sealedArguments, id),
-        rawEditedArguments: row.sealedEditedArguments ? vault.open(row.sealedEditedArguments, editedOwner(id)) : null,
+        rawArguments: same ? (row.arguments as string) : openKept(row.sealedArguments, id),
+        rawEditedArguments: row.sealedEditedArguments ? openKept(row.sealedEditedArguments, editedOwner(id)) : null,
       };
+    },
+    finishUnopened(record) {
+      flush();
+      const done = finishUnopenedAll(sealedValues({ ...record, rawArguments: '', rawEditedArguments: null }));
+      sessionSeq.done(record.id);
+      return done;
     },
 
     list(query) {
-      flush();
+      settle();
       return listTraces(query);
     },
     toolStats(window) {
-      flush();
+      settle();
       return toolStats(window);
     },
 
     tools() {
-      flush();
+      settle();
       return navigation.tools();
     },
     adjacent(id) {
-      flush();
+      settle();
       return navigation.adjacent(id);
     },
     replays(id) {
-      flush();
+      settle();
       return replaysOf.all({ id }) as string[];
     },
 
     listSessions(query) {
-      flush();
+      settle();
       return sessions.list(query);
     },
     getSession(id) {
-      flush();
+      settle();
       return sessions.get(id);
     },
     sessionCalls(id, limit) {
-      flush();
+      settle();
       return sessions.calls(id, limit);
     },
 
@@ -422,28 +609,47 @@ export function createSqliteTraceStore({
       return deleted;
     },
 
+    // Committed with the request's calls (the first commit after it), never on its own.
     saveAssistantMessage(batch) {
-      batchMessages.save(batch);
+      group.defer(`batch:${batch.batchId}`, { batch });
     },
     assistantMessages(batchIds) {
+      settle();
       return batchMessages.read(batchIds);
     },
     importTraces(traces, messages) {
       flush();
-      const outcome = importAll(traces, messages);
+      const outcome = imports.importAll(traces, messages);
       // Calls of these sessions made here from now on are numbered after the imported ones.
       if (outcome.ok) for (const trace of traces) if (trace.sessionId !== null) sessionSeq.forget(trace.sessionId);
       return outcome;
     },
+    beginImport() {
+      flush();
+      return imports.begin();
+    },
 
     markInterrupted(now) {
       flush();
+      const discarded = imports.discardUnfinished();
+      if (discarded > 0) console.warn(`[toolscope] took out ${discarded} calls of an import that never completed`);
       const error = JSON.stringify(INTERRUPTED_ERROR);
       return interruptAll({ now, error, code: INTERRUPTED_ERROR.code });
     },
 
+    // A last commit; what it cannot write is said loudly (it is lost), and the database closes anyway.
     close() {
-      flush();
+      const lost = group.close();
+      if (lost.length > 0) {
+        const { code, message } = describeStoreError(lost[0]?.error);
+        const named = lost
+          .slice(0, 5)
+          .map((write) => write.key)
+          .join(', ');
+        console.error(
+          `[toolscope] closing with ${lost.length} trace writes that could not be committed (${code ?? 'error'}: ${message}); LOST: ${named}${lost.length > 5 ? ', …' : ''}`,
+        );
+      }
       searchIndexer.stop();
       sealedInFlight.clear();
       sessionSeq.clear();

@@ -32,6 +32,34 @@ export interface BatchMessage {
 /** What `TraceStore.importTraces` did: `exists` names a trace id already stored (nothing was written). */
 export type ImportOutcome = { ok: true; imported: number } | { ok: false; exists: string };
 
+/** What one `ImportWriter.write` did: `exists` names a trace id already stored (nothing of the chunk was written). */
+export type ImportStep = { ok: true; written: number } | { ok: false; exists: string };
+
+/**
+ * An import written a chunk at a time (`TraceStore.beginImport`), each chunk one short
+ * transaction, so that a large file never holds the event loop or the database for long. Its
+ * calls can be read as they are written; they stay only once `commit` ran: a writer given up
+ * (`discard`) and a process stopped before `commit` (the store takes them out when it next
+ * starts: `markInterrupted`) leave none of them.
+ */
+export interface ImportWriter {
+  /** The first of `ids` already stored, or null (reads only). */
+  firstStored(ids: readonly string[]): string | null;
+  /**
+   * Writes `traces[from]` on, as `importTraces` writes them, in one transaction that stops once
+   * `budgetMs` have passed (after one trace at least).
+   */
+  write(traces: readonly StoredTrace[], from: number, budgetMs: number): ImportStep;
+  /** Writes `messages[from]` on (a batch id already stored is kept as it is) within `budgetMs`; how many it went through. */
+  writeMessages(messages: readonly BatchMessage[], from: number, budgetMs: number): number;
+  /** Completes the import: what it wrote stays. One statement. */
+  commit(): void;
+  /** After `commit`: drops up to `limit` of the import's bookkeeping rows; true once none is left. */
+  tidy(limit: number): boolean;
+  /** Instead of `commit`: takes out up to `limit` of the calls and messages written (one transaction); true once none is left. */
+  discard(limit: number): boolean;
+}
+
 /** A call's arguments as received, opened from the vault (see `TraceStore.openSealedArguments`). */
 export interface SealedArguments {
   rawArguments: string;
@@ -160,8 +188,9 @@ export interface TraceStore extends TraceSink {
   /**
    * Records the call's final record. Stores that commit later (SQLite's group commit) return a
    * promise that resolves once the record is committed — what the executor waits for before it
-   * answers — and rejects when the commit failed; stores that write at once return nothing.
-   * Readable through this store's reads either way as soon as it returns.
+   * answers — and rejects when the commit failed (the record stays queued and is retried);
+   * stores that write at once return nothing. Readable through this store's reads as soon as it
+   * returns while commits succeed; once committed while they fail.
    */
   finish(record: TraceRecord): void | Promise<void>;
   /** The record as stored, redacted: nothing sealed is opened to read a trace. Null when unknown. */
@@ -198,7 +227,8 @@ export interface TraceStore extends TraceSink {
   prune(options: PruneOptions): number;
   /**
    * Marks calls left `running` by a previous process as `interrupted` (finishedAt = now); returns
-   * how many. Calls `awaiting_approval` are left alone: pending approvals survive a restart.
+   * how many. Calls `awaiting_approval` are left alone: pending approvals survive a restart. The
+   * calls of an import a previous process left unfinished (see `beginImport`) are taken out.
    */
   markInterrupted(now: number): number;
   /**
@@ -214,10 +244,46 @@ export interface TraceStore extends TraceSink {
    * transaction, or nothing when any of the trace ids is already stored.
    */
   importTraces(traces: readonly StoredTrace[], messages: readonly BatchMessage[]): ImportOutcome;
-  /** Commits everything still queued (stores that defer writes) now; reads do it themselves. */
+  /** Starts an import written a chunk at a time (see `ImportWriter`); stores without it import with `importTraces`. */
+  beginImport?(): ImportWriter;
+  /**
+   * Commits everything still queued (stores that defer writes) now; throws when the commit fails
+   * (the writes stay queued). Reads do not wait for it: see `tryFlush`.
+   */
   flush(): void;
-  /** Flushes, then releases the database. */
+  /**
+   * Commits what is queued unless commits are failing (then the store's retry timer has it);
+   * never throws. Every read does it first, so a read sees the calls queued before it while the
+   * database is healthy, and what is committed while it is not.
+   */
+  tryFlush(): void;
+  /** Whether the store is writing: see `StoreHealth`. Cheap, but reads the disk's free space. */
+  health(): StoreHealth;
+  /**
+   * Throws `StoreUnavailableError` (`store-faults.ts`) when a new call could not be recorded:
+   * commits are failing (or writes are set aside) and the queue holds the most writes it may.
+   * Asked before a call starts, so nothing runs that the store cannot record. Cheap.
+   */
+  admit(): void;
+  /**
+   * Tries a last commit of everything queued, then releases the database; writes it cannot
+   * commit are logged as lost. Never hangs on a failing database, and does not throw for it.
+   */
   close(): void;
+}
+
+/**
+ * How the store is doing: `degraded` while its commits fail (writes wait in memory, retried) or
+ * writes that fail by themselves are set aside; `ok` again after a commit that emptied the queue.
+ */
+export interface StoreHealth {
+  status: 'ok' | 'degraded';
+  /** Writes not yet committed: queued, and set aside. */
+  queued: number;
+  /** The last failure (a commit's, or a write set aside, then naming it); kept after recovery; null when none. */
+  lastError: { message: string; code: string | null; at: number } | null;
+  /** Free space for the database's folder (statfs), in bytes; null in memory or when unknown. */
+  diskFreeBytes: number | null;
 }
 
 /**

@@ -76,6 +76,7 @@ describe('vault key file', () => {
     fs.writeFileSync(path.join(dir, VAULT_KEY_FILE), 'too short');
     expect(() => loadOrCreateVaultKey(dir)).toThrow(/expected 32/);
     expect(() => createVault({ dir }).seal('x')).toThrow(VaultError);
+    expect(createVault({ dir }).canSeal()).toBe(false);
     expect(fs.readFileSync(path.join(dir, VAULT_KEY_FILE), 'utf8')).toBe('too short');
   });
 

@@ -21,11 +21,37 @@ export interface Vault {
   seal(plaintext: string, associatedData?: string): Buffer;
   /** Decrypts what `seal` produced; throws `VaultError` when it was altered or sealed with another key. */
   open(sealed: Uint8Array, associatedData?: string): string;
+  /** Whether `seal` works: false for a vault without a usable key (see `createKeylessVault`). */
+  canSeal(): boolean;
 }
+
+/**
+ * What went wrong, as a call's error code: `VAULT_KEY_MISMATCH`, a sealed value could not be
+ * opened (altered, sealed with another key, or no key to open it); `VAULT_KEY_MISSING`, there is
+ * no usable key to seal with.
+ */
+export type VaultErrorCode = 'VAULT_KEY_MISMATCH' | 'VAULT_KEY_MISSING';
 
 /** A sealed value could not be opened, or the key file is unusable. Never swallowed. */
 export class VaultError extends Error {
   override readonly name = 'VaultError';
+  constructor(
+    message: string,
+    readonly code: VaultErrorCode = 'VAULT_KEY_MISMATCH',
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * Whether `error` is a `VaultError` from any copy of this module: matched by name and code, not
+ * `instanceof`, because the production build can hold a copy of the class per chunk.
+ */
+export function isVaultError(error: unknown): error is VaultError {
+  if (!(error instanceof Error) || error.name !== 'VaultError') return false;
+  const code = (error as { code?: unknown }).code;
+  return code === 'VAULT_KEY_MISMATCH' || code === 'VAULT_KEY_MISSING';
 }
 
 /**
@@ -68,9 +94,37 @@ export function createVault(source: { dir: string } | { key: Uint8Array }): Vaul
       try {
         return Buffer.concat([decipher.update(bytes.subarray(HEADER_BYTES)), decipher.final()]).toString('utf8');
       } catch (cause) {
-        throw new VaultError('Sealed value failed authentication: altered, or sealed with another key', { cause });
+        throw new VaultError('Sealed value failed authentication: altered, or sealed with another key', undefined, {
+          cause,
+        });
       }
     },
+    // A key file that cannot be read or is not a key cannot seal: the store then keeps nothing
+    // rather than fail its commit.
+    canSeal() {
+      try {
+        getKey();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+/**
+ * A vault with no usable key (`why` says what happened to it): `seal` throws `VAULT_KEY_MISSING`,
+ * `open` throws `VAULT_KEY_MISMATCH`, and no key file is ever created.
+ */
+export function createKeylessVault(why: string): Vault {
+  return {
+    seal() {
+      throw new VaultError(`Cannot seal: ${why}`, 'VAULT_KEY_MISSING');
+    },
+    open() {
+      throw new VaultError(`Cannot open the sealed value: ${why}`, 'VAULT_KEY_MISMATCH');
+    },
+    canSeal: () => false,
   };
 }
 
@@ -131,6 +185,21 @@ export function loadOrCreateVaultKey(dir: string): Buffer {
   return readKey(keyPath) ?? unreachable(keyPath);
 }
 
+/**
+ * The key file of data folder `dir` as it is, never created: its key, `absent`, or `unusable` with
+ * what is wrong with it (wrong length, unreadable).
+ */
+export function readVaultKeyFile(
+  dir: string,
+): { state: 'present'; key: Buffer } | { state: 'absent' } | { state: 'unusable'; problem: string } {
+  try {
+    const key = readKey(path.join(dir, VAULT_KEY_FILE));
+    return key ? { state: 'present', key } : { state: 'absent' };
+  } catch (error) {
+    return { state: 'unusable', problem: error instanceof Error ? error.message : String(error) };
+  }
+}
+
 function readKey(keyPath: string): Buffer | undefined {
   try {
     return checkKey(fs.readFileSync(keyPath), keyPath);
@@ -142,7 +211,7 @@ function readKey(keyPath: string): Buffer | undefined {
 
 function checkKey(key: Buffer, where: string): Buffer {
   if (key.length !== KEY_BYTES) {
-    throw new VaultError(`Vault key in ${where} is ${key.length} bytes, expected ${KEY_BYTES}`);
+    throw new VaultError(`Vault key in ${where} is ${key.length} bytes, expected ${KEY_BYTES}`, 'VAULT_KEY_MISSING');
   }
   return key;
 }
@@ -152,5 +221,5 @@ function errnoOf(error: unknown): string | undefined {
 }
 
 function unreachable(keyPath: string): never {
-  throw new VaultError(`Vault key ${keyPath} vanished while it was being created`);
+  throw new VaultError(`Vault key ${keyPath} vanished while it was being created`, 'VAULT_KEY_MISSING');
 }

@@ -212,14 +212,16 @@ describe('in-flight bookkeeping', () => {
       inputSchema: z.object({}),
       execute: () => 1,
     });
-    const { executor } = setup([tool], {
+    const { executor, store } = setup([tool], {
       faults: {
         faultFor: () => {
           throw new Error('fault source broke');
         },
       },
     });
-    await expect(executor.execute({ name: 'one', arguments: {} })).rejects.toThrow('fault source broke');
+    const result = await executor.execute({ name: 'one', arguments: {} });
+    expect(result).toMatchObject({ status: 'failed', error: { code: 'INTERNAL_ERROR', stage: 'execute' } });
+    expect(store.get(result.traceId)?.status).toBe('failed');
     expect(executor.inFlightIds()).toEqual([]);
   });
 });

@@ -81,6 +81,24 @@ export const ERROR_CODES = {
     kind: 'temporary',
     hint: 'The server is reconnecting on its own: try the call again in a little while.',
   },
+  /** A defect in Toolscope's own pipeline (not the tool's): the call ended failed, the error and its stack in the trace. */
+  INTERNAL_ERROR: {
+    retryable: false,
+    kind: 'internal',
+    hint: 'This is a bug in Toolscope, recorded in the trace: do not repeat the call unasked; tell the user.',
+  },
+  /** The call's sealed arguments could not be opened (the vault key is missing or another one), so it did not run. */
+  VAULT_KEY_MISMATCH: {
+    retryable: false,
+    kind: 'internal',
+    hint: 'Toolscope lost the arguments it kept for this call: make the call again if it is still needed.',
+  },
+  /** The arguments hold secrets and the vault has no key to seal them (see `vault-state.ts`), so the call did not run. */
+  VAULT_KEY_MISSING: {
+    retryable: false,
+    kind: 'internal',
+    hint: 'Toolscope cannot keep secrets until its operator restores the vault key: tell the user; calls without secrets still run.',
+  },
   /** Recording mode: the recorded session has no call with this tool and these arguments, and nothing ran. */
   RECORDING_MISS: {
     retryable: false,

@@ -2,11 +2,12 @@ import { v7 as uuidv7 } from 'uuid';
 import { cancelledError, cancelReasonOf } from './call-cancellation';
 import type { CircuitState } from './circuit-breaker';
 import { type Clock, systemClock } from './clock';
-import { errorData } from './errors';
+import { errorData, isToolError } from './errors';
 import { type BatchOptions, executeBatch } from './execute-batch';
 import { createExecuteStage } from './execute-stage';
 import { describeAttempts } from './fault-injection';
 import { IdTable } from './id-table';
+import { endWithDefect } from './internal-error';
 import { LiveCall } from './live-call';
 import { DEFAULT_OUTPUT_LIMITS, type OutputLimits } from './normalize';
 import { runNormalizeStage } from './normalize-stage';
@@ -19,7 +20,15 @@ import type { Registry } from './registry';
 import { createStageRecorder, joinDetail } from './stage-recorder';
 import { createTraceRecord } from './trace-record';
 import { createTraceStage } from './trace-stage';
-import type { CancelReason, ExecutionContext, ToolCall, ToolResult, TraceRecord, TraceSink } from './types';
+import type {
+  CancelReason,
+  ExecutionContext,
+  ToolCall,
+  ToolErrorData,
+  ToolResult,
+  TraceRecord,
+  TraceSink,
+} from './types';
 import { runValidateStage } from './validate-stage';
 
 export type { BatchOptions } from './execute-batch';
@@ -63,6 +72,12 @@ export interface Executor {
    * released), for the next process to take up.
    */
   cancelAll(reason: CancelReason, options?: { keepAwaitingApproval?: boolean }): Promise<ToolResult[]>;
+  /**
+   * Resolves with the result of a call in flight once it is recorded, without touching it (a
+   * second request for the same tool call waits on it). Null when no call with that trace id is
+   * in flight.
+   */
+  whenFinished(traceId: string): Promise<ToolResult> | null;
   /** A scrubbed snapshot of a call in flight: running stage and attempt, live stdout and stderr. */
   inFlight(traceId: string): TraceRecord | null;
   /** Trace ids of the calls in flight. */
@@ -138,7 +153,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
           // Cancelled before any stage ran: every stage is skipped, so the error names none.
           return finish(live, stages, t0, cancelledError(cancelReasonOf(signal.reason)));
         }
-        live.link(signal);
+        live.link(signal, ctx.signalIsDisconnect === true);
       }
       // 1. parse
       const parsed = parseArguments(call.arguments);
@@ -180,10 +195,13 @@ export function createExecutor(options: ExecutorOptions): Executor {
         live.begun = true;
         live.published();
       } catch (cause) {
-        const error = errorData('TRACE_UNAVAILABLE', 'Toolscope could not record the call, so it was not run.', {
-          details: { cause: String(cause) },
-          stage: 'permission',
-        });
+        // A sink that refuses the call says why with a ToolError (the vault cannot seal its arguments).
+        const error = isToolError(cause)
+          ? cause.toData('permission')
+          : errorData('TRACE_UNAVAILABLE', 'Toolscope could not record the call, so it was not run.', {
+              details: { cause: String(cause) },
+              stage: 'permission',
+            });
         // The error names the permission stage, so the trace shows it failed there (not skipped).
         stages.add('permission', stages.touch(), 'failed', error.message);
         return finish(live, stages, t0, error);
@@ -232,11 +250,55 @@ export function createExecutor(options: ExecutorOptions): Executor {
       // 6. trace
       return finish(live, stages, t0, normalized.error ?? undefined, normalized, outcome.fellBackTo);
     } catch (cause) {
-      // A defect, not an outcome: the call must not stay in flight for ever (a ghost to cancel).
-      if (calls.get(traceId) === live) calls.delete(traceId);
-      live.end();
-      throw cause;
+      // A defect, not an outcome: the call ends failed INTERNAL_ERROR, recorded, out of flight.
+      console.error(`[toolscope] call ${traceId} failed inside the pipeline:`, cause);
+      const error = endWithDefect(live, stages, t0, cause);
+      try {
+        return await finish(live, stages, t0, error);
+      } catch (again) {
+        return finishBare(live, error, again);
+      }
     }
+  }
+
+  /**
+   * Ends a call whose trace stage itself threw: out of flight, recorded as failed as it stands
+   * (best effort), and its waiters answered; nothing is left `running`.
+   */
+  async function finishBare(live: LiveCall, error: ToolErrorData, cause: unknown): Promise<ToolResult> {
+    console.error(`[toolscope] call ${live.record.id} could not be finished normally:`, cause);
+    const record = live.record;
+    if (calls.get(record.id) === live) calls.delete(record.id);
+    live.end();
+    record.status = 'failed';
+    record.error = error;
+    record.finishedAt ??= clock.epochMs();
+    try {
+      await sink.finish(record);
+    } catch (failed) {
+      console.error(`[toolscope] could not record trace ${record.id}:`, failed);
+    }
+    const result: ToolResult = {
+      toolCallId: record.toolCallId,
+      traceId: record.id,
+      tool: record.tool,
+      status: 'failed',
+      success: false,
+      error,
+      latencyMs: Math.max(0, record.finishedAt - record.createdAt),
+      metadata: {
+        traceId: record.id,
+        attempts: record.attempts.length,
+        stderr: null,
+        exitCode: null,
+        truncated: false,
+        parseFailed: false,
+        fellBackTo: null,
+        faulted: record.flags.faulted,
+      },
+    };
+    live.settle(result);
+    return result;
   }
 
   function cancel(traceId: string, reason: CancelReason): Promise<ToolResult> | null {
@@ -265,6 +327,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       }
       return Promise.all(cancelling);
     },
+    whenFinished: (traceId) => calls.get(traceId)?.result() ?? null,
     inFlight: (traceId) => calls.get(traceId)?.snapshot() ?? null,
     inFlightIds: () => calls.keys(),
     release(traceId) {

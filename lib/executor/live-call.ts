@@ -70,10 +70,17 @@ export class LiveCall implements Cancellable {
     this.hook = hook;
   }
 
-  /** Cancels the call when the caller's signal aborts (its reason says who, when it is a CancelReason). */
-  link(signal: AbortSignal): void {
+  /**
+   * Cancels the call when the caller's signal aborts (its reason says who, when it is a
+   * CancelReason). With `disconnect`, the abort only says the caller went away: a call that has
+   * waited for a person is then released instead — a person, not a connection, decides it.
+   */
+  link(signal: AbortSignal, disconnect = false): void {
     this.signal = signal;
-    this.onAbort = () => this.cancel(cancelReasonOf(signal.reason));
+    this.onAbort = () => {
+      if (disconnect && this.record.approval !== null) this.release();
+      else this.cancel(cancelReasonOf(signal.reason));
+    };
     signal.addEventListener('abort', this.onAbort, { once: true });
   }
 

@@ -55,6 +55,12 @@ export interface ExecutionContext {
   /** Who made the call, verified (the key it came with); absent for calls made by Toolscope itself. */
   principal?: CallPrincipal | null;
   signal?: AbortSignal;
+  /**
+   * `signal` aborts when the caller goes away (its connection closed), which decides nothing: a
+   * call that has waited for a person is then released — it stays pending, or runs on once
+   * approved, and its result is stored — instead of cancelled. Other calls are cancelled.
+   */
+  signalIsDisconnect?: boolean;
   /** Free-form data kept with the trace (client info...). */
   metadata?: Record<string, unknown>;
   /** The trace this call replays; the call is flagged `replayed` and the original lists it. */

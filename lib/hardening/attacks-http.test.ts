@@ -15,6 +15,7 @@ import { createRegistry } from '../executor/registry';
 import { createHttpRequestTool, type HttpRequestInput, type HttpRequestOptions } from '../tools/http-request';
 import type { ResolvedAddress, ResolveHost } from '../tools/http-request-resolve';
 import { createTestContext, expectToolError } from '../tools/test-helpers';
+import { crowding } from './testing/machine-pace';
 
 /**
  * Attacks on `http_request`: server-side request forgery by every spelling of an internal address,
@@ -583,7 +584,7 @@ describe('endless and slow bodies', () => {
   it('a server that drips one byte at a time is stopped by the timeout', async () => {
     const { result, ms } = await throughExecutor(`${base}/drip`, 400);
     expect(result.error).toMatchObject({ code: 'TIMEOUT', kind: 'timeout' });
-    expect(ms).toBeLessThan(3_000);
+    expect(ms).toBeLessThan(3_000 * crowding());
     await expect.poll(() => cut.has('/drip')).toBe(true);
   });
 
@@ -635,7 +636,7 @@ describe('endless and slow bodies', () => {
     it('a status line sent one byte at a time is stopped by the timeout', async () => {
       const { result, ms } = await throughExecutor(`http://127.0.0.1:${rawPort}/status-line`, 400);
       expect(result.error).toMatchObject({ code: 'TIMEOUT' });
-      expect(ms).toBeLessThan(3_000);
+      expect(ms).toBeLessThan(3_000 * crowding());
       await expect.poll(() => closed.includes('/status-line')).toBe(true);
     });
 

@@ -9,6 +9,7 @@ import type { ProcessOutput } from '../executor/process-output';
 import { detectShellSandbox } from '../tools/process-sandbox';
 import { createRunShellTool, type RunShellInput, type RunShellOptions } from '../tools/run-shell';
 import { createTempDir, createTestContext, expectToolError } from '../tools/test-helpers';
+import { crowding } from './testing/machine-pace';
 import { processesWith, sleepMarker, waitUntil } from './testing/processes';
 
 // Attacks on run_shell: what a model (or a prompt injected into what it reads) could try with
@@ -237,7 +238,7 @@ describe('run_shell attacks', () => {
       expect(output.stdout.length).toBeLessThan(4096 + 64);
       expect(output.stdout).toMatch(/\[\.\.\. stdout truncated \.\.\.\]$/);
       expect(output.failure).toMatchObject({ code: 'OUTPUT_LIMIT' });
-      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(Date.now() - started).toBeLessThan(5_000 * crowding());
     });
 
     it('stops a flood on stderr, and one of binary zeros, the same way', async () => {
@@ -266,16 +267,20 @@ describe('run_shell attacks', () => {
       ['nohup in a subshell', (marker: string) => `(nohup sleep ${marker} >/dev/null 2>&1 &); sleep ${marker}`],
     ])('a child that leaves the session with %s dies on timeout, within 100 ms', async (_, script) => {
       const marker = sleepMarker();
-      const signal = AbortSignal.timeout(1_000);
-      let abortedAt = 0;
-      signal.addEventListener('abort', () => {
-        abortedAt = performance.now();
-      });
-      const run = shell(['sh']).run({ command: ['sh', '-c', script(marker)] }, createTestContext({ signal }));
-      await waitUntil(() => sleepers(marker) === 2, 900);
+      // The call's timeout fires once both sleepers run: its signal aborts with the TimeoutError
+      // that `AbortSignal.timeout` gives.
+      const timeout = new AbortController();
+      const run = shell(['sh']).run(
+        { command: ['sh', '-c', script(marker)] },
+        createTestContext({ signal: timeout.signal }),
+      );
+      await waitUntil(() => sleepers(marker) === 2);
+      const abortedAt = performance.now();
+      timeout.abort(new DOMException('The operation timed out.', 'TimeoutError'));
       await expect(run).rejects.toMatchObject({ name: 'TimeoutError' });
       await waitUntil(() => processesWith(marker).length === 0, 1_000);
-      expect(performance.now() - abortedAt).toBeLessThan(100);
+      // Within 100 ms on the reference machine at rest, stretched by the machine's crowding.
+      expect(performance.now() - abortedAt).toBeLessThan(100 * crowding());
     });
 
     it('a daemon left behind by a program that exited is killed with it', async () => {

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BuiltServer, hasCurrentBuild, startBuiltServer } from '../server/testing/built-server';
+import { type BuiltServer, hasCurrentBuild, serverPid, startBuiltServer } from '../server/testing/built-server';
+import { crowding } from './testing/machine-pace';
 import { processesWith, waitUntil } from './testing/processes';
 
 // The built server (scripts/start.mjs) under a steady stream of calls of every kind, killed with
@@ -48,14 +49,6 @@ afterAll(() => {
   second?.stop();
   if (first) fs.rmSync(first.dir, { recursive: true, force: true });
 });
-
-/** The server process under scripts/start.mjs (its only child): the one to kill. */
-function serverPid(starter: number): number {
-  const children = fs.readFileSync(`/proc/${starter}/task/${starter}/children`, 'utf8').trim().split(/\s+/);
-  const pid = Number(children[0]);
-  if (!pid) throw new Error(`scripts/start.mjs (${starter}) has no child`);
-  return pid;
-}
 
 async function post(base: string, body: unknown): Promise<Json> {
   const response = await fetch(`${base}/api/v1/tool-calls`, {
@@ -165,7 +158,8 @@ describe.skipIf(!built)('crash safety: SIGKILL of the built server mid-stream, t
     expect(first?.log()).toContain(
       '[toolscope] run_shell: programs run in a bubblewrap sandbox (workspace only, no network)',
     );
-    expect(leftAfterKillMs).toBeLessThan(1_000);
+    // A second on the reference machine at rest; the bound stretches by the machine's crowding.
+    expect(leftAfterKillMs).toBeLessThan(1_000 * crowding());
     expect(processesWith(MARKER)).toEqual([]);
   });
 

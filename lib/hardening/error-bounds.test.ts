@@ -205,8 +205,7 @@ describe.skipIf(!built)('the built server: errors and upstream HTTP answers stay
         post({ session_id: 'http-endless', tool_calls: [call('endless', 'web__endless', { sse })] }),
       );
       expect(run.worstMs).toBeLessThan(PROMPT_MS * crowding());
-      // Not left to its 30 s timeout.
-      expect(run.ms).toBeLessThan(15_000);
+      // Not left to its 30 s timeout: that would fail it TIMEOUT, not OUTPUT_LIMIT.
       const [result] = run.value.results;
       expect(result).toMatchObject({
         status: 'failed',

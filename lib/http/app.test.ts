@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
 import type { TraceRecord } from '../executor/types';
+import { crowding } from '../hardening/testing/machine-pace';
 import { createToolscope, type Toolscope } from '../server/create-toolscope';
 import { createHttpApp } from './app';
 import { createHttpServer } from './node-server';
@@ -107,8 +108,8 @@ function rawSocket() {
     socket,
     closed,
     received: () => received,
-    /** Resolves once a whole response head and the start of its body arrived. */
-    async response(timeoutMs = 5_000) {
+    /** Resolves once a whole response head and the start of its body arrived (or the time is up). */
+    async response(timeoutMs = 5_000 * crowding()) {
       const deadline = Date.now() + timeoutMs;
       while (!/\r\n\r\n\{/.test(received) && Date.now() < deadline) await sleep(5);
       return received;
@@ -191,7 +192,7 @@ describe('bounded bodies', () => {
     await raw.closed;
     const took = Date.now() - started;
     expect(took).toBeGreaterThanOrEqual(BODY_TIMEOUT_MS - 20);
-    expect(took).toBeLessThan(BODY_TIMEOUT_MS + 2_000);
+    expect(took).toBeLessThan(BODY_TIMEOUT_MS + 2_000 * crowding());
   });
 
   it('answers malformed JSON with 400 and keeps the connection', async () => {
@@ -364,7 +365,7 @@ function openStream(query = '') {
   };
 }
 
-async function waitFor(check: () => boolean, timeoutMs = 10_000) {
+async function waitFor(check: () => boolean, timeoutMs = 10_000 * crowding()) {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('timed out waiting');

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crowding } from '../hardening/testing/machine-pace';
 import { type BuiltServer, hasCurrentBuild, startBuiltServer } from '../server/testing/built-server';
 
 /**
@@ -133,10 +134,11 @@ describe.skipIf(!built)('the built server: agent path in front of Next.js', () =
     const othersMs = performance.now() - started;
     expect(others.map((r) => r.status)).toEqual([200, 200]);
     const answer = await slow;
-    expect(answer.ms).toBeLessThan(1_000);
+    // Within 1 s on the reference machine at rest; the bounds stretch by the machine's crowding.
+    expect(answer.ms).toBeLessThan(1_000 * crowding());
     expect(answer.body.results[0]?.status).toBe('failed');
     expect(answer.body.results[0]?.error?.kind).toBe('limit');
-    expect(othersMs).toBeLessThan(1_000);
+    expect(othersMs).toBeLessThan(1_000 * crowding());
   });
 
   it('resumes GET /api/v1/events after a dropped connection: from the ring, and from the database for an older id', async () => {
@@ -144,7 +146,10 @@ describe.skipIf(!built)('the built server: agent path in front of Next.js', () =
     const call = async (expression: string) => {
       const answer = await server.send('POST', '/api/v1/tool-calls', {
         session_id: 'built-resume',
-        tool_calls: [{ id: 'c', type: 'function', function: { name: 'calculator', arguments: { expression } } }],
+        // An id per call: a repeated session and tool call id is answered from the first call.
+        tool_calls: [
+          { id: `c ${expression}`, type: 'function', function: { name: 'calculator', arguments: { expression } } },
+        ],
       });
       return answer.json.results[0].trace_id as string;
     };

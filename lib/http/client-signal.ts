@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { CancelReason } from '../executor/types';
 import type { HttpContext } from './env';
 
-/** What the trace says: the calls were cancelled because nobody was left to answer. */
+/** What the trace says: the calls were cancelled because nobody was left to answer (see `signalIsDisconnect`). */
 const CLIENT_GONE: CancelReason = { by: 'client', reason: 'the connection closed before the answer' };
 const signals = new WeakMap<Socket, AbortSignal>();
 

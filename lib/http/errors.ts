@@ -7,8 +7,9 @@ import type { RouteSpec } from './route';
 /**
  * The chain's last step, for every error any step throws: the one envelope
  * `{ "error": { "code", "message", "details"? } }` with the status of its code (ERROR_STATUS).
- * Anything that is not an `ApiError` is logged and answered as a 500 that says nothing of it; a
- * client that left mid-body gets nothing (its connection is gone).
+ * Anything else is mapped by `toApiError`: the database failing as a whole is a 503
+ * STORE_UNAVAILABLE with `Retry-After`, the rest is logged and answered as a 500 that says nothing
+ * of it; a client that left mid-body gets nothing (its connection is gone).
  */
 export function answerError(error: unknown, c: HttpContext): Response {
   if (isClientGone(error)) {
@@ -17,6 +18,10 @@ export function answerError(error: unknown, c: HttpContext): Response {
   }
   const apiError = toApiError(error);
   if (apiError.code === 'INTERNAL_ERROR') console.error('[toolscope] request failed:', apiError.cause ?? error);
+  // A write of the request failed for the whole database: said, as the store says its own failures.
+  else if (apiError.code === 'STORE_UNAVAILABLE' && apiError.cause) {
+    console.error('[toolscope] request failed (database unavailable):', String(apiError.cause));
+  }
   return json(c, errorEnvelope(apiError.code, apiError.message, apiError.details), apiError.status, apiError.headers);
 }
 

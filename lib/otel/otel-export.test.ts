@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../executor/define-tool';
 import { REDACTED } from '../executor/redact';
+import { crowding } from '../hardening/testing/machine-pace';
 import { createHttpApp } from '../http/app';
 import { createHttpServer } from '../http/node-server';
 import { callApp } from '../http/testing/call-app';
@@ -86,10 +87,14 @@ async function agentPath(ts: Toolscope): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+let callCount = 0;
+/** One call, with a tool call id of its own (a call id already answered in the session is not run again). */
 const toolCallsBody = (name: string, args: object, sessionId = 'sess-otel') =>
   JSON.stringify({
     session_id: sessionId,
-    tool_calls: [{ id: 'call_otel_1', type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+    tool_calls: [
+      { id: `call_otel_${++callCount}`, type: 'function', function: { name, arguments: JSON.stringify(args) } },
+    ],
   });
 
 describe('OpenTelemetry export', () => {
@@ -236,7 +241,7 @@ describe('OpenTelemetry export', () => {
       spanId: callSpanIds(traceId, null).spanId,
     });
     expect(call?.attributes).toMatchObject({
-      'gen_ai.tool.call.id': 'call_otel_1',
+      'gen_ai.tool.call.id': expect.stringMatching(/^call_otel_\d+$/),
       'gen_ai.conversation.id': 'sess-otel',
     });
   });
@@ -279,8 +284,9 @@ describe('OpenTelemetry export', () => {
       }).then(async (r) => ((await r.json()) as { results: Array<{ trace_id: string }> }).results[0]?.trace_id ?? '');
     const unsampled = await send(`00-${INCOMING_TRACE}-${INCOMING_SPAN}-00`);
     const sampled = await send(TRACEPARENT);
+    // The calls ran one after the other, and the exporter sends its batches in the order the calls
+    // finished, one at a time: had the unsampled call been exported, it would be here by now.
     const spans = await otlp.waitFor((all) => callSpanOf(all, sampled) !== undefined);
-    await new Promise((resolve) => setTimeout(resolve, 100));
     expect(callSpanOf(spans, unsampled)).toBeUndefined();
   });
 });
@@ -378,8 +384,9 @@ describe('with the exporter down, calls are unaffected', () => {
     const withDown = await run(down);
     expect(withDown.results).toEqual(baseline.results);
     expect(withDown.results.every((r) => r.success)).toBe(true);
-    // Generous for a shared machine: an export on the path would cost a connection attempt (and its retries) per call.
-    expect(withDown.elapsedMs).toBeLessThan(baseline.elapsedMs + 1_000);
+    // An export on the path would cost a connection attempt (and its retries) per call; the slack
+    // stretches by the machine's crowding.
+    expect(withDown.elapsedMs).toBeLessThan(baseline.elapsedMs + 1_000 * crowding());
     // The exporter tried (and failed) meanwhile; it is said, once.
     await expect
       .poll(() => errors.mock.calls.filter((args) => String(args[0]).includes('OpenTelemetry export')).length, {
@@ -392,7 +399,7 @@ describe('with the exporter down, calls are unaffected', () => {
     );
     const stopping = performance.now();
     await down.stop({ by: 'test' });
-    expect(performance.now() - stopping).toBeLessThan(2_500);
+    expect(performance.now() - stopping).toBeLessThan(2_500 * crowding());
   });
 
   it('a collector that answers late: calls answered at once, the spans still delivered', async () => {
@@ -402,7 +409,7 @@ describe('with the exporter down, calls are unaffected', () => {
     const baseline = await run(off);
     const withSlow = await run(ts);
     expect(withSlow.results).toEqual(baseline.results);
-    expect(withSlow.elapsedMs).toBeLessThan(baseline.elapsedMs + 1_000);
+    expect(withSlow.elapsedMs).toBeLessThan(baseline.elapsedMs + 1_000 * crowding());
     const spans = await slow.waitFor((all) => all.filter((s) => s.name === 'execute_tool calculator').length === 30);
     expect(spans.length).toBeGreaterThanOrEqual(30);
   });

@@ -1,5 +1,6 @@
 import { keepRedacted } from '../approvals/keep-redacted';
-import type { TraceStore } from '../db/trace-store';
+import type { SealedArguments, TraceStore } from '../db/trace-store';
+import { isVaultError } from '../db/vault';
 import { parseArguments } from '../executor/parse-arguments';
 import type { AnyTool, ExecutionContext, ToolCall } from '../executor/types';
 import { type ReplayFault, replayFaultContext } from './replay-fault';
@@ -25,7 +26,9 @@ export type ReplayPlanOutcome =
   | { ok: false; reason: 'not_found' }
   | { ok: false; reason: 'invalid_arguments'; message: string; issues: BodyIssue[] }
   /** The edit keeps a recorded secret but changes where the call sends it. */
-  | { ok: false; reason: 'secret_destination_changed'; message: string; issues: BodyIssue[] };
+  | { ok: false; reason: 'secret_destination_changed'; message: string; issues: BodyIssue[] }
+  /** The sealed arguments do not open (the vault key is missing, or another one): nothing to run. */
+  | { ok: false; reason: 'vault_key_mismatch'; message: string };
 
 export interface ReplayOptions {
   /**
@@ -55,7 +58,13 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  */
 export function planReplay(store: TraceStore, id: string, options: ReplayOptions = {}): ReplayPlanOutcome {
   const trace = store.get(id);
-  const sealed = trace && store.openSealedArguments(id);
+  let sealed: SealedArguments | null = null;
+  try {
+    sealed = trace && store.openSealedArguments(id);
+  } catch (error) {
+    if (!isVaultError(error)) throw error;
+    return { ok: false, reason: 'vault_key_mismatch', message: vaultKeyMismatchMessage(id, error.message) };
+  }
   if (!trace || !sealed) return { ok: false, reason: 'not_found' };
   const ctx: ExecutionContext = {
     sessionId: trace.sessionId,
@@ -84,6 +93,14 @@ export function planReplay(store: TraceStore, id: string, options: ReplayOptions
   if (moved.length > 0)
     return { ok: false, reason: 'secret_destination_changed', message: joinIssues(moved), issues: moved };
   return { ok: true, plan: { call: { name: trace.tool, arguments: kept.value }, ctx } };
+}
+
+/** Why a call cannot be replayed when its sealed arguments do not open. */
+export function vaultKeyMismatchMessage(id: string, cause: string): string {
+  return (
+    `The call ${id} cannot be replayed: Toolscope could not open the arguments it sealed for it (${cause}). ` +
+    'Restoring the vault key that sealed them makes it replayable again; GET /api/v1/health says what happened to the key.'
+  );
 }
 
 const joinIssues = (issues: BodyIssue[]) => issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');

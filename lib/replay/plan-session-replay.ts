@@ -1,7 +1,8 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { TraceStore } from '../db/trace-store';
+import type { SealedArguments, TraceStore } from '../db/trace-store';
+import { isVaultError, VaultError } from '../db/vault';
 import type { ExecutionContext, ToolCall, ToolResult } from '../executor/types';
-import { REPLAY_ACTOR } from './plan-replay';
+import { REPLAY_ACTOR, vaultKeyMismatchMessage } from './plan-replay';
 import { sessionCalls } from './session-calls';
 
 /** Calls that ran in one batch, to run again in one batch. */
@@ -31,7 +32,8 @@ export interface SessionReplayPlan {
  * 2. Calls that shared a `batch_id` (one request) form one batch, placed where its first call
  *    began; a call without one is a batch of its own. Batches run one after the other.
  * 3. Each call is recorded as a replay of its original (actor `replay`).
- * Throws `SessionTooLargeError` past MAX_SESSION_CALLS.
+ * Throws `SessionTooLargeError` past MAX_SESSION_CALLS, and `VaultError` (nothing runs) when a
+ * call's sealed arguments do not open.
  */
 export function planSessionReplay(store: TraceStore, sessionId: string): SessionReplayPlan | null {
   const recorded = sessionCalls(store, sessionId);
@@ -42,7 +44,7 @@ export function planSessionReplay(store: TraceStore, sessionId: string): Session
   let size = 0;
   for (const summary of recorded) {
     const trace = store.get(summary.id);
-    const sealed = store.openSealedArguments(summary.id);
+    const sealed = openNamingCall(store, summary.id);
     if (!trace || !sealed) continue; // deleted meanwhile
     const call: ToolCall = { name: trace.tool, arguments: sealed.rawArguments };
     replayOf.set(call, trace.id);
@@ -62,4 +64,14 @@ export function planSessionReplay(store: TraceStore, sessionId: string): Session
     size,
     execute: (run) => (call, ctx) => run(call, { ...ctx, actor: REPLAY_ACTOR, replayOf: replayOf.get(call) }),
   };
+}
+
+/** The call's sealed arguments; a `VaultError` naming the call when they do not open. */
+function openNamingCall(store: TraceStore, id: string): SealedArguments | null {
+  try {
+    return store.openSealedArguments(id);
+  } catch (error) {
+    if (!isVaultError(error)) throw error;
+    throw new VaultError(vaultKeyMismatchMessage(id, error.message), error.code, { cause: error });
+  }
 }

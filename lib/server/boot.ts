@@ -36,6 +36,8 @@ export function startToolscope(): Toolscope {
     const sandbox = `[toolscope] ${describeShellSandbox(ts.shellSandbox)}`;
     if (ts.shellSandbox.kind === 'none' || ts.shellSandbox.refused) console.warn(sandbox);
     else console.log(sandbox);
+    const vault = ts.vaultHealth();
+    if (vault.message) console.warn(`[toolscope] vault ${vault.status}: ${vault.message}`);
   }
   return ts;
 }

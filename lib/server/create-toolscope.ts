@@ -5,14 +5,16 @@ import { createScopedPolicy } from '../access/key-scope';
 import { type ApprovalQueue, createApprovalQueue } from '../approvals/approval-queue';
 import { type ApprovalNotifier, createApprovalNotifier } from '../approvals/notify';
 import { type Config, ConfigError, loadConfig, workspaceProblem } from '../config';
-import { openDatabase } from '../db/open-database';
+import { openDatabase, SERVER_BUSY_TIMEOUT_MS } from '../db/open-database';
 import { startRetention } from '../db/retention';
 import { createSqliteEventHistory } from '../db/sqlite-event-history';
 import { createSqliteRecentCalls, type RecentCalls } from '../db/sqlite-recent-calls';
+import { createSqliteToolCallLookup, type ToolCallLookup } from '../db/sqlite-tool-call-lookup';
 import { createSqliteToolSeries, type ToolSeries } from '../db/sqlite-tool-series';
 import { createSqliteTraceStore } from '../db/sqlite-trace-store';
-import type { TraceStore } from '../db/trace-store';
-import { createVault } from '../db/vault';
+import type { SealedArguments, StoredTrace, TraceStore } from '../db/trace-store';
+import { isVaultError, type VaultError } from '../db/vault';
+import { openDataFolderVault, type VaultHealth } from '../db/vault-state';
 import { startWalCheckpointer } from '../db/wal-checkpointer';
 import { createTraceEvents, type TraceEvents } from '../events';
 import { createExecutor, type Executor } from '../executor/executor';
@@ -30,8 +32,11 @@ import { createPolicyStore, type PolicyStore } from '../policy/policy-store';
 import { refuseShadowed } from '../policy/rule-shadowed';
 import { replayFaultOf } from '../replay/replay-fault';
 import { createBuiltinTools, createCalculatorPool, detectShellSandbox, type ShellSandbox } from '../tools';
+import { admittingExecutor } from './admission';
 import { acquireDataFolderLock } from './data-lock';
 import { serverRedactor } from './server-redactor';
+import type { OtelStatus } from './service-health';
+import { endUnopenedApproval } from './unopened-approval';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -79,6 +84,8 @@ export interface Toolscope {
   policy: PolicyStore;
   /** The newest recorded calls as a policy sees them (redacted arguments), for the rules preview. */
   recentCalls: RecentCalls;
+  /** The call recorded under a session, tool call id and principal: at most once per tool call id (`lib/calls`). */
+  findCall: ToolCallLookup;
   /** Whether a principal may call a tool at all: a scoped key only its `tools` (the tool lists show it only those). */
   mayCall(principalId: string, tool: string): boolean;
   /** A tool's policy for calls of `sideEffect` that no rule about their arguments matches (the tools pages). */
@@ -91,12 +98,16 @@ export interface Toolscope {
   faults: FaultStore;
   /** The upstream MCP servers of the config: their connections and status (`/api/v1/mcp/servers`). */
   upstream: UpstreamServers;
+  /** OpenTelemetry export: whether it is on, where to, and its last failure (`GET /api/v1/health`). */
+  otel: OtelStatus;
   /** What run_shell runs programs in (bubblewrap, or none and why): the start-up log and the tools page say. */
   shellSandbox: ShellSandbox;
   /** How many calls were marked interrupted at start. */
   interruptedAtStart: number;
   /** How many calls a previous process left awaiting approval were taken up again at start. */
   resumedAtStart: number;
+  /** The vault key's state (`GET /api/v1/health`, the start-up log): ok, or missing, unusable or mismatched and what to do. */
+  vaultHealth(): VaultHealth;
   /**
    * Stops taking calls (new ones are refused before they run), ends the event streams and
    * cancels the calls in flight, resolving once they are recorded. See `stopToolscope`.
@@ -181,11 +192,13 @@ function publishingSink(
  * from its sealed arguments; one that expired meanwhile ends APPROVAL_TIMEOUT at once.
  * A call of an MCP server's tool waits for the server's first attempt to connect (its tools are
  * not registered before): `ready` says what to wait for, null for a tool there is now.
+ * One whose sealed arguments do not open (vault key missing or another one) goes to `unopened`.
  */
 function resumePendingApprovals(
   store: TraceStore,
   executor: Executor,
-  ready: (tool: string) => Promise<void> | null = () => null,
+  ready: (tool: string) => Promise<void> | null,
+  unopened: (record: StoredTrace, error: VaultError) => void,
 ): number {
   let resumed = 0;
   let cursor: string | undefined;
@@ -193,8 +206,16 @@ function resumePendingApprovals(
     const page = store.list({ status: 'awaiting_approval', limit: 200, cursor });
     for (const summary of page.items) {
       const record = store.get(summary.id);
-      const sealed = store.openSealedArguments(summary.id);
-      if (record?.status !== 'awaiting_approval' || !sealed) continue;
+      if (record?.status !== 'awaiting_approval') continue;
+      let sealed: SealedArguments | null;
+      try {
+        sealed = store.openSealedArguments(summary.id);
+      } catch (error) {
+        if (!isVaultError(error)) throw error;
+        unopened(record, error);
+        continue;
+      }
+      if (!sealed) continue;
       const approval = record.approval ?? {
         rule: 'pending before a restart',
         requestedAt: record.createdAt,
@@ -334,7 +355,7 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
   const lock = acquireDataFolderLock(config.dataDir);
   let db: ReturnType<typeof openDatabase>;
   try {
-    db = openDatabase(config.dbPath);
+    db = openDatabase(config.dbPath, { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
   } catch (error) {
     lock.release();
     void calculatorPool.close();
@@ -351,14 +372,16 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
   const policyOf: PolicyResolver = scopedPolicy.resolve;
   // Checkpoints run on a thread of their own: on the event loop they stalled every request of their turn.
   const checkpointer = startWalCheckpointer(config.dbPath);
-  const store = createSqliteTraceStore({ db, vault: createVault({ dir: config.dataDir }) });
+  // Never a new key while stored calls hold values sealed with a lost one (see `vault-state.ts`).
+  const dataVault = openDataFolderVault(config.dataDir, db);
+  const store = createSqliteTraceStore({ db, vault: dataVault.vault, maxQueued: config.limits.maxQueuedWrites });
   // 25 streams a turn: a busy batch to 200 streams is ~8 slices, with requests served between them.
   // A resume the ring cannot serve reads the calls begun, finished and decided since from the database.
   const events = createTraceEvents({
     streamsPerTurn: 25,
     history: createSqliteEventHistory(db, {
       lookbackMs: config.approvals.timeoutMs + 15 * 60_000,
-      beforeRead: () => store.flush(),
+      beforeRead: () => store.tryFlush(),
     }),
   });
   const serverNames = new Set(config.mcpServers.map((server) => server.name));
@@ -374,7 +397,7 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
   });
   // On the store's connection: a few rows read into memory; hits and draws written in batches.
   const faults = createFaultStore({ db, onChange: (type, ruleId) => events.publishFaultRule(type, ruleId) });
-  const series = createSqliteToolSeries(db, { beforeRead: () => store.flush() });
+  const series = createSqliteToolSeries(db, { beforeRead: () => store.tryFlush() });
   const interruptedAtStart = store.markInterrupted(Date.now());
   // Charts read minute buckets for a day and hour buckets for a week; keep a little more.
   const retention = startRetention({
@@ -410,9 +433,19 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
   });
   // Nothing but the store's sink unless a host adds sinks or OpenTelemetry is on (zero cost then).
   const secondaries = (options.sinks ?? []).map((sink, i) => secondaryFromTraceSink(sink, `extra sink ${i + 1}`));
+  const otelStatus: OtelStatus = { enabled: otel !== null, endpoint: null, lastError: null };
   if (otel) {
     const toolInfo = (name: string) => ({ type: 'function' as const, description: registry.get(name)?.description });
-    const exporter = createOtelExport(otel, { toolInfo });
+    // What it says once started is a failure (what it says while starting, a setting's warning).
+    let started = false;
+    const log = (message: string) => {
+      if (started) otelStatus.lastError = { message: message.slice(0, 500), at: Date.now() };
+      console.error(message);
+    };
+    const exporter = createOtelExport(otel, { toolInfo, log });
+    started = true;
+    const url = new URL(otel.tracesUrl);
+    otelStatus.endpoint = `${url.origin}${url.pathname}`;
     secondaries.push(exporter.sink);
     // Said when the environment turned it on (a host passing settings knows).
     if (options.otel === undefined) console.log(`[toolscope] ${exporter.sink.name}: exporting calls as spans`);
@@ -439,19 +472,38 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     },
   });
   const sinks = createFanOutSink(publishingSink(store, events, lifecycle, notifier), secondaries);
-  const executor = createExecutor({
-    registry,
-    sink: sinks.sink,
-    policy: policyOf,
-    approver: options.approver ?? approvals,
-    approvalTimeoutMs: config.approvals.timeoutMs,
-    faults: withExtraFaults(faults, options.faults),
-    configFile: config.configPath,
-    redactor,
-    limits: { maxModelOutputChars: config.limits.maxModelOutputChars, maxTraceBytes: config.limits.maxTraceBytes },
-  });
+  // Every call is admitted by the store first: none starts that it could not record.
+  const executor = admittingExecutor(
+    createExecutor({
+      registry,
+      sink: sinks.sink,
+      policy: policyOf,
+      approver: options.approver ?? approvals,
+      approvalTimeoutMs: config.approvals.timeoutMs,
+      faults: withExtraFaults(faults, options.faults),
+      configFile: config.configPath,
+      redactor,
+      limits: { maxModelOutputChars: config.limits.maxModelOutputChars, maxTraceBytes: config.limits.maxTraceBytes },
+    }),
+    store,
+  );
   // Connecting does not hold up the start: the app serves while the servers come up.
   upstream.start();
+  // A pending call whose sealed arguments do not open ends failed, alone; the start goes on.
+  let unopened = 0;
+  const resumedAtStart = resumePendingApprovals(
+    store,
+    executor,
+    (tool) => (registry.get(tool) ? null : upstream.firstAttempt(tool)),
+    (record, error) => {
+      const ended = endUnopenedApproval(store, record, error, Date.now());
+      if (!ended) return;
+      unopened++;
+      events.publish(ended, 'finish');
+      console.error(`[toolscope] pending call ${record.id} ended VAULT_KEY_MISMATCH: ${error.message}`);
+    },
+  );
+  dataVault.unopenedAtStart(unopened);
   return {
     config,
     access,
@@ -461,18 +513,19 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     events,
     policyOf,
     policy,
-    recentCalls: createSqliteRecentCalls(db, { beforeRead: () => store.flush() }),
+    recentCalls: createSqliteRecentCalls(db, { beforeRead: () => store.tryFlush() }),
+    findCall: createSqliteToolCallLookup(db),
     toolPolicy: (tool, sideEffect) => policy.toolPolicy(tool, sideEffect).policy,
     mayCall: scopedPolicy.mayCall,
     approvals,
     notifier,
     faults,
     upstream,
+    otel: otelStatus,
     shellSandbox,
     interruptedAtStart,
-    resumedAtStart: resumePendingApprovals(store, executor, (tool) =>
-      registry.get(tool) ? null : upstream.firstAttempt(tool),
-    ),
+    resumedAtStart,
+    vaultHealth: dataVault.health,
     async stop(reason) {
       lifecycle.stopping = true;
       events.closeAll();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryTraceStore } from '../db/memory-trace-store';
 import { createExecutor } from '../executor/executor';
 import { createRegistry } from '../executor/registry';
+import { crowding } from '../hardening/testing/machine-pace';
 import { createCalculatorTool } from './calculator';
 import { createCalculatorPool } from './calculator-pool';
 
@@ -27,24 +28,29 @@ describe('the calculator through the executor', () => {
     }, 10);
     try {
       const started = performance.now();
-      const expensive = call(SLOW);
+      let expensiveSettled = false;
+      const expensive = call(SLOW).finally(() => {
+        expensiveSettled = true;
+      });
       const cheap = await Promise.all(Array.from({ length: 20 }, (_, i) => call(`${i} * 2`)));
-      const cheapMs = performance.now() - started;
+      // Answered while the expensive one still ran: they did not wait behind it.
+      expect(expensiveSettled).toBe(false);
       const result = await expensive;
       const expensiveMs = performance.now() - started;
 
       expect(cheap.map((r) => r.output)).toEqual(
         Array.from({ length: 20 }, (_, i) => ({ expression: `${i} * 2`, result: i * 2, type: 'number' })),
       );
-      expect(cheapMs).toBeLessThan(700); // under the 750 ms deadline: it did not wait behind the expensive one
       expect(result.success).toBe(false);
       expect(result.error).toMatchObject({ code: 'EVALUATION_LIMIT', kind: 'limit', retryable: false });
-      expect(expensiveMs).toBeLessThan(1_000);
+      // Its 750 ms deadline, and the rest within 1 s on the reference machine at rest (stretched by the crowding).
+      expect(expensiveMs).toBeLessThan(1_000 * crowding());
       expect(store.get(result.metadata.traceId)?.status).toBe('failed');
     } finally {
       clearInterval(timer);
     }
-    expect(ticks).toBeGreaterThanOrEqual(20);
+    // About 75 at rest; a loop blocked by the evaluation would tick once at most.
+    expect(ticks).toBeGreaterThanOrEqual(5);
   });
 
   it('terminates the evaluation when the call is cancelled', async () => {
@@ -53,7 +59,7 @@ describe('the calculator through the executor', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const started = performance.now();
     const result = await executor.cancel('slow', { by: 'test', reason: 'no longer needed' });
-    expect(performance.now() - started).toBeLessThan(200);
+    expect(performance.now() - started).toBeLessThan(200 * crowding());
     expect(await running).toEqual(result);
     expect(result?.error?.code).toBe('CANCELLED');
     expect(pool.stats().started).toBe(before + 1);

@@ -266,7 +266,7 @@ describe('calculator', () => {
       await warm();
       const started = performance.now();
       const error = await expectToolError(calc(expression));
-      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(performance.now() - started).toBeLessThan(1_000 * crowding());
       expect({ code: error.code, kind: error.kind, retryable: error.retryable }).toEqual({
         code,
         kind,
@@ -315,16 +315,19 @@ describe('calculator', () => {
         ticks += 1;
       }, 10);
       try {
-        const expensive = expectToolError(calc(slow));
-        const cheapStarted = performance.now();
+        let expensiveSettled = false;
+        const expensive = expectToolError(calc(slow)).finally(() => {
+          expensiveSettled = true;
+        });
         expect((await calc('2 + 2')).result).toBe(4);
-        const cheapMs = performance.now() - cheapStarted;
+        // Answered while the expensive one still ran: it did not wait behind it.
+        expect(expensiveSettled).toBe(false);
         expect((await expensive).code).toBe('EVALUATION_LIMIT');
-        expect(cheapMs).toBeLessThan(700); // under the 750 ms deadline: it did not wait behind the expensive one
       } finally {
         clearInterval(timer);
       }
-      expect(ticks).toBeGreaterThanOrEqual(20);
+      // About 75 at rest; a loop blocked by the evaluation would tick once at most.
+      expect(ticks).toBeGreaterThanOrEqual(5);
     });
 
     it('stops the evaluation when the call is cancelled, and the calculator keeps working', async () => {

@@ -4,6 +4,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { validateInput } from '../executor/validate-input';
+import { crowding } from '../hardening/testing/machine-pace';
 import { createHttpRequestTool, type HttpRequestInput, type HttpRequestOptions, httpSideEffect } from './http-request';
 import { createTestContext, expectToolError } from './test-helpers';
 
@@ -12,6 +13,8 @@ let base: string;
 let port: number;
 /** Set when the server saw a request's connection close before its response finished. */
 const aborted = new Set<string>();
+/** The paths of the requests the server got. */
+const received = new Set<string>();
 
 async function readRequestBody(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -21,6 +24,7 @@ async function readRequestBody(request: IncomingMessage): Promise<string> {
 
 async function handle(request: IncomingMessage, response: ServerResponse) {
   const url = new URL(request.url ?? '/', base);
+  received.add(url.pathname);
   response.on('close', () => {
     if (!response.writableFinished) aborted.add(url.pathname);
   });
@@ -539,7 +543,8 @@ describe('http_request', () => {
     it('rejects with the abort reason while waiting for headers, and closes the connection', async () => {
       const controller = new AbortController();
       const pending = request({ url: `${base}/hang` }, createTestContext({ signal: controller.signal }));
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The request is at the server: the tool waits for the headers.
+      await expect.poll(() => received.has('/hang')).toBe(true);
       const reason = new DOMException('The operation timed out.', 'TimeoutError');
       controller.abort(reason);
       await expect(pending).rejects.toBe(reason);
@@ -547,10 +552,16 @@ describe('http_request', () => {
     });
 
     it('rejects with the abort reason while reading the body', async () => {
+      // The call's timeout fires once the server has sent the headers and the first part of the
+      // body: its signal aborts with the TimeoutError that `AbortSignal.timeout` gives.
+      const timeout = new AbortController();
+      const pending = request({ url: `${base}/slow-body` }, createTestContext({ signal: timeout.signal }));
+      await expect.poll(() => received.has('/slow-body')).toBe(true);
       const started = Date.now();
-      const pending = request({ url: `${base}/slow-body` }, createTestContext({ signal: AbortSignal.timeout(200) }));
+      timeout.abort(new DOMException('The operation timed out.', 'TimeoutError'));
       await expect(pending).rejects.toMatchObject({ name: 'TimeoutError' });
-      expect(Date.now() - started).toBeLessThan(2_000);
+      // Within 2 s on the reference machine at rest, stretched by the machine's crowding.
+      expect(Date.now() - started).toBeLessThan(2_000 * crowding());
       await expect.poll(() => aborted.has('/slow-body')).toBe(true);
     });
 

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { crowding } from '../hardening/testing/machine-pace';
 import { createWorkerPool, type WorkerPool, type WorkerPoolOptions } from './worker-pool';
 
 interface Job {
@@ -33,7 +34,10 @@ function createPool(options: Partial<WorkerPoolOptions> = {}) {
   return pool;
 }
 
-/** Resolves once every worker has loaded, so timings below measure tasks, not starts. */
+/**
+ * Resolves once every worker has loaded, so timings below measure tasks, not starts. The bounds on
+ * them are the reference machine's at rest, stretched by the machine's crowding (`crowding()`).
+ */
 async function warmed<P extends WorkerPool<Job, unknown>>(pool: P): Promise<P> {
   pool.warm();
   while (pool.stats().ready < pool.stats().live) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -66,7 +70,7 @@ describe('createWorkerPool', () => {
     const before = await pool.run({ n: 1 });
     const started = performance.now();
     const outcome = await pool.run({ spin: true });
-    expect(performance.now() - started).toBeLessThan(600);
+    expect(performance.now() - started).toBeLessThan(600 * crowding());
     expect(outcome).toMatchObject({ ok: false, reason: 'deadline', message: expect.stringMatching(/200 ms deadline/) });
     const after = await pool.run({ n: 2 });
     expect(after).toMatchObject({ ok: true, value: { value: 4 } });
@@ -78,7 +82,7 @@ describe('createWorkerPool', () => {
     const pool = await warmed(createPool({ size: 1, deadlineMs: 5_000 }));
     const started = performance.now();
     expect(await pool.run({ spin: true }, { deadlineMs: 100 })).toMatchObject({ reason: 'deadline' });
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(1_000 * crowding());
   });
 
   it('terminates a running task when its signal aborts, and replaces the worker', async () => {
@@ -89,7 +93,7 @@ describe('createWorkerPool', () => {
     const started = performance.now();
     controller.abort(new Error('cancelled'));
     expect(await running).toMatchObject({ ok: false, reason: 'aborted' });
-    expect(performance.now() - started).toBeLessThan(100);
+    expect(performance.now() - started).toBeLessThan(100 * crowding());
     expect(await pool.run({ n: 5 })).toMatchObject({ ok: true, value: { value: 10 } });
     expect(pool.stats().started).toBe(2);
   });
@@ -125,7 +129,7 @@ describe('createWorkerPool', () => {
     expect(pool.stats()).toMatchObject({ busy: 1, queued: 3 });
     expect(await first).toMatchObject({ ok: true, value: { value: 0 } });
     const [one, spin, three] = await Promise.all(batch);
-    expect(performance.now() - started).toBeLessThan(900);
+    expect(performance.now() - started).toBeLessThan(900 * crowding());
     expect(one).toMatchObject({ ok: true, value: { value: 2 } });
     expect(spin).toMatchObject({ ok: false, reason: 'deadline' });
     // Run again on the replacement worker: the worker that ran it was stopped with the spin.
@@ -143,7 +147,8 @@ describe('createWorkerPool', () => {
     } finally {
       clearInterval(timer);
     }
-    expect(ticks).toBeGreaterThanOrEqual(10);
+    // About 50 at rest; a loop blocked by the spin would tick once at most.
+    expect(ticks).toBeGreaterThanOrEqual(5);
   });
 
   it('answers busy when the queue is full', async () => {
@@ -173,14 +178,16 @@ describe('createWorkerPool', () => {
     const pool = createPool({ handler: `(() => { throw new Error('cannot load'); })()` });
     const outcome = await pool.run({ n: 1 });
     expect(outcome).toMatchObject({ ok: false, reason: 'crashed', message: expect.stringMatching(/cannot load/) });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Once both workers' exits are handled (none live), a respawn would have shown.
+    while (pool.stats().live > 0 && pool.stats().started <= 2) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(pool.stats().started).toBe(2);
   });
 
   it('loads packages from the configured folders', async () => {
     const pool = createWorkerPool<string, string>({
       handler: `(() => { const { create, all } = require('mathjs'); const math = create(all); return (e) => String(math.evaluate(e)); })()`,
-      deadlineMs: 500,
+      // Not what this test is about: time enough for mathjs's first evaluation on a busy machine.
+      deadlineMs: 30_000,
       size: 1,
       resolvePaths: [process.cwd()],
     });

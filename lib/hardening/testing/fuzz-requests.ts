@@ -45,6 +45,69 @@ const NASTY = [
   '{}',
 ];
 
+/**
+ * Search texts that break a naive full-text query: NUL, lone surrogates, quotes, FTS5's operators
+ * and column filters, LIKE's wildcards, 10 kB (SQLite reads a text with a NUL as a C string; FTS5
+ * parses `"`, `*`, `^`, `:`, `(`, `)`, NEAR, AND, OR and NOT).
+ */
+export const SEARCH_TEXTS = [
+  'a\u0000b',
+  '\u0000',
+  'abc\u0000',
+  '\u0000abc',
+  '\uD800',
+  'ab\uD800cd',
+  '\uDC00abc',
+  '"',
+  '""',
+  '"""',
+  'a"b',
+  '"abc"',
+  'abc"',
+  'AND',
+  'a OR b',
+  'NOT abc',
+  'abc NOT def',
+  'NEAR(abc def)',
+  'NEAR(abc def, 2)',
+  'abc*',
+  '*',
+  '^abc',
+  'arguments:x',
+  'output:"abc"',
+  '{arguments output}:abc',
+  '- abc',
+  '+abc',
+  '(((',
+  ')))',
+  '(abc OR',
+  'abc AND (def',
+  "'",
+  "'abc'",
+  '\\',
+  '%',
+  '_',
+  '%_\\',
+  '\u0001\u0002\u0003',
+  '\r\n\t',
+  '\uFFFD\uFFFD\uFFFD',
+  'x'.repeat(10_000),
+  '🙂'.repeat(2_500),
+];
+
+/** A search text: one of SEARCH_TEXTS, several run together, or any string. */
+export const searchText = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...SEARCH_TEXTS) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .array(fc.constantFrom(...SEARCH_TEXTS.slice(0, -2)), { minLength: 2, maxLength: 5 })
+      .map((parts) => parts.join(' ')),
+  },
+  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
+  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }) },
+);
+
 export const nastyString = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...NASTY) },
   { weight: 3, arbitrary: fc.string({ maxLength: 40 }) },
@@ -140,6 +203,7 @@ const PARAM_NAMES = [
 
 const paramValue = fc.oneof(
   nastyString,
+  searchText,
   cursor,
   fc.constantFrom(
     'true',
@@ -197,6 +261,37 @@ export const queryString = fc
     { maxLength: 8 },
   )
   .map((pairs) => (pairs.length === 0 ? '' : `?${pairs.join('&')}`));
+
+/**
+ * A search text as a query string value: percent-encoded (lone surrogates as U+FFFD, as UTF-8
+ * must), or bytes as a client may send them: a NUL, a surrogate or an overlong NUL in UTF-8.
+ */
+export const searchQueryValue = fc.oneof(
+  { weight: 4, arbitrary: searchText.map(encodeBytes) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      '%00',
+      'a%00b',
+      'abc%00def',
+      '%00%00%00',
+      '%ED%A0%80',
+      'ab%ED%A0%80cd',
+      '%ED%B0%80abc',
+      '%C0%80',
+      'abc%C0%80',
+      '%F4%90%80%80',
+      '%FF%FE',
+      '%',
+      '%zz',
+      '%E0%A4%A',
+      '%22%22%22',
+      'NEAR%28a%20b%29',
+      'arguments%3Ax',
+      '%2A%5E%3A',
+    ),
+  },
+);
 
 /** JSON text nested `depth` levels deep, in arrays or objects. */
 export function nestedJson(depth: number, kind: 'array' | 'object' | 'mixed'): string {

@@ -8,7 +8,8 @@ import type { HttpEnv } from '../env';
 export const LOGIN_PATH = '/login';
 
 const PUBLIC_POSTS = new Set(['/auth/login', '/auth/logout']);
-const PUBLIC_GETS = new Set([LOGIN_PATH, '/auth/session', '/favicon.ico', '/icon.svg']);
+// `/api/v1/health` answers a probe without a key with its status alone (see routes/health.ts).
+const PUBLIC_GETS = new Set([LOGIN_PATH, '/auth/session', '/favicon.ico', '/icon.svg', '/api/v1/health']);
 
 /**
  * What needs no login: the login page and what it needs (its form's target, Next's static files,

@@ -4,6 +4,7 @@ import audit from './audit';
 import auth from './auth';
 import events from './events';
 import faults from './faults';
+import health from './health';
 import importRoutes from './import';
 import keys from './keys';
 import mcp from './mcp';
@@ -34,6 +35,7 @@ export const ROUTES: readonly RouteSpec[] = [
   ...audit,
   ...mcp,
   ...auth,
+  ...health,
 ];
 
 /** A path of the API (`/api/…` and `/mcp`) with the methods its routes answer. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { answerCalls } from '../../calls/answer-calls';
+import { isVaultError } from '../../db/vault';
 import { ApiError, zodMessage } from '../../errors';
 import { parseFaultSpec } from '../../faults/rule-schema';
 import { type BodyIssue, planReplay, REPLAY_ACTOR } from '../../replay/plan-replay';
@@ -54,7 +55,8 @@ function faultOf(value: unknown): ReplayFault | undefined {
  * `results`, exactly as `POST /api/v1/tool-calls` gives it (and waits, `wait: false` included);
  * 404 for an unknown trace; 400 naming the field of a bad body, fault or arguments; 400
  * `SECRET_DESTINATION_CHANGED` naming each kept secret's field when the edit would send a recorded
- * secret somewhere else (`http_request`: another origin) — the secret typed anew goes.
+ * secret somewhere else (`http_request`: another origin) — the secret typed anew goes; 409
+ * `VAULT_KEY_MISMATCH` when the call's sealed arguments do not open (vault key missing or another one).
  */
 export async function replayOne(c: HttpContext, ts: Toolscope): Promise<Response> {
   const id = paramOf(c, 'id');
@@ -67,11 +69,14 @@ export async function replayOne(c: HttpContext, ts: Toolscope): Promise<Response
       : planReplay(ts.store, id, { arguments: body.arguments, fault, tools: ts.executor.registry });
   if (!planned.ok) {
     if (planned.reason === 'not_found') throw new ApiError('NOT_FOUND', `No trace with id "${id.slice(0, 256)}".`);
+    if (planned.reason === 'vault_key_mismatch') throw new ApiError('VAULT_KEY_MISMATCH', planned.message);
     if (planned.reason === 'secret_destination_changed') {
       throw new ApiError('SECRET_DESTINATION_CHANGED', planned.message, { errors: planned.issues });
     }
     throw invalid('INVALID_ARGUMENTS', planned.issues, planned.message);
   }
+  // Refused whole before anything runs (or is audited) while the store cannot record it: 503.
+  ts.store.admit();
   audit(c, ts, 'trace.replayed', id, {
     edited_arguments: body.arguments !== undefined,
     fault: fault?.json ?? null,
@@ -91,7 +96,7 @@ export async function replayOne(c: HttpContext, ts: Toolscope): Promise<Response
  * batches run one after the other, each answered as `POST /api/v1/tool-calls` answers (a call
  * still awaiting approval when its batch stops waiting is reported so, and the next batch goes
  * on). 200 `{ "session_id", "results" }` with results in the recorded order; 404 when the
- * session has no calls.
+ * session has no calls; 409 `VAULT_KEY_MISMATCH`, nothing run, when a call's sealed arguments do not open.
  */
 export async function replaySession(c: HttpContext, ts: Toolscope): Promise<Response> {
   const sessionId = paramOf(c, 'id');
@@ -102,6 +107,7 @@ export async function replaySession(c: HttpContext, ts: Toolscope): Promise<Resp
     plan = sessionId.length > 256 ? null : planSessionReplay(ts.store, sessionId);
   } catch (error) {
     if (isSessionTooLargeError(error)) throw new ApiError('SESSION_TOO_LARGE', `${error.message}.`);
+    if (isVaultError(error)) throw new ApiError('VAULT_KEY_MISMATCH', error.message);
     throw error;
   }
   if (!plan) {
@@ -111,6 +117,7 @@ export async function replaySession(c: HttpContext, ts: Toolscope): Promise<Resp
       throw new ApiError('IMPORTED_TRACE', `The session ${sessionId} was imported: it is read-only here.`);
     throw new ApiError('NOT_FOUND', `No calls in session "${sessionId.slice(0, 256)}".`);
   }
+  ts.store.admit();
   audit(c, ts, 'session.replayed', sessionId, { into: plan.sessionId, calls: plan.size, fault: fault?.json ?? null });
   const results = new Array<Record<string, unknown>>(plan.size);
   const execute = plan.execute(ts.executor.execute);

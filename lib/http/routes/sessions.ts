@@ -3,6 +3,7 @@ import { sessionExport } from '../../api/export-import';
 import { summaryJson } from '../../api/serialize';
 import { sessionJson } from '../../api/session-json';
 import { sessionDetail } from '../../api/sessions';
+import { searchTextParam } from '../../api/trace-filter-query';
 import { MAX_SESSION_LIMIT } from '../../db/session-types';
 import { isInvalidCursorError } from '../../db/trace-store';
 import { ApiError } from '../../errors';
@@ -16,7 +17,7 @@ import { defineRoutes } from '../route';
 import { replaySession } from './replay';
 
 const sessionsQuery = z.object({
-  q: z.string().max(256).optional(),
+  q: searchTextParam.optional(),
   failed: z
     .enum(['true', 'false', ''])
     .optional()

@@ -9,8 +9,9 @@ export default defineRoutes([
   {
     /**
      * `POST /api/v1/tool-calls`: OpenAI `tool_calls` or Anthropic `tool_use` blocks through the
-     * pipeline (`runToolCalls`). A client that goes away aborts its calls; a W3C `traceparent`
-     * becomes the calls' parent span.
+     * pipeline (`runToolCalls`). A client that goes away cancels its calls, but releases those
+     * that have waited for a person (they stay pending, or run on once approved); a W3C
+     * `traceparent` becomes the calls' parent span.
      */
     method: 'POST',
     path: '/api/v1/tool-calls',

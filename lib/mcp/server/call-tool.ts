@@ -6,6 +6,7 @@ import type {
   ServerNotification,
   ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import { isStoreUnavailableError } from '../../db/store-faults';
 import { type Clock, systemClock, type TimerHandle } from '../../executor/clock';
 import type { Executor } from '../../executor/executor';
 import type { CallPrincipal, CancelReason, ExecutionContext } from '../../executor/types';
@@ -38,7 +39,8 @@ export type McpRequestExtra = RequestHandlerExtra<ServerRequest, ServerNotificat
  * 3. once it waits for approval, and while it then runs, a client that gave a progress token gets
  *    `notifications/progress` every `keepAliveMs`, so that it does not time the request out;
  * 4. the result is MCP content (`toCallToolResult`); a failure, an unknown tool included, is a
- *    result with `isError: true`, never a JSON-RPC error.
+ *    result with `isError: true`, never a JSON-RPC error — a call the trace store refuses too
+ *    (it cannot record it now: `TraceStore.admit`), saying so.
  */
 export async function callTool(
   deps: CallToolDeps,
@@ -63,6 +65,8 @@ export async function callTool(
     const result = await deps.executor.execute({ name: params.name, arguments: params.arguments ?? {} }, ctx);
     return toCallToolResult(result);
   } catch (error) {
+    // The store refused the call before it started (it cannot record it now): the model reads why.
+    if (isStoreUnavailableError(error)) return unavailableResult(error.message);
     // The executor answers everything a tool, a model or a stopping Toolscope can cause; a throw
     // past it is a bug of ours, which the model still gets as a failed call, not a protocol error.
     console.error('[toolscope] MCP tools/call failed:', error);

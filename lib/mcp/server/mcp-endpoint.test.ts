@@ -8,6 +8,7 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../executor/define-tool';
+import { crowding } from '../../hardening/testing/machine-pace';
 import type { Toolscope } from '../../server/create-toolscope';
 import { testToolscopes } from '../../server/testing/test-toolscopes';
 import { type McpTestServer, startMcpTestServer } from './testing/mcp-test-server';
@@ -317,7 +318,10 @@ describe('Toolscope as an MCP server', () => {
   });
 
   it('ends sessions idle for idleSessionMs, and the longest idle one past maxSessions', async () => {
-    const { server } = await start({ idleSessionMs: 300, maxSessions: 2 });
+    // 300 ms on the reference machine at rest, stretched by the machine's crowding (3 s at most):
+    // the three sessions below start well within it.
+    const idleSessionMs = Math.min(300 * crowding(), 3_000);
+    const { server } = await start({ idleSessionMs, maxSessions: 2 });
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const initialize = async () => {
       const answer = await fetch(`${server.base}/mcp`, {
@@ -339,19 +343,19 @@ describe('Toolscope as an MCP server', () => {
     const third = await initialize();
     expect(server.endpoint.sessionIds()).toEqual([second, third]);
     expect(first).not.toBe(third);
-    await until(() => server.endpoint.sessionIds().length === 0, 3_000);
+    await until(() => server.endpoint.sessionIds().length === 0, 10 * idleSessionMs);
   });
 
   it('tells every session notifications/tools/list_changed when the registry changes', async () => {
     const { ts, server } = await start();
-    const { client } = await server.connect();
+    const { client, streamOpen } = await server.connect();
     let changed = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       changed++;
     });
     const before = (await client.listTools()).tools.length;
     // The client opens its GET stream (where the notification comes) after initializing.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await streamOpen;
     ts.executor.registry.register(defineTool({ ...waitForCancel, name: 'added_later' }));
     await until(() => changed > 0);
     const { tools } = await client.listTools();

@@ -118,6 +118,14 @@ export async function startBuiltServer(
   throw new Error(`the server did not start:\n${log}`);
 }
 
+/** The server process under scripts/start.mjs (its only child): the one to SIGKILL for a crash. */
+export function serverPid(starter: number): number {
+  const children = fs.readFileSync(`/proc/${starter}/task/${starter}/children`, 'utf8').trim().split(/\s+/);
+  const pid = Number(children[0]);
+  if (!pid) throw new Error(`scripts/start.mjs (${starter}) has no child`);
+  return pid;
+}
+
 /**
  * Waits until the upstream MCP server `name` is connected (`GET /api/v1/mcp/servers`), for at
  * most `timeoutMs`; then it throws with the states seen.

@@ -10,8 +10,13 @@ import { createMcpEndpoint, type McpEndpoint, type McpEndpointOptions } from '..
 export interface McpTestServer {
   base: string;
   endpoint: McpEndpoint;
-  /** An SDK client connected to `/mcp` (closed by `close`). */
-  connect(headers?: Record<string, string>): Promise<{ client: Client; transport: StreamableHTTPClientTransport }>;
+  /**
+   * An SDK client connected to `/mcp` (closed by `close`); `streamOpen` resolves once its GET
+   * stream (where the server's notifications come) is open.
+   */
+  connect(
+    headers?: Record<string, string>,
+  ): Promise<{ client: Client; transport: StreamableHTTPClientTransport; streamOpen: Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -30,10 +35,22 @@ export async function startMcpTestServer(ts: Toolscope, options: McpEndpointOpti
     endpoint,
     async connect(headers = {}) {
       const client = new Client({ name: 'vitest-agent', version: '1.2.3' });
-      const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers } });
+      let opened = () => {};
+      const streamOpen = new Promise<void>((resolve) => {
+        opened = resolve;
+      });
+      const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+        requestInit: { headers },
+        // The SDK opens the GET stream after initializing, without telling: its answer is the sign.
+        fetch: async (url, init) => {
+          const response = await fetch(url, init);
+          if ((init?.method ?? 'GET') === 'GET' && response.ok) opened();
+          return response;
+        },
+      });
       await client.connect(transport);
       clients.push(client);
-      return { client, transport };
+      return { client, transport, streamOpen };
     },
     async close() {
       await Promise.all(clients.map((client) => client.close().catch(() => {})));
