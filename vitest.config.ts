@@ -18,5 +18,8 @@ export default defineConfig({
     // beside other work) a test of a few seconds can take several times as long.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // `expect.poll` waits for something that must happen; its limit (1 s unless given) catches a
+    // hang too, not a slow machine.
+    expect: { poll: { timeout: 10_000 } },
   },
 });

@@ -12,6 +12,7 @@ import { percentile } from './percentile';
 export interface LoadOptions {
   url: string;
   method: 'GET' | 'POST';
+  /** Sent with every request; each `{n}` in it becomes a text of its own per request (a fresh tool call id). */
   body?: string;
   connections: number;
   warmupSeconds: number;
@@ -52,14 +53,24 @@ const REQUEST_TIMEOUT_MS = 10_000;
 export async function generateLoad(options: LoadOptions): Promise<LoadReport> {
   const url = new URL(options.url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
-  const body = options.body === undefined ? undefined : Buffer.from(options.body);
-  const headers: http.OutgoingHttpHeaders = body
-    ? { 'content-type': 'application/json', 'content-length': body.length }
-    : {};
+  const parts = options.body?.split('{n}').map((part) => Buffer.from(part));
+  let sent = 0;
+  /** The next request's body: the parts joined by a number no request had before. */
+  const nextBody = (): Buffer | undefined => {
+    if (parts === undefined || parts.length === 1) return parts?.[0];
+    sent += 1;
+    // With the pid: a later generator against the same server never repeats an earlier one's.
+    const n = Buffer.from(`${process.pid}-${sent}`);
+    return Buffer.concat(parts.flatMap((part, i) => (i === 0 ? [part] : [n, part])));
+  };
   let firstError: string | undefined;
 
   const send = (latencies: number[]) =>
     new Promise<boolean>((resolve) => {
+      const body = nextBody();
+      const headers: http.OutgoingHttpHeaders = body
+        ? { 'content-type': 'application/json', 'content-length': body.length }
+        : {};
       const start = performance.now();
       const settle = (good: boolean, why?: string) => {
         if (!good && firstError === undefined) firstError = why;

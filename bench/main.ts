@@ -43,7 +43,8 @@ const settings = {
   storeCalls: setting('BENCH_STORE_CALLS', 10_000_000),
   body: JSON.stringify({
     session_id: 'bench',
-    tool_calls: [{ id: 'c', type: 'function', function: { name: 'calculator', arguments: '{"expression":"2+2"}' } }],
+    // A fresh tool call id per request: a repeated one is answered from the store (at most once).
+    tool_calls: [{ id: 'c{n}', type: 'function', function: { name: 'calculator', arguments: '{"expression":"2+2"}' } }],
   }),
 };
 const NOT_FOUND_PATH = '/bench-not-found';
