@@ -50,6 +50,7 @@ describe.skipIf(!built)('the built server: errors and upstream HTTP answers stay
     return json;
   }
 
+  let probesSent = 0;
   async function probe(n: number): Promise<void> {
     if (n % 2 === 0) {
       const { status, json } = await server.send('GET', '/api/v1/traces?limit=1');
@@ -58,7 +59,8 @@ describe.skipIf(!built)('the built server: errors and upstream HTTP answers stay
     } else {
       const { json } = await server.send('POST', '/api/v1/tool-calls', {
         session_id: 'probes',
-        tool_calls: [call(`probe_${n}`, 'calculator', { expression: `${n} * 3` })],
+        // A fresh id each time: a repeated one would be answered from the store, not run.
+        tool_calls: [call(`probe_${n}_${++probesSent}`, 'calculator', { expression: `${n} * 3` })],
       });
       expect(json.results[0].output.result).toBe(n * 3);
     }

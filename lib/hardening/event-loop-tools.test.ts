@@ -83,6 +83,7 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
     return json;
   }
 
+  let probesSent = 0;
   /** One probe: the traces list (Next) or a calculation (the agent path), checked to be right. */
   async function probe(n: number, readsOnly: boolean): Promise<void> {
     if (readsOnly || n % 2 === 0) {
@@ -92,7 +93,8 @@ describe.skipIf(!built)('the built server: no tool stalls it', () => {
     } else {
       const { json } = await server.send('POST', '/api/v1/tool-calls', {
         session_id: 'probes',
-        tool_calls: [call(`probe_${n}`, 'calculator', { expression: `${n} * 2` })],
+        // A fresh id each time: a repeated one would be answered from the store, not run.
+        tool_calls: [call(`probe_${n}_${++probesSent}`, 'calculator', { expression: `${n} * 2` })],
       });
       expect(json.results[0].output.result).toBe(n * 2);
     }
