@@ -2,10 +2,15 @@ import { defineConfig } from '@playwright/test';
 
 const port = Number(process.env.E2E_PORT || 3197);
 
-/** e2e tests against the built app, started by global setup on its own port and data folder. */
+/**
+ * e2e tests against the built app, started by global setup on its own port and data folder. Specs
+ * that change what every test of a server sees start their own (`testWithOwnServer`). Screenshots
+ * are not tests: `npm run screens` takes them (playwright.screens.config.ts, e2e/screens/).
+ */
 export default defineConfig({
   testDir: 'e2e',
   testMatch: '**/*.spec.ts',
+  testIgnore: 'screens/**',
   globalSetup: './e2e/global-setup.ts',
   fullyParallel: false,
   workers: 2,

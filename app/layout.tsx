@@ -8,6 +8,7 @@ import { WhoAmI } from '@/components/access/who-am-i';
 import { ApprovalsLive } from '@/components/approvals/approvals-live';
 import { ApprovalsNavLink } from '@/components/approvals/approvals-nav-link';
 import { FaultsNavLink, FaultsPhoneIndicator } from '@/components/faults/faults-nav-link';
+import { HealthBanner } from '@/components/health/health-banner';
 import { NavLink } from '@/components/nav-link';
 import { Providers } from '@/components/providers';
 import { ShortcutsDialog } from '@/components/shortcuts-dialog';
@@ -29,7 +30,7 @@ export const metadata: Metadata = {
 
 /**
  * The shell of every page: header (navigation with the approvals and active-faults counts, time
- * zone, shortcuts, theme) and main.
+ * zone, shortcuts, theme), the health banner (shown while the server is degraded) and main.
  * The time zone is resolved here, on the server, from the cookie: server and browser then render
  * every time in the same zone.
  */
@@ -114,6 +115,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                     </div>
                   </nav>
                 </header>
+                <HealthBanner />
                 <main id="main" className="mx-auto max-w-[1600px] px-3 py-4 sm:px-4">
                   {children}
                 </main>

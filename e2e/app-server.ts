@@ -167,3 +167,30 @@ export function ownAppServer(prefix: string, options: { timeoutMs: number; env?:
   });
   return app;
 }
+
+/** The address and data folder of a spec's own Toolscope (`testWithOwnServer`). */
+export interface OwnApp {
+  base: string;
+  dataDir: string;
+}
+
+/**
+ * `test` for a spec whose tests change what every test of a server sees (fault rules, the policy,
+ * upstream MCP servers): its tests' `page` and `request` go to a Toolscope of the file's own (see
+ * ownAppServer), so they neither race other workers nor leave anything behind for them. The
+ * `app` fixture names its address and data folder.
+ * @example const test = testWithOwnServer('toolscope-e2e-faults-'); test('…', async ({ page, app }) => {});
+ */
+export function testWithOwnServer(prefix: string, options: { timeoutMs?: number; env?: Record<string, string> } = {}) {
+  const app = ownAppServer(prefix, { timeoutMs: options.timeoutMs ?? 90_000, env: options.env });
+  return test.extend<{ app: OwnApp }>({
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
+    baseURL: async ({}, use) => {
+      await use(app.base);
+    },
+    // biome-ignore lint/correctness/noEmptyPattern: as above.
+    app: async ({}, use) => {
+      await use(app);
+    },
+  });
+}

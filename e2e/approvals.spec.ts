@@ -1,26 +1,11 @@
-import path from 'node:path';
 import { type APIRequestContext, expect, test } from '@playwright/test';
 import { postToolCall, unique } from './pages/api';
-import { ApprovalsPage } from './pages/approvals-page';
+import { ApprovalsPage, pendingWrite } from './pages/approvals-page';
 import { TracePage } from './pages/trace-page';
 
 /** The e2e config decides approvals as this user, and lets them expire after 20 s (app-server.ts). */
 // A loopback Toolscope without keys is in local mode: its one person decides, as `local`.
 const REVIEWER = 'local';
-const SCREENS = process.env.SCREENS_DIR;
-
-/** A `write_file` call as an agent sends it with `"wait": false`: answered at once, still pending. */
-async function pendingWrite(request: APIRequestContext, file: string, content: string, sessionId?: string) {
-  const call = await postToolCall(request, {
-    id: unique('call_write'),
-    name: 'write_file',
-    arguments: { path: file, content },
-    wait: false,
-    ...(sessionId ? { sessionId } : {}),
-  });
-  expect(call.status).toBe('awaiting_approval');
-  return call.traceId;
-}
 
 async function pendingCount(request: APIRequestContext): Promise<number> {
   const body = (await (await request.get('/api/v1/approvals')).json()) as { approvals: unknown[] };
@@ -197,43 +182,4 @@ test('a call no one answers expires with APPROVAL_TIMEOUT, its permission stage 
   await expect(page.getByTestId('error-code')).toHaveText('APPROVAL_TIMEOUT', { timeout: 40_000 });
   await expect(trace.status).toHaveAttribute('data-status', 'denied');
   await expect(page.getByTestId('approval-panel')).toHaveAttribute('data-decision', 'expired');
-});
-
-/** Screenshots of the queue and an approved trace, light and dark; only when SCREENS_DIR is set. */
-test('screenshots of the approval queue and an approved trace', async ({ browser, request }) => {
-  test.skip(!SCREENS, 'set SCREENS_DIR to take screenshots');
-  test.setTimeout(120_000);
-  for (const theme of ['light', 'dark'] as const) {
-    const session = unique('sess-agent');
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    await context.addInitScript((t) => localStorage.setItem('toolscope-theme', t), theme);
-    const page = await context.newPage();
-    const approvals = new ApprovalsPage(page);
-    await approvals.goto();
-    const edited = await pendingWrite(request, 'notes/plan.md', '# Plan\n- ship the queue\n- sleep', session);
-    const secret = await pendingWrite(
-      request,
-      'config/settings.json',
-      '{"debug": true, "token": "sk-live-abcdefghijklmnop1234"}',
-      session,
-    );
-    await expect(approvals.card(edited)).toBeVisible();
-    await approvals.card(edited).getByTestId('edit').click();
-    await approvals.editField(edited, 'content').fill('# Plan\n- ship the queue\n- write the e2e tests\n- sleep');
-    await page.screenshot({ path: path.join(SCREENS!, `approvals-queue-${theme}.png`), fullPage: true });
-    await approvals.card(edited).getByTestId('approve-edited').click();
-    await expect(approvals.card(edited)).toHaveCount(0);
-    await page.screenshot({ path: path.join(SCREENS!, `approvals-after-${theme}.png`) });
-
-    const trace = new TracePage(page);
-    await trace.goto(edited);
-    await expect(trace.status).toHaveAttribute('data-status', 'succeeded');
-    await page.getByTestId('approval-panel').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: path.join(SCREENS!, `approvals-trace-${theme}.png`), fullPage: true });
-    await trace.goto(secret);
-    await expect(page.getByTestId('approval-panel')).toHaveAttribute('data-decision', 'pending');
-    await page.getByTestId('panel-deny').click();
-    await page.screenshot({ path: path.join(SCREENS!, `approvals-trace-pending-${theme}.png`) });
-    await context.close();
-  }
 });

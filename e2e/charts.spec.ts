@@ -1,10 +1,7 @@
-import fs from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { postToolCall, unique } from './pages/api';
 import { type ChartRange, ChartsPage } from './pages/charts-page';
 
-// Screenshots go where SCREENS_DIR says (to look at them), else beside Playwright's other output.
-const SCREENS = process.env.SCREENS_DIR || 'test-results/screens';
 const POINTS: Record<ChartRange, number> = { hour: 60, day: 96, week: 168 };
 
 test.beforeAll(async ({ request }) => {
@@ -82,23 +79,3 @@ test('the stats API refuses a bad range and an unknown tool', async ({ request }
   expect(body).toMatchObject({ range: 'hour', bucket_ms: 60_000 });
   expect(body.points).toHaveLength(60);
 });
-
-for (const scheme of ['light', 'dark'] as const) {
-  for (const width of [1440, 390]) {
-    test(`screenshots of the charts, ${scheme}, ${width} px`, async ({ browser }) => {
-      const context = await browser.newContext({ colorScheme: scheme, viewport: { width, height: 900 } });
-      const page = await context.newPage();
-      const charts = new ChartsPage(page);
-      fs.mkdirSync(SCREENS, { recursive: true });
-      await charts.goto(null, 'hour');
-      await page.screenshot({ path: `${SCREENS}/charts-tools-${scheme}-${width}.png`, fullPage: true });
-      await charts.goto('calculator', 'hour');
-      await page.screenshot({ path: `${SCREENS}/charts-tool-page-${scheme}-${width}.png`, fullPage: true });
-      await charts.goto('calculator', 'week');
-      await charts.chart('calculator', 'calls').screenshot({ path: `${SCREENS}/charts-week-${scheme}-${width}.png` });
-      await charts.goto('calculator', 'day');
-      await charts.chart('calculator', 'latency').screenshot({ path: `${SCREENS}/charts-day-${scheme}-${width}.png` });
-      await context.close();
-    });
-  }
-}

@@ -91,8 +91,10 @@ test('a call sent through the API while the list is open appears live', async ({
 });
 
 test('pausing stops live updates until resumed', async ({ page, request }) => {
+  // A list of one session counts only that session's new calls, so "1 new" is this test's call.
+  const session = unique('sess-pause');
   const traces = new TracesPage(page);
-  await traces.goto();
+  await traces.goto(`?session=${session}`);
   await traces.waitUntilLive();
   await page.getByTestId('live-toggle').click();
   await expect(traces.liveIndicator).toHaveAttribute('data-state', 'paused');
@@ -100,8 +102,10 @@ test('pausing stops live updates until resumed', async ({ page, request }) => {
     id: unique('call_pause'),
     name: 'calculator',
     arguments: { expression: '3' },
+    sessionId: session,
   });
-  await expect(traces.liveIndicator).toContainText(/new/);
+  // The page has heard of the call (positive signal) and still does not show it.
+  await expect(traces.liveIndicator).toContainText('Paused — 1 new');
   await expect(traces.row(traceId)).toHaveCount(0);
   await page.getByTestId('live-toggle').click();
   await expect(traces.row(traceId)).toBeVisible();

@@ -1,30 +1,14 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
+import { type APIRequestContext, expect, type Page } from '@playwright/test';
+import { testWithOwnServer } from './app-server';
 import { postToolCall, unique } from './pages/api';
 import { createRule, FaultsPage, faultsBadge, listRules } from './pages/faults-page';
 import { TracePage } from './pages/trace-page';
 import { TracesPage } from './pages/traces-page';
+import { startUpstream } from './pages/upstream';
 
-// Rules here are limited to a session of their own: the e2e server is shared with other specs,
-// and a rule for every session would break their calls. The tests of this file run in order.
-
-const SCREENS = process.env.SCREENS_DIR;
-
-/** A JSON upstream on loopback for `http_request` (retry policy: 3 attempts). */
-async function startUpstream() {
-  const server = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end('{"ok":true}');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/health`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+// "Disable all" and "Delete all" act on every rule, and the navigation counts them all: this
+// file has a Toolscope of its own. Its tests run in order.
+const test = testWithOwnServer('toolscope-e2e-faults-');
 
 interface TraceJson {
   status: string;
@@ -280,113 +264,5 @@ test('the navigation shows active rules until "Disable all"; rules switch on and
   await page.getByTestId('faults-reset-confirm').click();
   await expect(faults.empty).toBeVisible();
   await expect(badge).toHaveCount(0);
-  if (SCREENS) await page.screenshot({ path: path.join(SCREENS, 'faults-empty-light.png') });
   expect((await listRules(request)).faults).toHaveLength(0);
-});
-
-/** Screenshots of the faults page and a faulted trace, light and dark; only when SCREENS_DIR is set. */
-test('screenshots of the faults page and a faulted trace', async ({ browser, request }) => {
-  test.skip(!SCREENS, 'set SCREENS_DIR to take screenshots');
-  test.setTimeout(120_000);
-  const session = unique('sess-fault-screens');
-  const upstream = await startUpstream();
-  try {
-    await createRule(request, {
-      name: 'flaky upstream',
-      tool: 'http_*',
-      session_id: session,
-      kind: 'fail_first',
-      params: { n: 2 },
-      seed: 12345,
-    });
-    await createRule(request, {
-      name: 'slow calculator',
-      tool: 'calculator',
-      session_id: session,
-      kind: 'latency',
-      params: { ms: 120, jitter_ms: 40 },
-      probability: 0.5,
-      seed: 7,
-      max_hits: 20,
-      expires_at: Date.now() + 60 * 60_000,
-    });
-    await createRule(request, {
-      name: 'rate limited search',
-      tool: 'http_request',
-      session_id: session,
-      kind: 'rate_limit',
-      params: { retry_after_ms: 2000 },
-      enabled: false,
-    });
-    await createRule(request, {
-      name: 'garbage output',
-      tool: 'read_file',
-      session_id: session,
-      kind: 'corrupt_output',
-      params: { mode: 'invalid_json' },
-      max_hits: 1,
-    });
-    const call = await postToolCall(request, {
-      id: unique('call'),
-      name: 'http_request',
-      arguments: { url: upstream.url },
-      sessionId: session,
-    });
-    await createRule(request, {
-      name: 'calculator down',
-      tool: 'calculator',
-      session_id: `${session}-down`,
-      kind: 'error',
-      params: { code: 'UPSTREAM_DOWN', message: 'The math service is down', retryable: false },
-      max_hits: 1,
-    });
-    const failed = await postToolCall(request, {
-      id: unique('call'),
-      name: 'calculator',
-      arguments: { expression: '1+1' },
-      sessionId: `${session}-down`,
-    });
-    expect(failed.status).toBe('failed');
-    for (const expression of ['2+2', '6*7']) {
-      await postToolCall(request, {
-        id: unique('call'),
-        name: 'calculator',
-        arguments: { expression },
-        sessionId: session,
-      });
-    }
-    for (const theme of ['light', 'dark'] as const) {
-      const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-      await context.addInitScript((t) => localStorage.setItem('toolscope-theme', t), theme);
-      const page = await context.newPage();
-      const faults = new FaultsPage(page);
-      await faults.goto();
-      await expect(faults.rows.first()).toBeVisible();
-      await page.screenshot({ path: path.join(SCREENS!, `faults-${theme}.png`), fullPage: true });
-      await page.setViewportSize({ width: 390, height: 844 });
-      await page.screenshot({ path: path.join(SCREENS!, `faults-${theme}-390.png`), fullPage: true });
-      await page.setViewportSize({ width: 1440, height: 900 });
-      await faults.row('slow calculator').getByTestId('fault-edit').click();
-      await faults.field('fault-param-ms').fill('lots');
-      await faults.field('fault-save').click();
-      await expect(faults.fieldError('params.ms')).toBeVisible();
-      await page.screenshot({ path: path.join(SCREENS!, `faults-form-error-${theme}.png`) });
-      const trace = new TracePage(page);
-      await trace.goto(call.traceId);
-      await page.screenshot({ path: path.join(SCREENS!, `trace-faulted-${theme}.png`), fullPage: true });
-      await trace.goto(failed.traceId);
-      await page.screenshot({ path: path.join(SCREENS!, `trace-fault-failed-${theme}.png`) });
-      const traces = new TracesPage(page);
-      await traces.goto(`?session=${session}&faulted=true`);
-      await expect(page.getByTestId('filter-faulted')).toBeChecked();
-      await page.screenshot({ path: path.join(SCREENS!, `traces-faulted-filter-${theme}.png`) });
-      await context.close();
-    }
-  } finally {
-    await upstream.close();
-    // The rules of the screenshots stop here.
-    for (const rule of (await listRules(request)).faults.filter((r) => r.session_id?.startsWith(session))) {
-      await request.delete(`/api/v1/faults/${rule.id}`);
-    }
-  }
 });

@@ -7,18 +7,6 @@ import { unique } from './pages/api';
 import { LiveTracePage } from './pages/live-trace-page';
 import { TracesPage } from './pages/traces-page';
 
-const SCREENS = process.env.SCREENS_DIR || 'test-results/screens';
-
-async function screenshot(page: Page, name: string) {
-  fs.mkdirSync(SCREENS, { recursive: true });
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await expect(page.locator('html')).toHaveClass(scheme === 'dark' ? /\bdark\b/ : /^(?!.*\bdark\b)/);
-    await page.screenshot({ path: path.join(SCREENS, `${name}-${scheme}.png`), fullPage: true });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
-
 /** The trace id of the only call of `session`, once it is recorded. */
 async function traceOfSession(page: Page, session: string): Promise<string> {
   let id = '';
@@ -78,9 +66,7 @@ test('a running run_shell call streams its output and running attempt, and is ca
   const before = await trace.elapsed.textContent();
   await expect(trace.elapsed).not.toHaveText(before ?? '', { timeout: 3_000 });
 
-  await screenshot(page, 'trace-running');
   await page.setViewportSize({ width: 390, height: 900 });
-  await screenshot(page, 'trace-running-390');
   const ticks = await page.getByTestId('waterfall-tick').all();
   const boxes = await Promise.all(ticks.map((tick) => tick.boundingBox()));
   for (let i = 1; i < boxes.length; i++) {
@@ -100,7 +86,6 @@ test('a running run_shell call streams its output and running attempt, and is ca
 
   const answer = (await (await agent).json()) as { results: { status: string; error: { code: string } }[] };
   expect(answer.results[0]).toMatchObject({ status: 'cancelled', error: { code: 'CANCELLED' } });
-  await screenshot(page, 'trace-cancelled');
 });
 
 test('a fail_fast cancellation links to the failed call; an unknown tool links to no tool page', async ({
@@ -170,7 +155,6 @@ test.describe('a server that stops and comes back', () => {
     await expect(traces.liveIndicator).toHaveAttribute('data-state', 'disconnected', { timeout: 15_000 });
     expect(Date.now() - stopped).toBeLessThan(15_000);
     await expect(traces.liveIndicator).toContainText(/Disconnected — reconnecting/);
-    await screenshot(page, 'list-disconnected');
 
     server = await startAppServer({ port, dataDir, timeoutMs: 60_000 });
     await expect(traces.liveIndicator).toHaveAttribute('data-state', 'live', { timeout: 40_000 });

@@ -1,35 +1,29 @@
 import fs from 'node:fs';
-import path from 'node:path';
-import { expect, type Page, test } from '@playwright/test';
-import { flakyDownFlag } from './app-server';
+import { expect, type Page } from '@playwright/test';
+import { flakyDownFlag, testWithOwnServer } from './app-server';
 import { postToolCall, unique } from './pages/api';
 import { ToolPage } from './pages/tool-page';
 import { TracePage } from './pages/trace-page';
 
 // The e2e server is configured with two upstream MCP servers over stdio (e2e/app-server.ts):
 // `everything` (@modelcontextprotocol/server-everything) and `flaky` (e2e/fixtures/flaky-mcp-server.mjs).
+// Taking `flaky` down changes the tools every page of a server lists: this file has a Toolscope of its own.
+const test = testWithOwnServer('toolscope-e2e-mcp-');
 
-const SCREENS = process.env.SCREENS_DIR;
 const STAGES = ['parse', 'validate', 'permission', 'execute', 'normalize', 'trace'];
-
-function downFlag(): string {
-  const dataDir = process.env.E2E_DATA_DIR;
-  if (!dataDir) throw new Error('E2E_DATA_DIR is set by the global setup');
-  return flakyDownFlag(dataDir);
-}
 
 const serverCard = (page: Page, name: string) => page.locator(`[data-testid="mcp-server"][data-server="${name}"]`);
 const toolRow = (page: Page, name: string) => page.locator(`[data-testid="tool-row"][data-tool="${name}"]`);
 
 /** Takes `flaky` down: its flag keeps it from starting again, and its `crash` tool ends the running process. */
-async function takeFlakyDown(request: Parameters<typeof postToolCall>[0]) {
-  fs.writeFileSync(downFlag(), 'down for an e2e test\n');
+async function takeFlakyDown(request: Parameters<typeof postToolCall>[0], dataDir: string) {
+  fs.writeFileSync(flakyDownFlag(dataDir), 'down for an e2e test\n');
   const crash = await postToolCall(request, { id: unique('call_crash'), name: 'flaky__crash', arguments: {} });
   expect(crash.status).toBe('succeeded');
 }
 
-test.afterEach(() => {
-  fs.rmSync(downFlag(), { force: true });
+test.afterEach(({ app }) => {
+  fs.rmSync(flakyDownFlag(app.dataDir), { force: true });
 });
 
 test('a tool of an upstream server runs from the playground, and its trace shows the server stderr', async ({
@@ -76,6 +70,7 @@ test("a tool of the reference server (server-everything) runs from the playgroun
 test('the tools page shows a server going down, its tools unavailable, and coming back on Reconnect', async ({
   page,
   request,
+  app,
 }) => {
   test.setTimeout(90_000);
   await page.goto('/tools');
@@ -90,7 +85,7 @@ test('the tools page shows a server going down, its tools unavailable, and comin
   await expect(toolRow(page, 'flaky__note')).toHaveAttribute('data-available', 'true');
 
   // Down: the page follows without a reload; the tools stay, marked unavailable with the reason.
-  await takeFlakyDown(request);
+  await takeFlakyDown(request, app.dataDir);
   await expect(flaky).toHaveAttribute('data-state', /^(failed|disconnected)$/, { timeout: 20_000 });
   await expect(flaky.getByTestId('mcp-error')).toBeVisible();
   await expect(flaky.getByTestId('mcp-stderr')).toContainText('refusing to start', { timeout: 20_000 });
@@ -106,7 +101,7 @@ test('the tools page shows a server going down, its tools unavailable, and comin
   expect(refused.error?.code).toBe('UPSTREAM_UNAVAILABLE');
 
   // Back: the flag is gone; Reconnect (by keyboard) brings it back at once, whatever the backoff says.
-  fs.rmSync(downFlag(), { force: true });
+  fs.rmSync(flakyDownFlag(app.dataDir), { force: true });
   const reconnect = flaky.getByTestId('mcp-reconnect');
   await reconnect.focus();
   await page.keyboard.press('Enter');
@@ -119,29 +114,4 @@ test('the tools page shows a server going down, its tools unavailable, and comin
     arguments: { text: 'back' },
   });
   expect(back.status).toBe('succeeded');
-});
-
-/** Screenshots of the tools page with its MCP servers (one down), light and dark; only when SCREENS_DIR is set. */
-test('screenshots of the tools page with MCP servers', async ({ browser, request }) => {
-  test.skip(!SCREENS, 'set SCREENS_DIR to take screenshots');
-  test.setTimeout(120_000);
-  await postToolCall(request, { id: unique('call'), name: 'everything__echo', arguments: { message: 'screens' } });
-  await postToolCall(request, { id: unique('call'), name: 'flaky__note', arguments: { text: 'screens' } });
-  await takeFlakyDown(request);
-  for (const theme of ['light', 'dark'] as const) {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    await context.addInitScript((t) => localStorage.setItem('toolscope-theme', t), theme);
-    const page = await context.newPage();
-    await page.goto('/tools');
-    await expect(serverCard(page, 'flaky').getByTestId('mcp-stderr')).toContainText('refusing to start', {
-      timeout: 20_000,
-    });
-    await expect(serverCard(page, 'everything')).toHaveAttribute('data-state', 'connected');
-    await page.screenshot({ path: path.join(SCREENS!, `tools-mcp-${theme}.png`), fullPage: true });
-    await page.getByTestId('mcp-servers').screenshot({ path: path.join(SCREENS!, `tools-mcp-servers-${theme}.png`) });
-    await context.close();
-  }
-  fs.rmSync(downFlag(), { force: true });
-  const back = await request.post('/api/v1/mcp/servers/flaky/reconnect');
-  expect(back.ok()).toBe(true);
 });

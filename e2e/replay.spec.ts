@@ -1,25 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
+import { type APIRequestContext, expect, test } from '@playwright/test';
 import { postToolCall, unique } from './pages/api';
-import { ComparePage, SessionComparePage } from './pages/compare-page';
+import { ComparePage, openTrace, recordChangingSession, SessionComparePage } from './pages/compare-page';
 import { TracePage } from './pages/trace-page';
-
-const SCREENS = process.env.SCREENS_DIR;
-
-/** Opens a trace and waits until its replay keys listen (the page is hydrated). */
-async function openTrace(page: Page, id: string) {
-  await new TracePage(page).goto(id);
-  await expect(page.getByTestId('replay-actions')).toHaveAttribute('data-ready', 'true');
-}
-
-/** The sandbox folder of the app under test (see global-setup.ts). */
-function workspaceFile(name: string): string {
-  const dataDir = process.env.E2E_DATA_DIR;
-  if (!dataDir) throw new Error('E2E_DATA_DIR is not set (global setup)');
-  fs.mkdirSync(path.join(dataDir, 'workspace'), { recursive: true });
-  return path.join(dataDir, 'workspace', name);
-}
 
 async function getTrace(request: APIRequestContext, id: string) {
   const response = await request.get(`/api/v1/traces/${id}`);
@@ -34,34 +16,6 @@ async function getTrace(request: APIRequestContext, id: string) {
     result: { output: unknown };
     attempts: unknown[];
   };
-}
-
-/** A session whose calls give different results on replay: the clock, and a file changed in between. */
-async function recordChangingSession(request: APIRequestContext) {
-  const session = unique('sess-replay');
-  const file = `${session}.txt`;
-  fs.writeFileSync(workspaceFile(file), 'first version\n');
-  const calc = await postToolCall(request, {
-    id: unique('call'),
-    name: 'calculator',
-    arguments: { expression: '2+2' },
-    sessionId: session,
-  });
-  const clock = await postToolCall(request, {
-    id: unique('call'),
-    name: 'run_shell',
-    arguments: { command: ['date', '+%N'] },
-    sessionId: session,
-  });
-  const read = await postToolCall(request, {
-    id: unique('call'),
-    name: 'read_file',
-    arguments: { path: file },
-    sessionId: session,
-  });
-  for (const call of [calc, clock, read]) expect(call.status).toBe('succeeded');
-  fs.writeFileSync(workspaceFile(file), 'second version\n');
-  return { session, calc, clock, read };
 }
 
 test('replay with edited arguments opens the compare view with the argument and output diff', async ({
@@ -336,60 +290,8 @@ test('at phone width the compare view and the trace with its replay actions fit:
   await new ComparePage(page).goto(original.traceId, replayId);
   await expect(page.getByTestId('stdout-diff')).toBeVisible();
   expect(await fits()).toBe(true);
-  if (SCREENS) await page.screenshot({ path: path.join(SCREENS, 'compare-phone.png'), fullPage: true });
   await new TracePage(page).goto(replayId);
   await expect(page.getByTestId('replay-of')).toBeVisible();
   expect(await fits()).toBe(true);
   await context.close();
-});
-
-/** The compare view and the session comparison, light and dark; only when SCREENS_DIR is set. */
-test('screenshots of the compare view and the session comparison', async ({ browser, request }) => {
-  test.skip(!SCREENS, 'set SCREENS_DIR to take screenshots');
-  test.setTimeout(120_000);
-  const { session } = await recordChangingSession(request);
-  const edited = await postToolCall(request, {
-    id: unique('call'),
-    name: 'run_shell',
-    arguments: { command: ['sh', '-c', 'echo "status: ok"; echo "items: 3"; echo "token=abc"; date +%N'] },
-    sessionId: session,
-  });
-  const replay = await request.post(`/api/v1/traces/${edited.traceId}/replay`, {
-    data: {
-      arguments: { command: ['sh', '-c', 'echo "status: ok"; echo "items: 4"; echo "warn: slow" >&2; date +%N'] },
-    },
-  });
-  expect(replay.ok()).toBe(true);
-  const replayId = ((await replay.json()) as { trace_id: string }).trace_id;
-  const sessionReplay = await request.post(`/api/v1/sessions/${session}/replay`, { data: {} });
-  expect(sessionReplay.ok()).toBe(true);
-  const newSession = ((await sessionReplay.json()) as { session_id: string }).session_id;
-
-  for (const theme of ['light', 'dark'] as const) {
-    for (const layout of ['split', 'unified'] as const) {
-      const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
-      await context.addInitScript(
-        ({ t, l }) => {
-          localStorage.setItem('toolscope-theme', t);
-          localStorage.setItem('toolscope-diff-layout', l);
-        },
-        { t: theme, l: layout },
-      );
-      const page = await context.newPage();
-      const compare = new ComparePage(page);
-      await compare.goto(edited.traceId, replayId);
-      await expect(page.getByTestId('arguments-diff-lines')).toHaveAttribute('data-layout', layout);
-      await page.screenshot({ path: path.join(SCREENS!, `compare-${layout}-${theme}.png`), fullPage: true });
-      if (layout === 'split') {
-        await page.goto(`/sessions/${session}/compare/${newSession}`);
-        await expect(page.getByTestId('session-pair').first()).toBeVisible();
-        await page.screenshot({ path: path.join(SCREENS!, `session-compare-${theme}.png`), fullPage: true });
-        await openTrace(page, edited.traceId);
-        await page.keyboard.press('e');
-        await expect(page.getByTestId('replay-panel')).toBeVisible();
-        await page.screenshot({ path: path.join(SCREENS!, `replay-panel-${theme}.png`) });
-      }
-      await context.close();
-    }
-  }
 });

@@ -1,88 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { type APIRequestContext, expect, test } from '@playwright/test';
+import { expect, type Page, type Request, test } from '@playwright/test';
 import { postToolCall, unique } from './pages/api';
-import { createRule } from './pages/faults-page';
-import { postBatch, SessionsPage, SessionViewPage } from './pages/sessions-page';
-
-const SCREENS = process.env.SCREENS_DIR;
-
-/**
- * An agent run with everything the session view draws: two calls of one request running at once,
- * a call retried after an injected failure, a write that waited for approval, and a loop of the
- * same failing calculator call.
- */
-async function recordAgentRun(request: APIRequestContext) {
-  const session = unique('sess-run');
-  const rule = await createRule(request, {
-    name: `flaky read ${session}`,
-    tool: 'read_file',
-    session_id: session,
-    kind: 'fail_first',
-    params: { n: 1 },
-  });
-  const parallel = await postBatch(request, {
-    sessionId: session,
-    calls: [
-      { id: unique('call'), name: 'run_shell', arguments: { command: ['sh', '-c', 'sleep 0.4; echo one'] } },
-      { id: unique('call'), name: 'run_shell', arguments: { command: ['sh', '-c', 'sleep 0.3; echo two'] } },
-    ],
-  });
-  expect(parallel.map((r) => r.status)).toEqual(['succeeded', 'succeeded']);
-  const dataDir = process.env.E2E_DATA_DIR;
-  if (!dataDir) throw new Error('E2E_DATA_DIR is not set (global setup)');
-  fs.mkdirSync(path.join(dataDir, 'workspace'), { recursive: true });
-  fs.writeFileSync(path.join(dataDir, 'workspace', `${session}-notes.txt`), 'notes\n');
-  const retried = await postToolCall(request, {
-    id: unique('call'),
-    name: 'read_file',
-    arguments: { path: `${session}-notes.txt` },
-    sessionId: session,
-  });
-  expect(retried.status).toBe('succeeded');
-  // Only this call needed it; an active rule left behind would show in the nav of later tests.
-  expect((await request.delete(`/api/v1/faults/${rule.id}`)).ok()).toBe(true);
-  const waiting = await postToolCall(request, {
-    id: unique('call'),
-    name: 'write_file',
-    arguments: { path: `${session}.txt`, content: 'hello' },
-    sessionId: session,
-    wait: false,
-  });
-  expect(waiting.status).toBe('awaiting_approval');
-  await new Promise((resolve) => setTimeout(resolve, 400));
-  const decided = await request.post(`/api/v1/approvals/${waiting.traceId}`, { data: { decision: 'approve' } });
-  expect(decided.ok(), await decided.text()).toBe(true);
-  // Approved, the write runs on: the session counts it running until it has finished.
-  await expect
-    .poll(
-      async () =>
-        ((await (await request.get(`/api/v1/traces/${waiting.traceId}`)).json()) as { status: string }).status,
-    )
-    .toBe('succeeded');
-  const loop: string[] = [];
-  for (const key of [
-    { expression: '1/', precision: 4 },
-    { precision: 4, expression: '1/' },
-    { expression: '1/', precision: 4 },
-  ]) {
-    const call = await postToolCall(request, {
-      id: unique('call'),
-      name: 'calculator',
-      arguments: key,
-      sessionId: session,
-    });
-    expect(call.status).toBe('failed');
-    loop.push(call.traceId);
-  }
-  return {
-    session,
-    parallel: parallel.map((r) => r.trace_id),
-    retried: retried.traceId,
-    waiting: waiting.traceId,
-    loop,
-  };
-}
+import { recordAgentRun, SessionsPage, SessionViewPage } from './pages/sessions-page';
 
 test('a session view shows parallel calls in separate lanes, the batch, the approval wait, the retry and the loop', async ({
   page,
@@ -192,6 +110,105 @@ test('the sessions list searches, keeps failed-only, loads more with the keyboar
   await expect(new SessionViewPage(page).view).toHaveAttribute('data-session-id', `${prefix}-51`);
 });
 
+/**
+ * Holds the first request to `/api/v1/sessions` that `hold` picks until `until` resolves (or
+ * `boundMs` passes), then lets it through; resolves `held` once it has been caught.
+ */
+function holdSessionsRequest(
+  page: Page,
+  hold: (url: URL) => boolean,
+  until: Promise<unknown>,
+  boundMs = 3_000,
+): { held: Promise<void> } {
+  let caught: () => void = () => {};
+  const held = new Promise<void>((resolve) => {
+    caught = resolve;
+  });
+  let done = false;
+  void page.route('**/api/v1/sessions?*', async (route) => {
+    if (done || !hold(new URL(route.request().url()))) return route.fallback();
+    done = true;
+    caught();
+    await Promise.race([until, new Promise((resolve) => setTimeout(resolve, boundMs))]);
+    await route.fallback();
+  });
+  return { held };
+}
+
+/** Resolves when the page sends a sessions request that `match` picks. */
+function sessionsRequest(page: Page, match: (url: URL) => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const seen = (req: Request) => {
+      const url = new URL(req.url());
+      if (url.pathname !== '/api/v1/sessions' || !match(url)) return;
+      page.off('request', seen);
+      resolve();
+    };
+    page.on('request', seen);
+  });
+}
+
+test('"Load more" while a live update refetches the list loads the next page, and the update lands too', async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(60_000);
+  const prefix = unique('sess-race');
+  for (let i = 0; i < 51; i++) {
+    await postToolCall(request, {
+      id: unique('call'),
+      name: 'calculator',
+      arguments: { expression: `${i}+1` },
+      sessionId: `${prefix}-${String(i).padStart(2, '0')}`,
+    });
+  }
+  const ours = (url: URL) => url.searchParams.get('q') === prefix;
+  const list = new SessionsPage(page);
+
+  // A live update arrives while the next page is on its way: it must not throw that page away.
+  await list.goto(`?q=${prefix}`);
+  await expect(list.rows).toHaveCount(50);
+  const nextPage = holdSessionsRequest(
+    page,
+    (url) => ours(url) && url.searchParams.has('cursor'),
+    sessionsRequest(page, (url) => ours(url) && !url.searchParams.has('cursor')),
+  );
+  await list.loadMore.click();
+  await nextPage.held;
+  const first = `${prefix}-new-a`;
+  await postToolCall(request, {
+    id: unique('call'),
+    name: 'calculator',
+    arguments: { expression: '1' },
+    sessionId: first,
+  });
+  await expect(list.rows.first()).toHaveAttribute('data-session-id', first);
+  await expect(list.rows).toHaveCount(52);
+  await expect(list.loadMore).toHaveCount(0);
+  await page.unrouteAll({ behavior: 'wait' });
+
+  // "Load more" clicked while a live refetch is on its way: both land.
+  await list.goto(`?q=${prefix}`);
+  await expect(list.rows).toHaveCount(50);
+  const second = `${prefix}-new-b`;
+  const refetch = holdSessionsRequest(
+    page,
+    (url) => ours(url) && !url.searchParams.has('cursor'),
+    sessionsRequest(page, (url) => ours(url) && url.searchParams.has('cursor')),
+  );
+  await postToolCall(request, {
+    id: unique('call'),
+    name: 'calculator',
+    arguments: { expression: '2' },
+    sessionId: second,
+  });
+  await refetch.held;
+  await list.loadMore.click();
+  await expect(list.rows.first()).toHaveAttribute('data-session-id', second);
+  await expect(list.rows).toHaveCount(53);
+  await expect(list.loadMore).toHaveCount(0);
+});
+
 test('the session view follows a running session live', async ({ page, request }) => {
   const session = unique('sess-live');
   await postToolCall(request, {
@@ -231,27 +248,4 @@ test('an unknown session is a 404 page and a 404 answer', async ({ page, request
   expect((await bad.json()).error.code).toBe('INVALID_CURSOR');
   const answer = await page.goto('/sessions/no-such-session');
   expect(answer?.status()).toBe(404);
-});
-
-/** The sessions page and a session view, light and dark; only when SCREENS_DIR is set. */
-test('screenshots of the sessions page and a session view', async ({ browser, request }) => {
-  test.skip(!SCREENS, 'set SCREENS_DIR to take screenshots');
-  test.setTimeout(90_000);
-  const run = await recordAgentRun(request);
-  for (const theme of ['light', 'dark'] as const) {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    await context.addInitScript((t) => localStorage.setItem('toolscope-theme', t), theme);
-    const page = await context.newPage();
-    const list = new SessionsPage(page);
-    await list.goto();
-    await expect(list.row(run.session)).toBeVisible();
-    await page.screenshot({ path: path.join(SCREENS as string, `sessions-${theme}.png`) });
-    const view = new SessionViewPage(page);
-    await view.goto(run.session);
-    await view.bar(run.waiting).hover();
-    await page.screenshot({ path: path.join(SCREENS as string, `session-view-${theme}.png`), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: path.join(SCREENS as string, `session-view-${theme}-390.png`), fullPage: true });
-    await context.close();
-  }
 });

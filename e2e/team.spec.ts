@@ -104,6 +104,7 @@ test.describe('a reviewer and an agent', () => {
 
     // The approvals page now lists nothing for rita to do, and a viewer's role would show no buttons.
     await page.goto(`${app.base}/approvals`);
+    await expect(page.getByTestId('approvals-empty')).toBeVisible();
     await expect(approvals.cards).toHaveCount(0);
   });
 });
@@ -140,6 +141,7 @@ test.describe('the Keys page', () => {
       'calculator',
     ]);
     await page.reload();
+    await expect(row).toHaveAttribute('data-state', 'active');
     await expect(keys.tokenPanel).toHaveCount(0);
     await expect(page.getByText(token)).toHaveCount(0);
 

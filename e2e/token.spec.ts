@@ -1,12 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ownAppServer } from './app-server';
 import { unique } from './pages/api';
 import { LoginPage } from './pages/login-page';
 import { TracesPage } from './pages/traces-page';
 
-const SCREENS = process.env.SCREENS_DIR;
 const TOKEN = 'e2e-token-0123456789abcdef';
 
 /** A Toolscope of its own, started with TOOLSCOPE_TOKEN: people log in, scripts send a bearer token. */
@@ -70,25 +67,5 @@ test.describe('a Toolscope with a token', () => {
     await page.goto(`${app.base}/tools`);
     await login.expectShown();
     await expect(page).toHaveURL(`${app.base}/login?next=%2Ftools`);
-  });
-
-  test('screenshots of the login page, light and dark', async ({ page }) => {
-    test.skip(!SCREENS, 'set SCREENS_DIR to take screenshots');
-    fs.mkdirSync(SCREENS!, { recursive: true });
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      await page.goto(`${app.base}/`);
-      await new LoginPage(page).expectShown();
-      await expect(page.locator('html')).toHaveClass(scheme === 'dark' ? /\bdark\b/ : /^(?!.*\bdark\b)/);
-      await page.screenshot({ path: path.join(SCREENS!, `login-${scheme}.png`), fullPage: true });
-      await new LoginPage(page).logIn('wrong-token-wrong');
-      await expect(new LoginPage(page).error).toBeVisible();
-      await page.screenshot({ path: path.join(SCREENS!, `login-wrong-${scheme}.png`), fullPage: true });
-      await new LoginPage(page).logIn(TOKEN);
-      await expect(page.getByRole('button', { name: 'Log out' })).toBeVisible();
-      await page.screenshot({ path: path.join(SCREENS!, `logged-in-header-${scheme}.png`) });
-      await page.getByRole('button', { name: 'Log out' }).click();
-      await new LoginPage(page).expectShown();
-    }
   });
 });

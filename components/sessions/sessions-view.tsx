@@ -12,9 +12,12 @@ import { useListKeys } from '../traces/use-list-keys';
 import { useTraceEvents } from '../use-trace-events';
 import { VisibleText } from '../visible-text';
 import { fetchSessionsPage, type SessionFilters, type SessionsPageJson, sessionsSearch } from './sessions-api';
+import { useSerialFetches } from './use-serial-fetches';
 
 /** Events arriving closer together than this cause one refetch. */
 const REFETCH_THROTTLE_MS = 500;
+/** While the event stream is down, the loaded pages are read again this often. */
+const POLL_MS = 3_000;
 
 const sessionHref = (row: { id: string }) => `/sessions/${encodeURIComponent(row.id)}`;
 /** Typing pauses this long before the search runs. */
@@ -29,7 +32,8 @@ const num = 'px-2 py-1 text-right tabular-nums';
  * 1. The server renders the first page; TanStack Query holds it (an infinite query: "Load more"
  *    appends the next keyset page).
  * 2. Each trace event refetches the loaded pages (throttled); polling takes over while the stream
- *    is down, and a reconnect refetches.
+ *    is down, and a reconnect refetches. Refetches and "Load more" run one after the other
+ *    (`useSerialFetches`), so neither cancels the other.
  * 3. `/` focuses the search, j/k move the selection, Enter opens the session. The filters live in
  *    the address bar, so a reload or a shared link shows the same list.
  */
@@ -66,23 +70,29 @@ export function SessionsView({
     initialData: isInitial ? { pages: [initial], pageParams: [null] } : undefined,
     initialDataUpdatedAt: renderedAt,
     staleTime: Number.POSITIVE_INFINITY,
-    refetchInterval: connected ? false : 3000,
   });
   const rows = query.data?.pages.flatMap((page) => page.sessions) ?? [];
+  const { refresh, loadMore, loadingMore } = useSerialFetches(query);
 
   const throttle = useRef<ReturnType<typeof setTimeout> | null>(null);
-  const refetch = query.refetch;
   const connection = useTraceEvents(
     () => {
       if (throttle.current) return;
       throttle.current = setTimeout(() => {
         throttle.current = null;
-        void refetch();
+        refresh();
       }, REFETCH_THROTTLE_MS);
     },
-    { onReconnect: () => void refetch() },
+    { onReconnect: refresh },
   );
   useEffect(() => setConnected(connection.state === 'live'), [connection.state]);
+  useEffect(() => {
+    if (connected) return;
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') refresh();
+    }, POLL_MS);
+    return () => clearInterval(timer);
+  }, [connected, refresh]);
   useEffect(
     () => () => {
       if (throttle.current) clearTimeout(throttle.current);
@@ -273,12 +283,12 @@ export function SessionsView({
         {query.hasNextPage && (
           <button
             type="button"
-            onClick={() => void query.fetchNextPage()}
-            disabled={query.isFetchingNextPage}
+            onClick={loadMore}
+            disabled={loadingMore}
             className="rounded border border-line px-2 py-0.5 text-accent hover:bg-muted disabled:opacity-60"
             data-testid="sessions-load-more"
           >
-            {query.isFetchingNextPage ? 'Loading…' : 'Load more'}
+            {loadingMore ? 'Loading…' : 'Load more'}
           </button>
         )}
       </nav>

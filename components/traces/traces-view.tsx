@@ -121,6 +121,9 @@ export function TracesView({
     },
     {
       enabled: liveEnabled,
+      // A list of one session or tool hears only its calls: "N new" while paused counts those.
+      session: filters.session,
+      tool: filters.tool,
       // after a dropped stream, catch up with what was missed (unless paused: resume refetches)
       onReconnect: () => {
         if (!pausedRef.current) void refetch();

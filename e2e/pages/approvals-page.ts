@@ -1,4 +1,5 @@
-import { expect, type Locator, type Page } from '@playwright/test';
+import { type APIRequestContext, expect, type Locator, type Page } from '@playwright/test';
+import { postToolCall, unique } from './api';
 
 /** The approval queue: pending calls, their decisions and forms, the decision log. */
 export class ApprovalsPage {
@@ -30,4 +31,17 @@ export class ApprovalsPage {
   badge(): Locator {
     return this.page.getByTestId('approvals-badge');
   }
+}
+
+/** A `write_file` call as an agent sends it with `"wait": false`: answered at once, still pending. */
+export async function pendingWrite(request: APIRequestContext, file: string, content: string, sessionId?: string) {
+  const call = await postToolCall(request, {
+    id: unique('call_write'),
+    name: 'write_file',
+    arguments: { path: file, content },
+    wait: false,
+    ...(sessionId ? { sessionId } : {}),
+  });
+  expect(call.status).toBe('awaiting_approval');
+  return call.traceId;
 }

@@ -1,4 +1,5 @@
 import { type APIRequestContext, expect, type Locator, type Page } from '@playwright/test';
+import { postToolCall, unique } from './api';
 
 export interface RuleJson {
   id: string;
@@ -93,4 +94,28 @@ export async function putRuleThroughApi(
   const response = await request.put('/api/v1/policy', { data: { rules: [...kept, rule] } });
   expect(response.status(), await response.text()).toBe(200);
   return ((await response.json()) as { rules: RuleJson[] }).rules;
+}
+
+/** Records a few calls in `session`: two `echo` runs (allowed by the e2e config's `policies`) and a calculation. */
+export async function recordCalls(request: APIRequestContext, session: string) {
+  const echo1 = await postToolCall(request, {
+    id: unique('call'),
+    name: 'run_shell',
+    arguments: { command: ['echo', 'one'] },
+    sessionId: session,
+  });
+  const echo2 = await postToolCall(request, {
+    id: unique('call'),
+    name: 'run_shell',
+    arguments: { command: ['echo', 'two'] },
+    sessionId: session,
+  });
+  await postToolCall(request, {
+    id: unique('call'),
+    name: 'calculator',
+    arguments: { expression: '6*7' },
+    sessionId: session,
+  });
+  expect(echo1.status).toBe('succeeded');
+  return [echo1.traceId, echo2.traceId];
 }

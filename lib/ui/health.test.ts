@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatFreeSpace, parseHealth } from './health';
+import { formatFreeSpace, needsBanner, parseHealth } from './health';
 
 describe('the health report in the browser', () => {
   it('reads a degraded store: queue, last error with its time, free disk space', () => {
@@ -22,6 +22,7 @@ describe('the health report in the browser', () => {
         lastError: { message: 'database is locked', code: 'SQLITE_BUSY', at: 1_780_000_000_000 },
         diskFreeBytes: 5 * 1024 ** 3,
       },
+      vault: null,
     });
   });
 
@@ -43,7 +44,23 @@ describe('the health report in the browser', () => {
     expect(parseHealth({ status: 'ok' })).toEqual({
       status: 'ok',
       store: { status: 'ok', queued: 0, lastError: null, diskFreeBytes: null },
+      vault: null,
     });
+  });
+
+  it('reads a vault key that needs a person beside a healthy store, and shows the banner for either', () => {
+    const missing = parseHealth({
+      status: 'ok',
+      store: { status: 'ok', queued: 0, last_error: null, disk_free_bytes: 1 },
+      vault: { status: 'missing', sealed_rows: 3, message: 'The vault key is missing.' },
+    });
+    expect(missing?.vault).toEqual({ status: 'missing', message: 'The vault key is missing.' });
+    expect(needsBanner(missing ?? undefined)).toBe(true);
+    const fine = parseHealth({ status: 'ok', store: {}, vault: { status: 'ok', sealed_rows: null, message: null } });
+    expect(fine?.vault).toBeNull();
+    expect(needsBanner(fine ?? undefined)).toBe(false);
+    expect(needsBanner(parseHealth({ status: 'degraded' }) ?? undefined)).toBe(true);
+    expect(needsBanner(undefined)).toBe(false);
   });
 
   it('is null for a body that is not a health report', () => {

@@ -13,10 +13,19 @@ export interface StoreHealthJson {
   diskFreeBytes: number | null;
 }
 
+/** The vault key's part of `GET /api/v1/health` when it is not `ok` (missing, unusable, mismatch…). */
+export interface VaultProblemJson {
+  status: string;
+  /** What happened and how to proceed, as the server words it. */
+  message: string | null;
+}
+
 /** `GET /api/v1/health` read defensively: unknown fields dropped, missing ones filled in. */
 export interface HealthJson {
   status: 'ok' | 'degraded';
   store: StoreHealthJson;
+  /** Null while the vault key is fine (or the server does not say). */
+  vault: VaultProblemJson | null;
 }
 
 const record = (value: unknown): Record<string, unknown> | null =>
@@ -41,13 +50,15 @@ function errorOf(value: unknown): StoreHealthJson['lastError'] {
 
 /**
  * Reads the body of `GET /api/v1/health`; null when it is not one (an older server, a proxy's
- * page). The overall `status` is the server's (the store's: upstream MCP servers and the trace
- * export report their own state, shown on their pages); the rest of the report is not read.
+ * page). The overall `status` is the server's (the store's); the vault key reports its own state
+ * beside it. Upstream MCP servers and the trace export are shown on their pages, not read here.
  */
 export function parseHealth(body: unknown): HealthJson | null {
   const root = record(body);
   if (!root || (root.status !== 'ok' && root.status !== 'degraded')) return null;
   const store = record(root.store) ?? {};
+  const vault = record(root.vault);
+  const vaultStatus = text(vault?.status);
   return {
     status: root.status,
     store: {
@@ -56,7 +67,13 @@ export function parseHealth(body: unknown): HealthJson | null {
       lastError: errorOf(store.last_error),
       diskFreeBytes: count(store.disk_free_bytes),
     },
+    vault: vaultStatus && vaultStatus !== 'ok' ? { status: vaultStatus, message: text(vault?.message) } : null,
   };
+}
+
+/** Whether the pages show the banner: the store cannot write, or the vault key needs a person. */
+export function needsBanner(health: HealthJson | undefined): health is HealthJson {
+  return health !== undefined && (health.status === 'degraded' || health.vault !== null);
 }
 
 /** Free disk space: B / KiB / MiB below a GiB, then GiB with one decimal. */

@@ -1,16 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { postToolCall, unique } from './pages/api';
-import { TracePage } from './pages/trace-page';
-import { TracesPage } from './pages/traces-page';
+import { postToolCall, unique } from '../pages/api';
+import { TracePage } from '../pages/trace-page';
+import { TracesPage } from '../pages/traces-page';
+import { shot, THEMES, themedPage } from './screens';
 
-const SCREENS = process.env.SCREENS_DIR;
-
-/** Screenshots of the list and a trace, light and dark, desktop and phone; only when SCREENS_DIR is set. */
-test('screenshots of the list and a trace', async ({ browser, request }) => {
-  test.skip(!SCREENS, 'set SCREENS_DIR to take screenshots');
-  test.setTimeout(120_000);
+test('the list and a trace, light and dark, desktop and phone', async ({ browser, request }) => {
   const dataDir = process.env.E2E_DATA_DIR;
   const session = unique('sess-screens');
   if (dataDir) {
@@ -26,18 +22,14 @@ test('screenshots of the list and a trace', async ({ browser, request }) => {
       sessionId: session,
     });
   }
-  await postToolCall(request, {
-    id: unique('call'),
-    name: 'read_file',
-    arguments: { path: 'README.md' },
-    sessionId: session,
-  });
-  await postToolCall(request, {
-    id: unique('call'),
-    name: 'read_file',
-    arguments: { path: 'docs/missing.md' },
-    sessionId: session,
-  });
+  for (const file of ['README.md', 'docs/missing.md']) {
+    await postToolCall(request, {
+      id: unique('call'),
+      name: 'read_file',
+      arguments: { path: file },
+      sessionId: session,
+    });
+  }
   await postToolCall(request, {
     id: unique('call'),
     name: 'search_web',
@@ -57,40 +49,38 @@ test('screenshots of the list and a trace', async ({ browser, request }) => {
     sessionId: session,
   });
 
-  for (const theme of ['light', 'dark'] as const) {
+  for (const theme of THEMES) {
     for (const width of [1440, 390]) {
-      const context = await browser.newContext({ viewport: { width, height: width > 500 ? 900 : 844 } });
-      await context.addInitScript((t) => localStorage.setItem('toolscope-theme', t), theme);
-      const page = await context.newPage();
+      const { context, page } = await themedPage(browser, theme, width);
       const traces = new TracesPage(page);
       await traces.goto(`?session=${session}`);
       await expect(traces.rows.first()).toBeVisible();
-      await page.screenshot({ path: path.join(SCREENS!, `list-${theme}-${width}.png`), fullPage: true });
+      await page.screenshot({ path: shot(`list-${theme}-${width}`), fullPage: true });
       if (width > 500) {
         await traces.goto();
         await expect(traces.total).toBeVisible();
-        await page.screenshot({ path: path.join(SCREENS!, `list-all-${theme}.png`) });
+        await page.screenshot({ path: shot(`list-all-${theme}`) });
         await traces.goto(`?session=${session}`);
         await traces.openRowMenu(shown.traceId);
-        await page.screenshot({ path: path.join(SCREENS!, `list-menu-${theme}.png`) });
+        await page.screenshot({ path: shot(`list-menu-${theme}`) });
         await page.keyboard.press('Escape');
         await page.getByTestId('time-zone-label').click();
-        await page.screenshot({ path: path.join(SCREENS!, `list-zone-menu-${theme}.png`) });
+        await page.screenshot({ path: shot(`list-zone-menu-${theme}`) });
         await page.keyboard.press('Escape');
         await page.locator('main').click({ position: { x: 2, y: 2 } });
         await page.keyboard.press('?');
-        await page.screenshot({ path: path.join(SCREENS!, `shortcuts-${theme}.png`) });
+        await page.screenshot({ path: shot(`shortcuts-${theme}`) });
         await page.keyboard.press('Escape');
       }
       const trace = new TracePage(page);
       await trace.goto(shown.traceId);
       const output = await trace.openTab('output');
-      await page.screenshot({ path: path.join(SCREENS!, `trace-${theme}-${width}.png`), fullPage: true });
+      await page.screenshot({ path: shot(`trace-${theme}-${width}`), fullPage: true });
       await output.getByRole('button', { name: 'Raw' }).click();
       await output.getByTestId('find-input').fill('line 3');
       await output.getByTestId('find-input').press('Enter');
       await output.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: path.join(SCREENS!, `trace-raw-find-${theme}-${width}.png`) });
+      await page.screenshot({ path: shot(`trace-raw-find-${theme}-${width}`) });
       await context.close();
     }
   }
