@@ -69,7 +69,7 @@ export function openDataFolderVault(dir: string, db: SqliteDatabase): DataFolder
         status: 'missing',
         sealed_rows: sealed,
         message:
-          `The vault key ${keyPath} is missing, and ${calls(sealed)} stored hold arguments sealed with it. ` +
+          `The vault key ${keyPath} is missing, and the arguments of ${calls(sealed)} stored here are sealed with it. ` +
           'Toolscope did not make a new key, which could never open them. Until this is resolved, calls ' +
           'whose arguments hold secrets are refused (VAULT_KEY_MISSING) and sealed calls cannot be ' +
           `replayed (VAULT_KEY_MISMATCH); other calls run. To proceed, stop Toolscope, then either ` +
