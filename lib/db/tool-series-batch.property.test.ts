@@ -54,10 +54,14 @@ function installCommitFailure(store: TraceStore, db: ReturnType<typeof openTestD
     CREATE TEMP TRIGGER fail_series BEFORE INSERT ON main.tool_series_hours
       WHEN (SELECT armed FROM fail_switch) BEGIN SELECT RAISE(ABORT, 'provoked commit failure'); END;`);
   const arm = db.prepare('UPDATE fail_switch SET armed = ?');
+  const lastError = () => JSON.stringify(store.health().lastError);
   return () => {
+    const before = lastError();
     arm.run(1);
     try {
       store.flush();
+      // A failure of one write alone is not thrown: that write is set aside, the rest committed.
+      if (lastError() !== before && lastError().includes('provoked commit failure')) provokedFailures += 1;
     } catch {
       // Expected when the batch finished a call; its writes stay queued for the next commit.
       provokedFailures += 1;
