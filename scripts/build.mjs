@@ -2,7 +2,9 @@
 // 1. `next build` (pages, route handlers, the proxy) into .next;
 // 2. esbuild bundles the custom server (server/main.ts and the agent path it imports) into
 //    .next/toolscope-server.mjs, which `npm start` runs; packages stay external (node_modules).
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { build } from 'esbuild';
 import { isBuildCurrent, SERVER_BUNDLE, writeBuildStamp } from './build-state.mjs';
 
@@ -34,16 +36,64 @@ export async function bundleServer() {
   });
 }
 
+/** Where the last build's duration is kept, to say how long the next one will take. */
+const LAST_BUILD = path.join('node_modules', '.toolscope-last-build.json');
+/** How often a line says the build is still going while `next build` prints nothing. */
+const QUIET_NOTICE_MS = 20_000;
+
+function lastBuildSeconds() {
+  try {
+    const seconds = JSON.parse(fs.readFileSync(LAST_BUILD, 'utf8')).seconds;
+    return Number.isFinite(seconds) && seconds > 0 ? seconds : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `next build`, its output passed through; a line every 20 s of silence says it is still going. */
+function nextBuild(started) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['node_modules/next/dist/bin/next', 'build'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+    });
+    let lastOutput = Date.now();
+    child.stdout.on('data', (chunk) => {
+      lastOutput = Date.now();
+      process.stdout.write(chunk);
+    });
+    child.stderr.on('data', (chunk) => {
+      lastOutput = Date.now();
+      process.stderr.write(chunk);
+    });
+    const ticker = setInterval(() => {
+      if (Date.now() - lastOutput < QUIET_NOTICE_MS) return;
+      lastOutput = Date.now();
+      console.log(`[toolscope] still building… ${seconds(started)} s so far`);
+    }, 1_000);
+    child.on('close', (code, signal) => {
+      clearInterval(ticker);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
+const seconds = (since) => Math.round((Date.now() - since) / 1000);
+
 export async function buildIfNeeded({ force = false } = {}) {
   if (!force && isBuildCurrent()) return;
-  console.log('[toolscope] building the app (next build, then the server bundle)…');
-  const result = spawnSync(process.execPath, ['node_modules/next/dist/bin/next', 'build'], {
-    stdio: 'inherit',
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
-  });
-  if (result.status !== 0) {
+  const last = lastBuildSeconds();
+  console.log(
+    '[toolscope] building the app (next build, then the server bundle): ' +
+      (last === null
+        ? 'a first build takes 1–3 minutes on a two-core machine (longer while other work runs).'
+        : `the last build here took ${last} s.`),
+  );
+  const started = Date.now();
+  const status = await nextBuild(started);
+  if (status !== 0) {
     console.error('[toolscope] next build failed');
-    process.exit(result.status ?? 1);
+    process.exit(status);
   }
   try {
     await bundleServer();
@@ -52,6 +102,13 @@ export async function buildIfNeeded({ force = false } = {}) {
     process.exit(1);
   }
   writeBuildStamp();
+  const took = seconds(started);
+  try {
+    fs.writeFileSync(LAST_BUILD, JSON.stringify({ seconds: took }));
+  } catch {
+    // Only a hint for the next build's message.
+  }
+  console.log(`[toolscope] built in ${took} s`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await buildIfNeeded({ force: process.argv.includes('--force') });
