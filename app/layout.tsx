@@ -10,6 +10,7 @@ import { ApprovalsNavLink } from '@/components/approvals/approvals-nav-link';
 import { FaultsNavLink, FaultsPhoneIndicator } from '@/components/faults/faults-nav-link';
 import { HealthBanner } from '@/components/health/health-banner';
 import { NavLink } from '@/components/nav-link';
+import { PhoneMenu } from '@/components/phone-menu';
 import { Providers } from '@/components/providers';
 import { ShortcutsDialog } from '@/components/shortcuts-dialog';
 import { ThemeToggle } from '@/components/theme-toggle';
@@ -68,6 +69,19 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
     localMode: principal.kind === 'local',
   };
   const may = (action: Action) => reachOf(principal.role, action) !== null;
+  const sections = (
+    <>
+      <NavLink href="/">Traces</NavLink>
+      <NavLink href="/sessions">Sessions</NavLink>
+      <NavLink href="/tools">Tools</NavLink>
+      <ApprovalsNavLink />
+      <NavLink href="/policy">Policy</NavLink>
+      <FaultsNavLink initial={faults} renderedAt={renderedAt} />
+      {may('calls.import') && <NavLink href="/import">Import</NavLink>}
+      <NavLink href="/audit">Audit</NavLink>
+      {may('keys.manage') && <NavLink href="/keys">Keys</NavLink>}
+    </>
+  );
   return (
     <html lang="en" suppressHydrationWarning>
       <head>
@@ -94,18 +108,11 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                       <Activity size={16} className="text-accent" aria-hidden />
                       <span className="max-sm:sr-only">Toolscope</span>
                     </Link>
-                    {/* On a phone the sections scroll sideways inside the bar, never the page. */}
-                    <div className="relative flex min-w-0 items-center gap-1 overflow-x-auto whitespace-nowrap [scrollbar-width:none]">
-                      <NavLink href="/">Traces</NavLink>
-                      <NavLink href="/sessions">Sessions</NavLink>
-                      <NavLink href="/tools">Tools</NavLink>
-                      <ApprovalsNavLink />
-                      <NavLink href="/policy">Policy</NavLink>
-                      <FaultsNavLink initial={faults} renderedAt={renderedAt} />
-                      {may('calls.import') && <NavLink href="/import">Import</NavLink>}
-                      <NavLink href="/audit">Audit</NavLink>
-                      {may('keys.manage') && <NavLink href="/keys">Keys</NavLink>}
+                    {/* On a phone the sections are in the Menu instead (with the approvals count). */}
+                    <div className="relative flex min-w-0 items-center gap-1 overflow-x-auto whitespace-nowrap [scrollbar-width:none] max-sm:hidden">
+                      {sections}
                     </div>
+                    <PhoneMenu>{sections}</PhoneMenu>
                     <div className="ml-auto flex shrink-0 items-center gap-1.5 pl-1">
                       <FaultsPhoneIndicator initial={faults} renderedAt={renderedAt} />
                       <TimeZoneMenu />

@@ -9,11 +9,13 @@
  * session view, `listSessions` for the sessions list, `allStatsJson` for the tools page), in this
  * process, after one warm-up read each; React rendering and HTTP are not counted.
  */
+
 import fs from 'node:fs';
 import path from 'node:path';
 import { traceJson } from '../lib/api/serialize';
 import { sessionDetail } from '../lib/api/sessions';
 import { allStatsJson } from '../lib/api/stats';
+import { createApprovalQueue } from '../lib/approvals/approval-queue';
 import { assistantMessageOf } from '../lib/calls/assistant-message';
 import { openDatabase } from '../lib/db/open-database';
 import { createSqliteToolSeries } from '../lib/db/sqlite-tool-series';
@@ -108,7 +110,7 @@ export async function measureStoreAtScale(options: {
     progress(`measuring ${calls} calls in ${seeded.dir}`);
     const series = createSqliteToolSeries(db);
     const executor = createExecutor({ registry: createRegistry([]), sink: store });
-    const toolscope = { store, series, executor } as unknown as Toolscope;
+    const toolscope = { store, series, executor, approvals: createApprovalQueue() } as unknown as Toolscope;
     // Calls of known shape: the newest, one in the middle (its session and id), the oldest.
     const middle = seedCall(Math.floor(calls / 2), calls);
     const middleId = store.list({ sessionId: middle.sessionId ?? '', limit: 1 }).items[0]?.id ?? middle.id;

@@ -69,7 +69,7 @@ export function FormTitleBar({
       <h2 id={titleId} className="text-[11px] font-semibold uppercase tracking-wide text-fg-muted">
         {title}
       </h2>
-      <span className="hidden text-[11px] text-fg-muted sm:inline">
+      <span data-keyboard-hint className="hidden text-[11px] text-fg-muted sm:inline">
         <kbd className="rounded border border-line bg-bg px-1 font-mono">Enter</kbd> {submitVerb} ·{' '}
         <kbd className="rounded border border-line bg-bg px-1 font-mono">Esc</kbd> close
       </span>

@@ -32,6 +32,7 @@ const GROUPS: { title: string; keys: [string[], string][] }[] = [
       [['/'], 'Search session ids (list)'],
       [['j', 'k'], 'Next / previous session, or call on a session view'],
       [['Enter'], 'Open the selected session or call'],
+      [['-', '0'], 'Session timeline: zoom out / whole session (drag across it to zoom in)'],
     ],
   },
   {
@@ -58,6 +59,7 @@ const GROUPS: { title: string; keys: [string[], string][] }[] = [
     keys: [
       [['j', 'k'], 'Next / previous pending call'],
       [['a'], 'Approve the selected call'],
+      [['Shift', 'A'], 'Yes, and don’t ask again: approve it and allow exactly such calls (the rule is on the card)'],
       [['e'], 'Edit its arguments, then approve'],
       [['d'], 'Deny it (type the reason)'],
     ],
@@ -113,6 +115,7 @@ export function ShortcutsDialog() {
         aria-label="Keyboard shortcuts (?)"
         title="Keyboard shortcuts (?)"
         data-testid="shortcuts-button"
+        data-keyboard-hint
       >
         <Keyboard size={14} aria-hidden />
       </button>

@@ -52,6 +52,29 @@ test('a side-effectful call from the playground waits for approval, and nothing 
   await expect(page.getByTestId('playground-approvals-link')).toHaveAttribute('href', '/approvals');
 });
 
+test('the playground approves or denies its own pending call inline, and the result follows the call', async ({
+  page,
+}) => {
+  const tool = new ToolPage(page);
+  await tool.goto('write_file');
+  await tool.field('path').fill(`notes/${unique('inline-approve')}.txt`);
+  await tool.field('content').fill('approved inline');
+  await tool.runAndWait();
+  await expect(tool.result).toHaveAttribute('data-status', 'awaiting_approval');
+  await page.getByTestId('playground-approve').click();
+  // No reload, no navigation: the same result box becomes the finished call.
+  await expect(tool.result).toHaveAttribute('data-status', 'succeeded');
+  await expect(page.getByTestId('playground-decision')).toHaveCount(0);
+
+  await tool.field('path').fill(`notes/${unique('inline-deny')}.txt`);
+  await tool.runAndWait();
+  await expect(tool.result).toHaveAttribute('data-status', 'awaiting_approval');
+  await page.getByTestId('playground-deny-reason').fill('not from a test');
+  await page.getByTestId('playground-deny').click();
+  await expect(tool.result).toHaveAttribute('data-status', 'denied');
+  await expect(page.getByTestId('playground-error')).toContainText('not from a test');
+});
+
 test('a call with bad arguments shows the failing stage, the field and the model message', async ({
   page,
   request,

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expect, type Page } from '@playwright/test';
 import { flakyDownFlag, testWithOwnServer } from './app-server';
 import { postToolCall, unique } from './pages/api';
@@ -114,4 +116,21 @@ test('the tools page shows a server going down, its tools unavailable, and comin
     arguments: { text: 'back' },
   });
   expect(back.status).toBe('succeeded');
+});
+
+test('a call made through /mcp names the MCP client and its version on the trace page', async ({ page, app }) => {
+  const client = new Client({ name: 'e2e-agent', version: '4.5.6' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.base}/mcp`)));
+  try {
+    const answer = await client.callTool({ name: 'calculator', arguments: { expression: '6*7' } });
+    expect(answer.isError ?? false).toBe(false);
+  } finally {
+    await client.close();
+  }
+  const listed = (await (await page.request.get('/api/v1/traces?tool=calculator&limit=1')).json()) as {
+    items: { id: string }[];
+  };
+  const trace = new TracePage(page);
+  await trace.goto(listed.items[0]!.id);
+  await expect(page.getByTestId('trace-mcp-client')).toHaveText('via e2e-agent 4.5.6');
 });

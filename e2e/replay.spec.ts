@@ -180,7 +180,8 @@ test('the compare view is live while the replay waits for approval, and updates 
   const replayId = page.url().split('/').pop() as string;
   const compare = new ComparePage(page);
   await expect(page.getByTestId('compare-status-b')).toHaveAttribute('data-status', 'awaiting_approval');
-  await expect(compare.verdict('outcome')).toHaveAttribute('data-changed', 'true');
+  // A call awaiting approval has no outcome yet: pending, not "changed".
+  await expect(compare.verdict('outcome')).toHaveAttribute('data-pending', 'true');
 
   const decided = await request.post(`/api/v1/approvals/${replayId}`, { data: { decision: 'approve' } });
   expect(decided.status(), await decided.text()).toBe(200);

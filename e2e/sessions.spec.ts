@@ -229,14 +229,16 @@ test('the session view follows a running session live', async ({ page, request }
   });
   await expect(view.bar(waiting.traceId)).toHaveAttribute('data-status', 'awaiting_approval');
   await expect(view.bar(waiting.traceId).locator('[data-segment="approval_wait"]')).toHaveCount(1);
-  await expect(page.getByTestId('total-running')).toContainText('1');
+  // Awaiting a person is waiting, not running.
+  await expect(page.getByTestId('total-waiting')).toContainText('1');
+  await expect(page.getByTestId('total-running')).toContainText('0');
   const denied = await request.post(`/api/v1/approvals/${waiting.traceId}`, {
     data: { decision: 'deny', reason: 'no' },
   });
   expect(denied.ok()).toBe(true);
   await expect(view.bar(waiting.traceId)).toHaveAttribute('data-status', 'denied');
   await expect(page.getByTestId('total-denied')).toContainText('1');
-  await expect(page.getByTestId('total-running')).toContainText('0');
+  await expect(page.getByTestId('total-waiting')).toContainText('0');
 });
 
 test('an unknown session is a 404 page and a 404 answer', async ({ page, request }) => {

@@ -4,6 +4,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { MIN_TOKEN_LENGTH } from './access/access-token';
 import { parseRule } from './policy/parse-rule';
+import { compareSection } from './replay/compare-settings';
+import { BUILTIN_TOOL_NAMES } from './tools/builtin-tool-names';
+import type { ToolSettings } from './tools/tool-settings';
 
 const policy = z.enum(['allow', 'ask', 'deny']);
 
@@ -81,6 +84,68 @@ const mcpServer = z
       });
     }
   });
+
+/** A whole number between `min` and `max`, with an error that says so (and what it is for). */
+const wholeNumber = (what: string, min: number, max: number) =>
+  z
+    .number({ error: `${what}: a whole number from ${min} to ${max}` })
+    .int({ error: `${what}: a whole number from ${min} to ${max}` })
+    .min(min, { error: `${what}: at least ${min}` })
+    .max(max, { error: `${what}: at most ${max}` });
+
+/** A breaker's thresholds; a field left out keeps the default. */
+const breakerSettings = z
+  .object({
+    failure_threshold: wholeNumber('failed calls in a row that open the breaker', 1, 1000),
+    cooldown_ms: wholeNumber('milliseconds the breaker stays open before a trial call', 100, 86_400_000),
+  })
+  .partial()
+  .strict();
+
+const BREAKER_EXPECTED = '{ "failure_threshold": <calls>, "cooldown_ms": <ms> }, or false for no breaker';
+
+/**
+ * One built-in tool's settings (`tools.<name>`), over its defaults: the timeout of each attempt,
+ * its attempts in all (`retries`, as for MCP servers: 1 = no retry), and its circuit breaker's
+ * thresholds, or `false` for none.
+ */
+const toolSettings = z
+  .object({
+    timeout_ms: wholeNumber('milliseconds per attempt', 100, 3_600_000).optional(),
+    retries: wholeNumber('attempts in all, the first included (1 = no retry)', 1, 10).optional(),
+    // Not a union: its error would hide which field of the thresholds is wrong.
+    circuit_breaker: z
+      .unknown()
+      .transform((value, ctx): false | z.output<typeof breakerSettings> => {
+        if (value === false) return false;
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+          ctx.addIssue({ code: 'custom', message: BREAKER_EXPECTED });
+          return z.NEVER;
+        }
+        const parsed = breakerSettings.safeParse(value);
+        if (parsed.success) return parsed.data;
+        for (const issue of parsed.error.issues) {
+          ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path as (string | number)[] });
+        }
+        return z.NEVER;
+      })
+      .optional(),
+  })
+  .strict();
+
+/** `tools`: one entry per built-in tool named; another name is refused, saying where MCP tools' settings go. */
+const toolsSection = z.object(
+  Object.fromEntries(BUILTIN_TOOL_NAMES.map((name) => [name, toolSettings.optional()])) as Record<
+    (typeof BUILTIN_TOOL_NAMES)[number],
+    z.ZodOptional<typeof toolSettings>
+  >,
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `${issue.keys.map((key) => `"${key}"`).join(', ')}: not a built-in tool (${BUILTIN_TOOL_NAMES.join(', ')}); an MCP server's tools take mcp.servers.<server>.timeout_ms and retries`
+        : undefined,
+  },
+);
 
 const DEFAULT_SHELL_ALLOW = ['echo', 'ls', 'cat', 'pwd', 'date', 'wc', 'head', 'tail', 'grep'];
 
@@ -194,6 +259,13 @@ export const configFileSchema = z
       .strict()
       .default({})
       .describe('How long calls are kept: the newest maxCalls calls not older than maxAgeDays'),
+    tools: toolsSection
+      .strict()
+      .default({})
+      .describe("Built-in tools' timeout per attempt, attempts in all and circuit breaker, per tool"),
+    compare: compareSection
+      .default({ ignore_paths: [] })
+      .describe('Output paths the comparisons ignore, beside the defaults (headers.date, timestamps)'),
     mcp: z
       .object({
         servers: z
@@ -330,6 +402,10 @@ export interface Config {
   redactKeys: string[];
   limits: Limits;
   retention: RetentionConfig;
+  /** The built-in tools' settings (`tools.<name>`) over their defaults; a tool not named keeps its own. */
+  tools: Record<string, ToolSettings>;
+  /** `compare.ignore_paths`: output paths (globs) whose differences the comparisons ignore, beside the defaults. */
+  compare: { ignorePaths: string[] };
   /** Upstream MCP servers, in the config file's order. */
   mcpServers: McpServerConfig[];
   /** What the start-up log says of the file beside its errors: settings that no longer do anything. */
@@ -418,6 +494,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redactKeys: file.redact.keys,
     limits: { ...DEFAULT_LIMITS, ...file.limits },
     retention: { ...DEFAULT_RETENTION, ...file.retention },
+    tools: toolSettingsOf(file.tools),
+    compare: { ignorePaths: file.compare.ignore_paths },
     mcpServers: mcpServersOf(file.mcp.servers, base, env, configPath),
     notes:
       file.approvals.user === undefined
@@ -426,6 +504,37 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             `${configPath}: approvals.user is no longer used: a decision records the key or login that made it (README "Team use").`,
           ],
   };
+}
+
+/** `tools.<name>` in the file's snake_case, as the tools take it. */
+function toolSettingsOf(tools: ConfigFile['tools']): Record<string, ToolSettings> {
+  return Object.fromEntries(
+    Object.entries(tools).flatMap(([name, settings]): [string, ToolSettings][] => {
+      if (!settings) return [];
+      const breaker = settings.circuit_breaker;
+      return [
+        [
+          name,
+          {
+            ...(settings.timeout_ms !== undefined ? { timeoutMs: settings.timeout_ms } : {}),
+            ...(settings.retries !== undefined ? { retries: settings.retries } : {}),
+            ...(breaker === false
+              ? { circuitBreaker: false }
+              : breaker
+                ? {
+                    circuitBreaker: {
+                      ...(breaker.failure_threshold !== undefined
+                        ? { failureThreshold: breaker.failure_threshold }
+                        : {}),
+                      ...(breaker.cooldown_ms !== undefined ? { cooldownMs: breaker.cooldown_ms } : {}),
+                    },
+                  }
+                : {}),
+          },
+        ],
+      ];
+    }),
+  );
 }
 
 /** `${NAME}` in a header value: filled in from the environment. */

@@ -93,6 +93,38 @@ describe('createTraceEvents', () => {
     expect(following.seen()).toEqual(['t1:begin', 't1:progress', 't1:finish']);
   });
 
+  it("sends a progress=all stream every call's progress, one per call and batch; progress is published only while one is open", async () => {
+    const { clock, events, collect } = setup();
+    const all = collect();
+    const shared = collect({ progress: 'all' });
+    const following = collect({ trace: 't1' });
+    events.publish(record('t1'), 'begin');
+    events.publish(record('t2'), 'begin');
+    await clock.advance(20);
+    for (const id of ['t1', 't2', 't2', 't3']) events.publish(record(id), 'progress');
+    await clock.advance(20);
+    expect(all.seen()).toEqual(['t1:begin', 't2:begin']);
+    expect(shared.seen()).toEqual(['t1:begin', 't2:begin', 't1:progress', 't2:progress', 't3:progress']);
+    expect(following.seen()).toEqual(['t1:begin', 't1:progress']);
+    // The same batch object for every progress=all stream, a batch of its own beside the plain ones.
+    const twin = collect({ progress: 'all' });
+    events.publish(record('t2'), 'progress');
+    await clock.advance(20);
+    expect(twin.batches[0]).toBe(shared.batches.at(-1));
+
+    // Once no progress=all stream is open, progress of a call no one follows is not even kept:
+    // a stream resuming from before it does not get it.
+    const lastId = String(shared.batches.at(-1)!.at(-1)!.id);
+    shared.unsubscribe();
+    twin.unsubscribe();
+    events.publish(record('t2'), 'progress');
+    events.publish(record('t1'), 'progress');
+    events.publish(record('t3', 'calculator', 'succeeded'), 'finish');
+    await clock.advance(20);
+    const resumed = collect({ progress: 'all', lastEventId: lastId });
+    expect(resumed.seen()).toEqual(['t1:progress', 't3:finish']);
+  });
+
   it("drops an update or progress superseded in its batch by its call's later event; keeps every begin and finish", async () => {
     const { clock, events, collect } = setup();
     const all = collect();

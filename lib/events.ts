@@ -131,10 +131,15 @@ export interface SubscribeOptions {
   /** Only this session's events. */
   session?: string | null;
   /**
-   * Follow one trace: only its events, and its `progress` events too. Other subscribers never get
-   * progress events, so that many open list tabs are not flooded by one chatty call.
+   * Follow one trace: only its events, and its `progress` events too. Other subscribers get no
+   * progress events (unless they ask for all, below), so that lists are not flooded by one chatty call.
    */
   trace?: string | null;
+  /**
+   * `all`: the `progress` events of every call too (a browser's one shared stream, whose tabs
+   * filter for themselves). Progress is then published for every call while such a stream is open.
+   */
+  progress?: 'all' | null;
   /** Only the calls of this principal (an agent's stream); fault rule events are then left out. */
   principal?: string | null;
   /**
@@ -189,6 +194,8 @@ export interface Filter {
   session: string | null;
   trace: string | null;
   principal: string | null;
+  /** The progress events of every call (`progress=all`); absent: of the followed trace only. */
+  progress?: boolean;
 }
 
 /** The batched subscriptions sharing one filter: they get the same array of each batch. */
@@ -218,8 +225,9 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
   const listeners = new Map<TraceSubscriber, Filter>();
   // Every batched subscriber still subscribed: a queued delivery to one that left is skipped.
   const active = new Set<TraceSubscriber>();
-  // Progress is only published for a trace someone follows.
+  // Progress is only published for a trace someone follows, or while a `progress=all` stream is open.
   const followed = new Map<string, number>();
+  let allProgress = 0;
   let batched = 0;
   // Since when no stream is open (monotonic ms); null while one is. Before the first stream there
   // is nothing to resume from this process (a client from before a restart resumes from the
@@ -320,6 +328,7 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
 
   const add = (subscriber: TraceSubscriber, filter: Filter, lastEventId: string | null): (() => void) => {
     if (filter.trace) followed.set(filter.trace, (followed.get(filter.trace) ?? 0) + 1);
+    if (filter.progress) allProgress++;
     if (subscriber.onEvents) {
       // Joined in the same turn as the replay is read: nothing falls between the two.
       if (batched === 0) {
@@ -344,6 +353,7 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
       if (!subscribed || closed) return;
       subscribed = false;
       removeFromFilter();
+      if (filter.progress) allProgress--;
       if (!filter.trace) return;
       const left = (followed.get(filter.trace) ?? 1) - 1;
       if (left > 0) followed.set(filter.trace, left);
@@ -351,7 +361,7 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
     };
   };
   const addToGroup = (subscriber: TraceSubscriber, filter: Filter) => {
-    const key = JSON.stringify([filter.tool, filter.session, filter.trace, filter.principal]);
+    const key = JSON.stringify([filter.tool, filter.session, filter.trace, filter.principal, filter.progress === true]);
     let group = groups.get(key);
     if (!group) {
       group = { ...filter, members: new Set() };
@@ -376,7 +386,7 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
 
   return {
     publish(record, type, step) {
-      if (type === 'progress' && !followed.has(record.id)) return;
+      if (type === 'progress' && allProgress === 0 && !followed.has(record.id)) return;
       if (batched === 0 && listeners.size === 0 && !keeping()) return;
       const data: TraceEvent = {
         type,
@@ -414,12 +424,13 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
         resolved.onClose?.();
         return () => {};
       }
-      const filter = {
+      const filter: Filter = {
         tool: subscribeOptions.tool || null,
         session: subscribeOptions.session || null,
         trace: subscribeOptions.trace || null,
         principal: subscribeOptions.principal || null,
       };
+      if (subscribeOptions.progress === 'all') filter.progress = true;
       return add(resolved, filter, subscribeOptions.lastEventId || null);
     },
     listenerCount: () => batched + listeners.size,
@@ -433,6 +444,7 @@ export function createTraceEvents(options: TraceEventsOptions = {}): TraceEvents
       active.clear();
       listeners.clear();
       followed.clear();
+      allProgress = 0;
       batched = 0;
       for (const subscriber of all) guarded(() => subscriber.onClose?.(), 'closing an event stream');
     },
@@ -449,15 +461,18 @@ function guarded(run: () => void, what: string) {
 }
 
 /**
- * Following a trace: only its events, progress included; otherwise no progress. Fault rule and
- * tools events concern no call: only unfiltered streams get them.
+ * Following a trace: only its events, progress included; otherwise no progress, unless the filter
+ * asks for every call's (`progress`). Fault rule and tools events concern no call: only unfiltered
+ * streams get them.
  */
-export function passes(event: EventBody, { tool, session, trace, principal }: Filter): boolean {
+export function passes(event: EventBody, filter: Filter): boolean {
+  const { tool, session, trace, principal } = filter;
   if (event.kind === 'fault_rule') return !tool && !session && !trace && !principal;
   if (event.kind === 'tools') return !tool && !session && !trace;
   if (principal && event.principal !== principal) return false;
   const data = event.data;
-  if (trace ? data.trace_id !== trace : data.type === 'progress') return false;
+  // `filter.progress` is read for progress events only: the others cost what they did.
+  if (trace ? data.trace_id !== trace : data.type === 'progress' && !filter.progress) return false;
   return (!tool || data.tool === tool) && (!session || data.session_id === session);
 }
 
@@ -487,7 +502,7 @@ function createBatchQueue() {
   let dropped = 0;
   /** Where the last queued event of each call is (`progress` apart), and the last `tools` event of each server. */
   const lastOfCall = new Map<string, number>();
-  /** Where the last queued `progress` of each call is (only calls someone follows have any). */
+  /** Where the last queued `progress` of each call is (only calls followed, or all while a `progress=all` stream is open). */
   const lastProgressOfCall = new Map<string, number>();
   const lastOfServer = new Map<string | null, number>();
   const replace = (at: number | undefined, redundant: (event: StreamEvent) => boolean) => {

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { SESSIONS_PAGE_SIZE } from '@/components/sessions/sessions-api';
 import { SessionsView } from '@/components/sessions/sessions-view';
-import { sessionJson } from '@/lib/api/session-json';
+import { sessionListJson } from '@/lib/api/session-json';
 import { getToolscope } from '@/lib/server/toolscope';
 
 export const dynamic = 'force-dynamic';
@@ -17,7 +17,7 @@ export default async function SessionsPage({
 }) {
   const params = await searchParams;
   const filters = { q: first(params.q).slice(0, 256), failed: first(params.failed) === 'true' };
-  const { store } = getToolscope();
+  const { store, approvals } = getToolscope();
   const now = Date.now();
   const page = store.listSessions({
     text: filters.q || undefined,
@@ -26,7 +26,7 @@ export default async function SessionsPage({
   });
   return (
     <SessionsView
-      initial={{ sessions: page.items.map((session) => sessionJson(session, now)), next_cursor: page.nextCursor }}
+      initial={{ sessions: sessionListJson(page.items, approvals.list(), now), next_cursor: page.nextCursor }}
       initialFilters={filters}
       renderedAt={now}
     />

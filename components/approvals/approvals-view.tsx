@@ -2,10 +2,12 @@
 
 import { Inbox } from 'lucide-react';
 import Link from 'next/link';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { type ApprovalGroup, groupApprovals } from '@/lib/ui/approval-groups';
 import {
   type ApprovalQueue,
   type DecisionResult,
+  decisionFailureMessage,
   isDecisionError,
   type NotifyStatus,
   type PendingApprovalJson,
@@ -17,10 +19,12 @@ import { isTypingTarget } from '../shortcuts-dialog';
 import { LiveIndicator } from '../traces/live-indicator';
 import { ApprovalCard, type Decidable, type PanelKind } from './approval-card';
 import { useApprovalQueue, useApprovalsConnection } from './approvals-live';
-import { AlwaysAllowForm, type AlwaysDraft, DenyForm } from './decision-forms';
+import { BatchGroup } from './batch-group';
+import { AlwaysAllowForm, type AlwaysDraft, type BulkScope, DenyForm } from './decision-forms';
 import { DecisionLog, type LogEntry } from './decision-log';
 import { type ArgumentsDraft, draftOf, EditArguments } from './edit-arguments';
 import { NotificationToggle } from './notification-toggle';
+import { useBulkDecision } from './use-bulk-decision';
 import { type DecideVariables, useDecideApproval } from './use-decide-approval';
 
 /** What the user typed for one call, kept while its card is gone (optimistically) and back (refused). */
@@ -38,11 +42,12 @@ interface Failure {
 const LOG_SIZE = 8;
 
 /**
- * The approval queue: pending calls oldest first, live, decided with buttons or the keyboard
- * (`a` approve, `e` edit, `d` deny, `j`/`k` move). Each decision leaves the queue at once
- * (optimistic) and comes back with the server's reason when it is refused; invalid edits keep
- * their field errors on the form. Decided calls are listed above, with the rule "always allow"
- * created.
+ * The approval queue: pending calls oldest first, grouped by the request they came with (under
+ * the model's message: why), live, decided with buttons or the keyboard (`a` approve, `A` approve
+ * and don't ask again, `e` edit, `d` deny, `j`/`k` move), or all of a request or a session at once
+ * with one reason. Each decision leaves the queue at once (optimistic) and comes back with the
+ * server's reason when it is refused; invalid edits keep their field errors on the form. Decided
+ * calls are listed above, with the rule "always allow" created.
  */
 export function ApprovalsView({ initial, schemas }: { initial: ApprovalQueue; schemas: Record<string, JsonSchema> }) {
   const query = useApprovalQueue(initial);
@@ -54,7 +59,10 @@ export function ApprovalsView({ initial, schemas }: { initial: ApprovalQueue; sc
       !mayDecide ? 'role' : viewer && !viewer.localMode && a.principal?.id === viewer.id ? 'self' : 'yes',
     [mayDecide, viewer],
   );
-  const approvals = query.data?.approvals ?? [];
+  const queue = query.data?.approvals;
+  const groups = useMemo(() => groupApprovals(queue ?? []), [queue]);
+  // The order the page shows them in, which j/k follow.
+  const approvals = useMemo(() => groups.flatMap((group) => group.calls), [groups]);
   const skewMs = query.data?.skewMs ?? 0;
 
   const [selectedId, setSelectedId] = useState<string | null>(null);
@@ -63,6 +71,7 @@ export function ApprovalsView({ initial, schemas }: { initial: ApprovalQueue; sc
   const [drafts, setDrafts] = useState<Record<string, Drafts>>({});
   const [failures, setFailures] = useState<Record<string, Failure>>({});
   const [log, setLog] = useState<LogEntry[]>([]);
+  const [bulkFailure, setBulkFailure] = useState<{ key: string; message: string } | null>(null);
 
   // The selection follows its call; when that call leaves, the one now in its place.
   const foundIndex = approvals.findIndex((a) => a.trace_id === selectedId);
@@ -89,11 +98,7 @@ export function ApprovalsView({ initial, schemas }: { initial: ApprovalQueue; sc
           addLog({ ok: true, traceId: variables.traceId, tool: variables.tool, decision: variables.decision, result });
         },
         onError: (error) => {
-          const message = isDecisionError(error)
-            ? error.code === 'NOT_PENDING'
-              ? `Not decided: ${error.message} Someone else decided it, or it expired.`
-              : `Refused (${error.code}): ${error.message}`
-            : `Not decided: ${String(error)}`;
+          const message = decisionFailureMessage(error);
           const issues = isDecisionError(error) ? error.issues : [];
           setFailures((all) => ({ ...all, [variables.traceId]: { message, issues } }));
           addLog({ ok: false, traceId: variables.traceId, tool: variables.tool, message });
@@ -103,6 +108,66 @@ export function ApprovalsView({ initial, schemas }: { initial: ApprovalQueue; sc
     [mutation, addLog],
   );
   const busyId = mutation.isPending ? mutation.variables?.traceId : undefined;
+
+  // Yes, and don't ask again: approve, adding the rule that matches exactly this call.
+  const dontAskAgain = useCallback(
+    (call: PendingApprovalJson) => {
+      if (!call.suggested_specifier) return;
+      decide({
+        traceId: call.trace_id,
+        tool: call.tool,
+        decision: { decision: 'approve', always: { specifier: call.suggested_specifier } },
+      });
+    },
+    [decide],
+  );
+
+  // One decision for a request's calls or a session's: each logged, the skipped ones on their cards.
+  const bulkMutation = useBulkDecision();
+  const decideAll = useCallback(
+    (group: ApprovalGroup, decision: 'approve' | 'deny', reason: string, scope: BulkScope) => {
+      const targets = approvals.filter((a) =>
+        scope === 'batch' ? a.batch_id === group.batchId : a.session_id === group.sessionId,
+      );
+      const toolOf = (id: string) => targets.find((a) => a.trace_id === id)?.tool ?? '';
+      const body =
+        scope === 'batch'
+          ? { decision, ...(reason ? { reason } : {}), batch_id: group.batchId ?? '' }
+          : { decision, ...(reason ? { reason } : {}), session_id: group.sessionId ?? '' };
+      setBulkFailure(null);
+      bulkMutation.mutate(
+        { body, traceIds: targets.filter((a) => decidableOf(a) === 'yes').map((a) => a.trace_id) },
+        {
+          onSuccess: (result) => {
+            const logged: LogEntry[] = [];
+            for (const traceId of result.decided) {
+              logged.push({
+                ok: true,
+                traceId,
+                tool: toolOf(traceId),
+                decision: decision === 'deny' ? { decision, reason } : { decision },
+                result: { id: traceId, rule_created: null },
+              });
+            }
+            const refused: Record<string, Failure> = {};
+            for (const skip of result.skipped) {
+              const message = decisionFailureMessage(Object.assign(new Error(skip.message), skip));
+              refused[skip.id] = { message, issues: [] };
+              logged.push({ ok: false, traceId: skip.id, tool: toolOf(skip.id), message });
+            }
+            setFailures((all) => ({ ...all, ...refused }));
+            setLog((all) => [...logged.reverse(), ...all].slice(0, Math.max(LOG_SIZE, logged.length)));
+          },
+          onError: (error) => {
+            const message = decisionFailureMessage(error);
+            setBulkFailure({ key: group.key, message });
+          },
+        },
+      );
+    },
+    [approvals, bulkMutation, decidableOf],
+  );
+  const busyGroup = bulkMutation.isPending;
 
   const open = useCallback(
     (traceId: string, kind: PanelKind) => {
@@ -145,6 +210,11 @@ export function ApprovalsView({ initial, schemas }: { initial: ApprovalQueue; sc
         if (panel?.traceId === selected.trace_id && panel.kind === 'edit') return;
         event.preventDefault();
         decide({ traceId: selected.trace_id, tool: selected.tool, decision: { decision: 'approve' } });
+      } else if (event.key === 'A' && event.shiftKey) {
+        // Shift, not Caps Lock: a rule is made only when asked for.
+        if (!selected.suggested_specifier || (panel?.traceId === selected.trace_id && panel.kind === 'edit')) return;
+        event.preventDefault();
+        dontAskAgain(selected);
       } else if (event.key === 'e' || event.key === 'd') {
         event.preventDefault();
         open(selected.trace_id, event.key === 'e' ? 'edit' : 'deny');
@@ -152,7 +222,7 @@ export function ApprovalsView({ initial, schemas }: { initial: ApprovalQueue; sc
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, [approvals, index, selected, busyId, panel, decide, open, decidableOf]);
+  }, [approvals, index, selected, busyId, panel, decide, dontAskAgain, open, decidableOf]);
 
   const stale = log.filter((entry) => !entry.ok && !approvals.some((a) => a.trace_id === entry.traceId));
 
@@ -166,8 +236,8 @@ export function ApprovalsView({ initial, schemas }: { initial: ApprovalQueue; sc
         <LiveIndicator connection={connection} />
         <span className="text-xs text-fg-muted">
           <kbd className="font-mono">j</kbd>/<kbd className="font-mono">k</kbd> move ·{' '}
-          <kbd className="font-mono">a</kbd> approve · <kbd className="font-mono">e</kbd> edit ·{' '}
-          <kbd className="font-mono">d</kbd> deny
+          <kbd className="font-mono">a</kbd> approve · <kbd className="font-mono">A</kbd> yes, don’t ask again ·{' '}
+          <kbd className="font-mono">e</kbd> edit · <kbd className="font-mono">d</kbd> deny
         </span>
         <span className="ml-auto">
           <NotificationToggle />
@@ -184,76 +254,88 @@ export function ApprovalsView({ initial, schemas }: { initial: ApprovalQueue; sc
         <EmptyQueue />
       ) : (
         <ol className="flex flex-col gap-2" aria-label="Pending calls, oldest first" data-testid="approvals-list">
-          {approvals.map((a) => {
-            const id = a.trace_id;
-            const kind = panel?.traceId === id ? panel.kind : null;
-            const d = drafts[id] ?? {};
-            const busy = busyId === id;
-            const close = () => setPanel(null);
-            return (
-              <ApprovalCard
-                key={id}
-                approval={a}
-                decidable={decidableOf(a)}
-                selected={selected?.trace_id === id}
-                skewMs={skewMs}
-                busy={busy}
-                open={kind}
-                error={failures[id]?.message ?? null}
-                onSelect={() => setSelectedId(id)}
-                onApprove={() => decide({ traceId: id, tool: a.tool, decision: { decision: 'approve' } })}
-                onOpen={(next) => open(id, next)}
-              >
-                {kind === 'edit' && (
-                  <EditArguments
-                    traceId={id}
-                    schema={schemas[a.tool] ?? null}
-                    draft={d.args ?? draftOf(a.arguments)}
-                    onDraft={(args) => setDraft(id, { args })}
-                    serverIssues={failures[id]?.issues ?? []}
+          {groups.map((group) => (
+            <BatchGroup
+              key={group.key}
+              group={group}
+              mayDecide={mayDecide}
+              busy={busyGroup}
+              failure={bulkFailure?.key === group.key ? bulkFailure.message : null}
+              onBulk={(decision, reason, scope) => decideAll(group, decision, reason, scope)}
+            >
+              {group.calls.map((a) => {
+                const id = a.trace_id;
+                const kind = panel?.traceId === id ? panel.kind : null;
+                const d = drafts[id] ?? {};
+                const busy = busyId === id;
+                const close = () => setPanel(null);
+                return (
+                  <ApprovalCard
+                    key={id}
+                    approval={a}
+                    decidable={decidableOf(a)}
+                    selected={selected?.trace_id === id}
+                    skewMs={skewMs}
                     busy={busy}
-                    onSubmit={(value) =>
-                      decide({ traceId: id, tool: a.tool, decision: { decision: 'approve', arguments: value } })
-                    }
-                    onCancel={close}
-                  />
-                )}
-                {kind === 'deny' && (
-                  <DenyForm
-                    reason={d.reason ?? ''}
-                    onReason={(reason) => setDraft(id, { reason })}
-                    busy={busy}
-                    onSubmit={() =>
-                      decide({ traceId: id, tool: a.tool, decision: { decision: 'deny', reason: d.reason ?? '' } })
-                    }
-                    onCancel={close}
-                  />
-                )}
-                {kind === 'always' && d.always && (
-                  <AlwaysAllowForm
-                    tool={a.tool}
-                    sessionId={a.session_id}
-                    draft={d.always}
-                    onDraft={(always) => setDraft(id, { always })}
-                    busy={busy}
-                    onSubmit={() => {
-                      const always = d.always as AlwaysDraft;
-                      const specifier = always.scope === 'specifier' ? always.specifier.trim() : '';
-                      decide({
-                        traceId: id,
-                        tool: a.tool,
-                        decision: {
-                          decision: 'approve',
-                          always: { ...(specifier ? { specifier } : {}), session: always.session },
-                        },
-                      });
-                    }}
-                    onCancel={close}
-                  />
-                )}
-              </ApprovalCard>
-            );
-          })}
+                    open={kind}
+                    error={failures[id]?.message ?? null}
+                    onSelect={() => setSelectedId(id)}
+                    onApprove={() => decide({ traceId: id, tool: a.tool, decision: { decision: 'approve' } })}
+                    onDontAskAgain={() => dontAskAgain(a)}
+                    onOpen={(next) => open(id, next)}
+                  >
+                    {kind === 'edit' && (
+                      <EditArguments
+                        traceId={id}
+                        schema={schemas[a.tool] ?? null}
+                        draft={d.args ?? draftOf(a.arguments)}
+                        onDraft={(args) => setDraft(id, { args })}
+                        serverIssues={failures[id]?.issues ?? []}
+                        busy={busy}
+                        onSubmit={(value) =>
+                          decide({ traceId: id, tool: a.tool, decision: { decision: 'approve', arguments: value } })
+                        }
+                        onCancel={close}
+                      />
+                    )}
+                    {kind === 'deny' && (
+                      <DenyForm
+                        reason={d.reason ?? ''}
+                        onReason={(reason) => setDraft(id, { reason })}
+                        busy={busy}
+                        onSubmit={() =>
+                          decide({ traceId: id, tool: a.tool, decision: { decision: 'deny', reason: d.reason ?? '' } })
+                        }
+                        onCancel={close}
+                      />
+                    )}
+                    {kind === 'always' && d.always && (
+                      <AlwaysAllowForm
+                        tool={a.tool}
+                        sessionId={a.session_id}
+                        draft={d.always}
+                        onDraft={(always) => setDraft(id, { always })}
+                        busy={busy}
+                        onSubmit={() => {
+                          const always = d.always as AlwaysDraft;
+                          const specifier = always.scope === 'specifier' ? always.specifier.trim() : '';
+                          decide({
+                            traceId: id,
+                            tool: a.tool,
+                            decision: {
+                              decision: 'approve',
+                              always: { ...(specifier ? { specifier } : {}), session: always.session },
+                            },
+                          });
+                        }}
+                        onCancel={close}
+                      />
+                    )}
+                  </ApprovalCard>
+                );
+              })}
+            </BatchGroup>
+          ))}
         </ol>
       )}
     </div>

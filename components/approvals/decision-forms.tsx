@@ -1,7 +1,7 @@
 'use client';
 
-import { Ban, ShieldCheck, X } from 'lucide-react';
-import { useEffect, useId, useRef } from 'react';
+import { Ban, CheckCheck, ShieldCheck, X } from 'lucide-react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { alwaysMatchText } from '@/lib/ui/approvals';
 import { VisibleText } from '../visible-text';
 
@@ -203,6 +203,99 @@ export function AlwaysAllowForm({
       <p className="text-fg-muted" data-testid="always-matches">
         Matches {alwaysMatchText(tool, draft.scope === 'tool' ? null : draft.specifier)}.
       </p>
+    </form>
+  );
+}
+
+/** Which calls a bulk decision takes in: the request's (its batch) or the whole session's. */
+export type BulkScope = 'batch' | 'session';
+
+/**
+ * One decision for every call of a request (its batch) or of its session, with one reason: the
+ * model reads it with each denial. The counts are the calls waiting there; calls made with the
+ * viewer's own key are skipped by the server (nobody decides their own calls) and stay.
+ */
+export function BulkDecisionForm({
+  scopes,
+  sessionId,
+  busy,
+  onSubmit,
+}: {
+  /** Calls each scope takes in; 0: not offered. */
+  scopes: { batch: number; session: number };
+  sessionId: string | null;
+  busy: boolean;
+  onSubmit: (decision: 'approve' | 'deny', reason: string, scope: BulkScope) => void;
+}) {
+  const id = useId();
+  const [reason, setReason] = useState('');
+  const [chosen, setChosen] = useState<BulkScope>(scopes.batch > 0 ? 'batch' : 'session');
+  const scope: BulkScope = scopes[chosen] > 0 ? chosen : scopes.batch > 0 ? 'batch' : 'session';
+  const count = scopes[scope];
+  const calls = `${count} call${count === 1 ? '' : 's'}`;
+  return (
+    <form
+      className="flex flex-wrap items-center gap-1.5"
+      aria-label="Decide them all"
+      data-testid="bulk-form"
+      data-scope={scope}
+      onSubmit={(event) => event.preventDefault()}
+    >
+      <label htmlFor={`${id}-reason`} className="sr-only">
+        One reason for all (the model reads it with a denial)
+      </label>
+      <input
+        id={`${id}-reason`}
+        value={reason}
+        onChange={(event) => setReason(event.target.value)}
+        maxLength={2000}
+        placeholder="One reason for all (the model reads it with a denial)"
+        className="h-6 min-w-48 flex-1 rounded border border-line bg-bg px-1.5 text-[12px]"
+        data-testid="bulk-reason"
+      />
+      {scopes.batch > 0 && scopes.session > 0 ? (
+        <select
+          aria-label="Which calls"
+          value={scope}
+          onChange={(event) => setChosen(event.target.value as BulkScope)}
+          className="h-6 rounded border border-line bg-bg px-1 text-[12px]"
+          data-testid="bulk-scope"
+        >
+          <option value="batch">this request’s {scopes.batch}</option>
+          <option value="session">all {scopes.session} of the session</option>
+        </select>
+      ) : (
+        <span className="text-fg-muted">
+          {scope === 'batch' ? (
+            'this request’s calls'
+          ) : (
+            <>
+              every call of session{' '}
+              <code className="font-mono">
+                <VisibleText text={sessionId ?? ''} />
+              </code>
+            </>
+          )}
+        </span>
+      )}
+      <button
+        type="button"
+        disabled={busy}
+        onClick={() => onSubmit('approve', reason.trim(), scope)}
+        className="inline-flex items-center gap-1 rounded border border-emerald-700 bg-emerald-700 px-2 py-0.5 font-medium text-white hover:bg-emerald-800 disabled:opacity-50 dark:border-emerald-600 dark:bg-emerald-600 dark:hover:bg-emerald-500"
+        data-testid="bulk-approve"
+      >
+        <CheckCheck size={13} aria-hidden /> Approve all {calls}
+      </button>
+      <button
+        type="button"
+        disabled={busy}
+        onClick={() => onSubmit('deny', reason.trim(), scope)}
+        className="inline-flex items-center gap-1 rounded border border-orange-300 px-2 py-0.5 font-medium text-orange-800 hover:bg-orange-50 disabled:opacity-50 dark:border-orange-800 dark:text-orange-300 dark:hover:bg-orange-950/40"
+        data-testid="bulk-deny"
+      >
+        <Ban size={13} aria-hidden /> Deny all {calls}
+      </button>
     </form>
   );
 }

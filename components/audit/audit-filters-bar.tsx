@@ -122,7 +122,7 @@ export function AuditFiltersBar({
         </button>
       ) : null}
       <span className="ml-auto flex flex-wrap items-center gap-2">
-        <span className="hidden text-fg-muted lg:inline">
+        <span data-keyboard-hint className="hidden text-fg-muted lg:inline">
           <kbd className="rounded border border-line bg-bg px-1 font-mono text-[11px]">/</kbd> filter ·{' '}
           <kbd className="rounded border border-line bg-bg px-1 font-mono text-[11px]">v</kbd> verify
         </span>

@@ -73,7 +73,7 @@ export function StatsCharts({
   const latencySummary =
     summary.p50_ms === null
       ? `No latencies recorded in the ${when}.`
-      : `p50 ${formatDuration(summary.p50_ms)}, p95 ${formatDuration(summary.p95_ms)} over the ${when} (estimated from a latency histogram)${slowest ? `; slowest p95 ${formatDuration(slowest.p95_ms)} from ${at(slowest.t)}` : ''}.`;
+      : `p50 ${formatDuration(summary.p50_ms)}, p95 ${formatDuration(summary.p95_ms)} over the ${when} (execution only, approval waits left out; estimated from a latency histogram)${slowest ? `; slowest p95 ${formatDuration(slowest.p95_ms)} from ${at(slowest.t)}` : ''}.`;
 
   const latencies = points.flatMap((p) => [p.p50_ms, p.p95_ms]).filter((v): v is number => v !== null && v > 0);
   const scale = latencyScale(Math.min(...latencies, 1), Math.max(...latencies, 10));

@@ -2,10 +2,11 @@
 
 import { ArrowLeft, ArrowLeftRight, CassetteTape, Columns2, Rows2 } from 'lucide-react';
 import Link from 'next/link';
-import { type ReactNode, useEffect, useMemo } from 'react';
+import { type ReactNode, useEffect, useMemo, useState } from 'react';
+import { outputDifferences } from '@/lib/replay/call-verdict';
+import { type IgnoreRules, ignoreRules } from '@/lib/replay/volatile-paths';
 import { argumentsThatRan, compareRows, compareVerdict } from '@/lib/ui/compare-summary';
 import { formatDuration } from '@/lib/ui/format';
-import { sameJson } from '@/lib/ui/json-path-diff';
 import { withElapsed } from '@/lib/ui/live-trace';
 import { type TraceJson, type TraceView, traceFromJson } from '@/lib/ui/trace-from-json';
 import { compareUrl } from '../replay/compare-url';
@@ -17,6 +18,7 @@ import { AttemptsTable } from '../trace/attempts-table';
 import { useLiveTrace } from '../trace/use-live-trace';
 import { useServerNow } from '../trace/use-server-now';
 import { LiveIndicator } from '../traces/live-indicator';
+import { IgnoredToggle } from './ignored-toggle';
 import { JsonDiff } from './json-diff';
 import { TextDiff } from './text-diff';
 import { type DiffLayout, useDiffLayout } from './use-diff-layout';
@@ -24,16 +26,33 @@ import { type DiffLayout, useDiffLayout } from './use-diff-layout';
 const CHANGED =
   'border-amber-300 bg-amber-50 text-amber-900 dark:border-amber-800 dark:bg-amber-950/50 dark:text-amber-200';
 const SAME = 'border-line bg-subtle text-fg-muted';
+const NO_PATHS: string[] = [];
+const PENDING = 'border-blue-200 bg-blue-50 text-blue-800 dark:border-blue-900 dark:bg-blue-950/50 dark:text-blue-300';
 
-/** A "changed" / "unchanged" badge: the word says it, the colour helps. */
-export function ChangeBadge({ changed, what, testId }: { changed: boolean; what: string; testId?: string }) {
+/**
+ * A "changed" / "unchanged" badge — or "pending" while a call has not ended, which is no verdict
+ * yet: the word says it, the colour helps.
+ */
+export function ChangeBadge({
+  changed,
+  what,
+  testId,
+  pending = false,
+}: {
+  changed: boolean;
+  what: string;
+  testId?: string;
+  pending?: boolean;
+}) {
   return (
     <span
-      className={`inline-flex items-center gap-1 rounded border px-1.5 py-0.5 text-[11px] font-medium ${changed ? CHANGED : SAME}`}
+      className={`inline-flex items-center gap-1 rounded border px-1.5 py-0.5 text-[11px] font-medium ${pending ? PENDING : changed ? CHANGED : SAME}`}
       data-testid={testId}
-      data-changed={changed}
+      data-changed={!pending && changed}
+      data-pending={pending}
+      title={pending ? 'A call has not ended yet: the verdict comes when both have' : undefined}
     >
-      {what} {changed ? 'changed' : 'unchanged'}
+      {what} {pending ? 'pending' : changed ? 'changed' : 'unchanged'}
     </span>
   );
 }
@@ -72,10 +91,31 @@ const outputText = (output: unknown): string | null =>
       ? output
       : JSON.stringify(output, null, 2);
 
-function OutputDiff({ a, b, layout }: { a: TraceView; b: TraceView; layout: DiffLayout }) {
+function OutputDiff({
+  a,
+  b,
+  layout,
+  ignore,
+  showIgnored,
+}: {
+  a: TraceView;
+  b: TraceView;
+  layout: DiffLayout;
+  ignore: IgnoreRules;
+  showIgnored: boolean;
+}) {
   const structured = (v: unknown) => v !== null && v !== undefined && typeof v === 'object';
   if (structured(a.output) && structured(b.output)) {
-    return <JsonDiff before={a.output} after={b.output} layout={layout} testId="output-diff" />;
+    return (
+      <JsonDiff
+        before={a.output}
+        after={b.output}
+        layout={layout}
+        testId="output-diff"
+        ignore={ignore}
+        showIgnored={showIgnored}
+      />
+    );
   }
   const x = outputText(a.output);
   const y = outputText(b.output);
@@ -145,10 +185,21 @@ function roles(a: TraceJson, b: TraceJson): [string, string] {
  * Two calls side by side — usually a call and its replay: a verdict (outcome / output / arguments
  * changed or not), the summary (status, error, latency with its delta, attempts, exit code, …),
  * then the diffs of the arguments that ran, the output (structural for JSON, lines for text),
- * stdout and stderr, and both attempt lists. Live while either call runs. `v` switches between
- * side by side and unified; the choice is remembered.
+ * stdout and stderr, and both attempt lists. Live while either call runs: "pending" until both have
+ * ended. Output differences at volatile paths (`ignorePaths`, the config's, beside the defaults)
+ * are counted apart and shown struck through on request. `v` switches between side by side and
+ * unified; the choice is remembered.
  */
-export function CompareView({ initialA, initialB }: { initialA: TraceJson; initialB: TraceJson }) {
+export function CompareView({
+  initialA,
+  initialB,
+  ignorePaths = NO_PATHS,
+}: {
+  initialA: TraceJson;
+  initialB: TraceJson;
+  /** `compare.ignore_paths` of the config. */
+  ignorePaths?: string[];
+}) {
   const liveA = useLiveTrace(initialA);
   const liveB = useLiveTrace(initialB);
   const [layout, setLayout] = useDiffLayout();
@@ -161,7 +212,14 @@ export function CompareView({ initialA, initialB }: { initialA: TraceJson; initi
   const a = withElapsed(snapA, now);
   const b = withElapsed(snapB, now);
   const rows = compareRows(a, b);
-  const verdict = useMemo(() => compareVerdict(snapA, snapB), [snapA, snapB]);
+  const rules = useMemo(() => ignoreRules(ignorePaths), [ignorePaths]);
+  const verdict = useMemo(() => compareVerdict(snapA, snapB, rules), [snapA, snapB, rules]);
+  const [showIgnored, setShowIgnored] = useState(false);
+  // The output alone, volatile paths aside (the verdict counts stdout, stderr and the exit code too).
+  const outputChanged = useMemo(
+    () => outputDifferences(snapA.output ?? null, snapB.output ?? null, rules).real > 0,
+    [snapA.output, snapB.output, rules],
+  );
   const [roleA, roleB] = roles(liveA.json, liveB.json);
 
   useEffect(() => {
@@ -239,9 +297,25 @@ export function CompareView({ initialA, initialB }: { initialA: TraceJson; initi
           <span className="text-sm text-fg-muted">
             {roleA} vs {roleB}
           </span>
-          <ChangeBadge changed={verdict.outcomeChanged} what="Outcome" testId="verdict-outcome" />
-          <ChangeBadge changed={verdict.outputChanged} what="Output" testId="verdict-output" />
+          <ChangeBadge
+            changed={verdict.outcomeChanged}
+            pending={verdict.pending}
+            what="Outcome"
+            testId="verdict-outcome"
+          />
+          <ChangeBadge
+            changed={verdict.outputChanged}
+            pending={verdict.pending}
+            what="Output"
+            testId="verdict-output"
+          />
           <ChangeBadge changed={verdict.argumentsChanged} what="Arguments" testId="verdict-arguments" />
+          <IgnoredToggle
+            count={verdict.ignored.length}
+            shown={showIgnored}
+            onShown={setShowIgnored}
+            rules={rules.rules.map((rule) => rule.pattern)}
+          />
           {unfinished && (
             <span className="inline-flex items-center gap-2 text-xs">
               <LiveIndicator connection={liveB.unfinished ? liveB.connection : liveA.connection} />
@@ -331,8 +405,8 @@ export function CompareView({ initialA, initialB }: { initialA: TraceJson; initi
           <JsonDiff before={argsA} after={argsB} layout={layout} testId="arguments-diff" />
         )}
       </Section>
-      <Section title="Output" id="output" changed={!sameOutput(snapA, snapB)}>
-        <OutputDiff a={snapA} b={snapB} layout={layout} />
+      <Section title="Output" id="output" changed={verdict.pending ? undefined : outputChanged}>
+        <OutputDiff a={snapA} b={snapB} layout={layout} ignore={rules} showIgnored={showIgnored} />
       </Section>
       <Section title="stdout" id="stdout" changed={(snapA.stdout ?? '') !== (snapB.stdout ?? '')}>
         {stdoutIsOutput(snapA) && stdoutIsOutput(snapB) ? (
@@ -366,8 +440,6 @@ export function CompareView({ initialA, initialB }: { initialA: TraceJson; initi
     </article>
   );
 }
-
-const sameOutput = (a: TraceView, b: TraceView) => sameJson(a.output ?? null, b.output ?? null);
 
 /** A process tool whose output is its stdout as text: one diff says it all. */
 const stdoutIsOutput = (t: TraceView) => typeof t.output === 'string' && t.output !== '' && t.output === t.stdout;

@@ -2,6 +2,7 @@
 
 import { diffJson } from 'diff';
 import { memo, useMemo, useState } from 'react';
+import { type IgnoredChange, type IgnoreRules, splitVolatile } from '@/lib/replay/volatile-paths';
 import { jsonPathDiff, type PathChange } from '@/lib/ui/json-path-diff';
 import { MarkedText } from '../trace/text-marks';
 import { LineDiff } from './line-diff';
@@ -34,35 +35,49 @@ function Value({ value, tone }: { value: unknown; tone: 'removed' | 'added' }) {
   );
 }
 
-/** The changed paths as a list: path, what happened, the value before and after. */
-function PathList({ changes, more }: { changes: PathChange[]; more: number }) {
+/**
+ * The changed paths as a list: path, what happened, the value before and after. A change at a
+ * volatile path (`rule` set) is shown dimmed and struck through, with the rule that ignores it.
+ */
+function PathList({ changes, more }: { changes: (PathChange | IgnoredChange)[]; more: number }) {
   const [all, setAll] = useState(false);
   const shown = all ? changes : changes.slice(0, SHOWN_PATHS);
   const hidden = changes.length - shown.length + more;
   return (
     <ul className="flex flex-col divide-y divide-line rounded border border-line text-xs" data-testid="path-changes">
-      {shown.map((change) => (
-        <li
-          key={`${change.kind}:${change.path}`}
-          className="flex flex-wrap items-baseline gap-x-2 gap-y-0.5 px-2 py-1"
-          data-testid="path-change"
-          data-kind={change.kind}
-          data-path={change.path}
-        >
-          <span className={`rounded border px-1 text-[10px] font-semibold uppercase ${KIND_LOOK[change.kind]}`}>
-            {change.kind}
-          </span>
-          <code className="font-mono font-medium">{change.path || '(whole value)'}</code>
-          {change.kind !== 'added' && <Value value={change.before} tone="removed" />}
-          {change.kind === 'changed' && (
-            <span className="text-fg-muted">
-              <span aria-hidden>→</span>
-              <span className="sr-only">became</span>
+      {shown.map((change) => {
+        const rule = 'rule' in change ? change.rule : null;
+        return (
+          <li
+            key={`${change.kind}:${change.path}`}
+            className={`flex flex-wrap items-baseline gap-x-2 gap-y-0.5 px-2 py-1 ${rule ? 'opacity-60' : ''}`}
+            data-testid="path-change"
+            data-kind={change.kind}
+            data-path={change.path}
+            data-ignored={rule !== null}
+          >
+            <span className={`rounded border px-1 text-[10px] font-semibold uppercase ${KIND_LOOK[change.kind]}`}>
+              {change.kind}
             </span>
-          )}
-          {change.kind !== 'removed' && <Value value={change.after} tone="added" />}
-        </li>
-      ))}
+            <code className={`font-mono font-medium ${rule ? 'line-through' : ''}`}>
+              {change.path || '(whole value)'}
+            </code>
+            {change.kind !== 'added' && <Value value={change.before} tone="removed" />}
+            {change.kind === 'changed' && (
+              <span className="text-fg-muted">
+                <span aria-hidden>→</span>
+                <span className="sr-only">became</span>
+              </span>
+            )}
+            {change.kind !== 'removed' && <Value value={change.after} tone="added" />}
+            {rule && (
+              <span className="text-[11px] text-fg-muted" title="A volatile path: not counted as a change">
+                ignored ({rule})
+              </span>
+            )}
+          </li>
+        );
+      })}
       {hidden > 0 && (
         <li className="px-2 py-1 text-fg-muted">
           {more > 0 && all ? (
@@ -81,23 +96,43 @@ function PathList({ changes, more }: { changes: PathChange[]; more: number }) {
 /**
  * Two JSON values compared: the structural diff (which paths were added, removed or changed, with
  * their values) and, below, the line diff of both documents with keys sorted (jsdiff's `diffJson`).
+ * With `ignore`, changes at volatile paths are left out (shown struck through with `showIgnored`);
+ * when they are all there is, the line diff shows only with `showIgnored`.
  */
 export const JsonDiff = memo(function JsonDiff({
   before,
   after,
   layout,
   testId,
+  ignore,
+  showIgnored = false,
 }: {
   before: unknown;
   after: unknown;
   layout: DiffLayout;
   testId?: string;
+  ignore?: IgnoreRules;
+  showIgnored?: boolean;
 }) {
   const paths = useMemo(() => jsonPathDiff(before, after), [before, after]);
+  const split = useMemo(
+    () => (ignore ? splitVolatile(paths.changes, ignore) : { real: paths.changes, ignored: [] }),
+    [paths, ignore],
+  );
+  const changed = split.real.length > 0 || paths.more > 0;
+  const listed = useMemo(
+    () =>
+      showIgnored
+        ? [...split.real, ...split.ignored].sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0))
+        : split.real,
+    [split, showIgnored],
+  );
   const lines = useMemo(
     () =>
-      paths.changes.length === 0 ? null : diffJson(before as object, after as object, { timeout: DIFF_TIMEOUT_MS }),
-    [before, after, paths],
+      changed || (showIgnored && split.ignored.length > 0)
+        ? diffJson(before as object, after as object, { timeout: DIFF_TIMEOUT_MS })
+        : null,
+    [before, after, changed, showIgnored, split],
   );
   if (paths.changes.length === 0) {
     return (
@@ -106,9 +141,26 @@ export const JsonDiff = memo(function JsonDiff({
       </p>
     );
   }
+  if (!changed && !showIgnored) {
+    return (
+      <p
+        className="text-xs text-fg-muted"
+        data-testid={testId}
+        data-changed="false"
+        data-ignored={split.ignored.length}
+      >
+        Identical but for {split.ignored.length} volatile difference{split.ignored.length === 1 ? '' : 's'} (ignored).
+      </p>
+    );
+  }
   return (
-    <div className="flex flex-col gap-2" data-testid={testId} data-changed="true">
-      <PathList changes={paths.changes} more={paths.more} />
+    <div
+      className="flex flex-col gap-2"
+      data-testid={testId}
+      data-changed={changed}
+      data-ignored={split.ignored.length}
+    >
+      <PathList changes={listed} more={paths.more} />
       {lines ? (
         <LineDiff changes={lines} layout={layout} testId={testId ? `${testId}-lines` : undefined} />
       ) : (

@@ -1,40 +1,30 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import { ArrowLeft, GitCompareArrows } from 'lucide-react';
+import { ArrowLeft, GitCompareArrows, Unlink } from 'lucide-react';
 import Link from 'next/link';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { formatDuration, shortId } from '@/lib/ui/format';
 import { isUnfinished } from '@/lib/ui/live-trace';
+import {
+  differs,
+  MATCHED_BY_LABEL,
+  pairCounts,
+  type SessionComparisonJson,
+  type SessionPairJson,
+} from '@/lib/ui/session-pairs';
 import type { SummaryJson } from '@/lib/ui/summary-from-json';
 import { isTypingTarget } from '../shortcuts-dialog';
 import { StatusBadge } from '../status';
 import { LiveIndicator } from '../traces/live-indicator';
 import { useTraceEvents } from '../use-trace-events';
 import { ChangeBadge } from './compare-view';
-
-/** One call of the original session and its counterpart in the replay (`GET /api/v1/sessions/:id/compare/:other`). */
-export interface SessionPair {
-  original: SummaryJson | null;
-  replay: SummaryJson | null;
-  outcome_changed: boolean;
-  output_changed: boolean;
-  compare_url: string | null;
-}
-
-export interface SessionComparison {
-  session_id: string;
-  other_session_id: string;
-  pairs: SessionPair[];
-}
+import { IgnoredToggle } from './ignored-toggle';
 
 const REFETCH_THROTTLE_MS = 300;
 const POLL_MS = 2_000;
 
-/** A pair counts as changed when its outcome or output changed, or a call has no counterpart. */
-const changed = (p: SessionPair) => p.outcome_changed || p.output_changed || !p.original || !p.replay;
-
-async function fetchComparison(a: string, b: string): Promise<SessionComparison> {
+async function fetchComparison(a: string, b: string): Promise<SessionComparisonJson> {
   const response = await fetch(`/api/v1/sessions/${encodeURIComponent(a)}/compare/${encodeURIComponent(b)}`, {
     cache: 'no-store',
   });
@@ -42,11 +32,11 @@ async function fetchComparison(a: string, b: string): Promise<SessionComparison>
     const body = (await response.json().catch(() => ({}))) as { error?: { message?: string } };
     throw new Error(body.error?.message ?? `HTTP ${response.status}`);
   }
-  return (await response.json()) as SessionComparison;
+  return (await response.json()) as SessionComparisonJson;
 }
 
-function Side({ call }: { call: SummaryJson | null }) {
-  if (!call) return <span className="text-xs italic text-fg-muted">no counterpart</span>;
+function Side({ call, missing }: { call: SummaryJson | null; missing: string }) {
+  if (!call) return <span className="text-xs italic text-fg-muted">{missing}</span>;
   return (
     <span className="inline-flex items-center gap-1.5 whitespace-nowrap">
       <StatusBadge status={call.status} />
@@ -65,9 +55,57 @@ function Side({ call }: { call: SummaryJson | null }) {
   );
 }
 
+/** What a pair's row says of it: pending, a call alone on one side, or the outcome and output badges. */
+function PairChanges({ pair, showIgnored }: { pair: SessionPairJson; showIgnored: boolean }) {
+  if (pair.verdict === 'only_in_a' || pair.verdict === 'only_in_b') {
+    return (
+      <span
+        className="inline-flex items-center rounded border border-line bg-subtle px-1.5 py-0.5 text-[11px] font-medium"
+        data-testid="pair-only"
+        title="No call of the other session replays it, has its tool call id, or its tool and arguments"
+      >
+        only in {pair.verdict === 'only_in_a' ? 'A' : 'B'}
+      </span>
+    );
+  }
+  const pending = pair.verdict === 'pending';
+  return (
+    <span className="flex flex-col gap-1">
+      <span className="inline-flex flex-wrap gap-1">
+        <ChangeBadge changed={pair.outcome_changed} pending={pending} what="outcome" testId="pair-outcome" />
+        <ChangeBadge changed={pair.output_changed} pending={pending} what="output" testId="pair-output" />
+      </span>
+      {pair.matched_by && (
+        <span className="text-[11px] text-fg-muted" data-testid="pair-matched-by" data-matched-by={pair.matched_by}>
+          paired by {MATCHED_BY_LABEL[pair.matched_by]}
+        </span>
+      )}
+      {pair.ignored_count > 0 && (
+        <span className="text-[11px] text-fg-muted" data-testid="pair-ignored" data-count={pair.ignored_count}>
+          {pair.ignored_count} volatile ignored
+          {showIgnored && (
+            <span className="ml-1 inline-flex flex-wrap gap-x-1.5 opacity-70">
+              {pair.ignored.map((change) => (
+                <code key={`${change.kind}:${change.path}`} className="font-mono line-through" title={change.rule}>
+                  {change.path}
+                </code>
+              ))}
+              {pair.ignored_count > pair.ignored.length && <span>…</span>}
+            </span>
+          )}
+        </span>
+      )}
+    </span>
+  );
+}
+
 /**
- * A session and its replay, call by call: each pair with whether its outcome and its output
- * changed, and a link to the pair's compare view. Live while replayed calls still run.
+ * Two sessions call by call — usually a session and its replay: calls paired by identity (a call
+ * and its replay, the same tool call id, the same tool and arguments; never by position alone),
+ * each pair with whether its outcome and output changed (volatile output paths aside, shown on
+ * request), "pending" while a call of it runs, and a link to the pair's compare view; a call
+ * without a pair is "only in A" / "only in B", and sessions without any pair say so. Live while
+ * calls still run.
  * Keys: `j` / `k` move between pairs, Enter opens the pair's comparison, `o` shows only changed pairs.
  */
 export function SessionCompareView({ sessionId, otherId }: { sessionId: string; otherId: string }) {
@@ -107,9 +145,11 @@ export function SessionCompareView({ sessionId, otherId }: { sessionId: string; 
   }, [polling, refetch]);
 
   const [onlyChanged, setOnlyChanged] = useState(false);
-  const changedCount = pairs.filter(changed).length;
+  const [showIgnored, setShowIgnored] = useState(false);
+  const counts = pairCounts(pairs);
+  const unrelated = query.data !== undefined && query.data.shared === 0;
   const shown = useMemo(
-    () => pairs.map((pair, index) => ({ pair, index })).filter(({ pair }) => !onlyChanged || changed(pair)),
+    () => pairs.map((pair, index) => ({ pair, index })).filter(({ pair }) => !onlyChanged || differs(pair)),
     [pairs, onlyChanged],
   );
 
@@ -158,22 +198,47 @@ export function SessionCompareView({ sessionId, otherId }: { sessionId: string; 
           <ArrowLeft size={12} aria-hidden /> Session calls
         </Link>
         <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
-          <h1 className="text-base font-semibold">Session replay</h1>
+          <h1 className="text-base font-semibold">Compare sessions</h1>
           <span className="text-xs">
             <span className="text-fg-muted">A</span> {sessionLink(sessionId, 'session-a')}{' '}
             <span className="text-fg-muted">→ B</span> {sessionLink(otherId, 'session-b')}
           </span>
           {running && <LiveIndicator connection={connection} />}
         </div>
+        {unrelated && (
+          <p
+            role="status"
+            className="flex items-start gap-1.5 rounded border border-line bg-subtle px-2 py-1.5 text-sm"
+            data-testid="no-shared-calls"
+          >
+            <Unlink size={14} aria-hidden className="mt-0.5 shrink-0 text-fg-muted" />
+            <span>
+              <strong className="font-semibold">These sessions share no calls: nothing is paired.</strong>{' '}
+              <span className="text-fg-muted">
+                No call of one replays a call of the other, or has its tool call id, or its tool and arguments; their{' '}
+                {counts.only_in_a} and {counts.only_in_b} calls are listed below as they are.
+              </span>
+            </span>
+          </p>
+        )}
         {query.data && (
           <div className="flex flex-wrap items-center gap-3 text-xs">
             <span className="tabular-nums" data-testid="session-compare-counts">
-              {pairs.length} call{pairs.length === 1 ? '' : 's'} ·{' '}
-              <span className={changedCount > 0 ? 'font-semibold text-amber-800 dark:text-amber-300' : ''}>
-                {changedCount} changed
+              {query.data.shared} pair{query.data.shared === 1 ? '' : 's'} ·{' '}
+              <span className={counts.changed > 0 ? 'font-semibold text-amber-800 dark:text-amber-300' : ''}>
+                {counts.changed} changed
               </span>{' '}
-              · {pairs.length - changedCount} unchanged
+              · {counts.same} unchanged
+              {counts.pending > 0 && <> · {counts.pending} pending</>}
+              {counts.only_in_a > 0 && <> · {counts.only_in_a} only in A</>}
+              {counts.only_in_b > 0 && <> · {counts.only_in_b} only in B</>}
             </span>
+            <IgnoredToggle
+              count={counts.ignored}
+              shown={showIgnored}
+              onShown={setShowIgnored}
+              rules={query.data.ignore_paths.map((rule) => rule.path)}
+            />
             <label className="inline-flex items-center gap-1">
               <input
                 type="checkbox"
@@ -201,7 +266,8 @@ export function SessionCompareView({ sessionId, otherId }: { sessionId: string; 
         <div className="overflow-x-auto rounded border border-line">
           <table className="w-full border-collapse text-left text-xs" data-testid="session-pairs">
             <caption className="sr-only">
-              Each call of session A and its replay in session B, in recorded order.
+              Each call of session A beside its pair in session B (its replay, the same tool call id, or the same tool
+              and arguments), in A's order; calls without a pair stand alone.
             </caption>
             <thead className="bg-subtle text-[11px] uppercase tracking-wide text-fg-muted">
               <tr>
@@ -212,10 +278,10 @@ export function SessionCompareView({ sessionId, otherId }: { sessionId: string; 
                   Call
                 </th>
                 <th scope="col" className={th}>
-                  A · original
+                  A
                 </th>
                 <th scope="col" className={th}>
-                  B · replay
+                  B
                 </th>
                 <th scope="col" className={th}>
                   Changes
@@ -228,13 +294,14 @@ export function SessionCompareView({ sessionId, otherId }: { sessionId: string; 
             <tbody ref={body}>
               {shown.map(({ pair, index }) => {
                 const call = pair.original ?? pair.replay;
-                const isChanged = changed(pair);
+                const isChanged = differs(pair);
                 return (
                   <tr
                     key={`${pair.original?.id ?? '-'}:${pair.replay?.id ?? '-'}`}
                     className={`border-t border-line align-top ${isChanged ? 'bg-amber-50/60 dark:bg-amber-950/20' : ''}`}
                     data-testid="session-pair"
                     data-changed={isChanged}
+                    data-verdict={pair.verdict}
                     data-tool={call?.tool}
                   >
                     <td
@@ -252,16 +319,13 @@ export function SessionCompareView({ sessionId, otherId }: { sessionId: string; 
                       </div>
                     </td>
                     <td className="px-2 py-1.5">
-                      <Side call={pair.original} />
+                      <Side call={pair.original} missing="not in A" />
                     </td>
                     <td className="px-2 py-1.5">
-                      <Side call={pair.replay} />
+                      <Side call={pair.replay} missing={pair.verdict === 'pending' ? 'not replayed yet' : 'not in B'} />
                     </td>
                     <td className="px-2 py-1.5">
-                      <span className="inline-flex flex-wrap gap-1">
-                        <ChangeBadge changed={pair.outcome_changed} what="outcome" testId="pair-outcome" />
-                        <ChangeBadge changed={pair.output_changed} what="output" testId="pair-output" />
-                      </span>
+                      <PairChanges pair={pair} showIgnored={showIgnored} />
                     </td>
                     <td className="px-2 py-1.5 text-right">
                       {pair.compare_url ? (

@@ -1,11 +1,13 @@
 'use client';
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { TriangleAlert } from 'lucide-react';
-import { useEffect, useRef } from 'react';
+import { TriangleAlert, WifiOff } from 'lucide-react';
+import { useEffect } from 'react';
+import { browserEventStream } from '@/lib/ui/browser-event-stream';
 import { fetchHealth, formatFreeSpace, HEALTH_KEY, type HealthJson, isUnreachable, needsBanner } from '@/lib/ui/health';
-import { useApprovalsConnection } from '../approvals/approvals-live';
 import { Timestamp } from '../timestamp';
+import { RetryNowButton, useCountdown, useLiveIndicatorShown } from '../traces/live-indicator';
+import { type LiveConnection, useLiveConnection } from '../use-trace-events';
 
 /** How often the health is read while all is well. */
 export const HEALTH_POLL_MS = 15_000;
@@ -16,7 +18,7 @@ export const HEALTH_POLL_UNREACHABLE_MS = 5_000;
 
 /**
  * Reads `GET /api/v1/health` on every page (one query per tab), faster while degraded, and again
- * as soon as the tab's event stream comes back from a drop.
+ * as soon as the event stream comes back from a drop.
  */
 function useHealth() {
   const queryClient = useQueryClient();
@@ -33,16 +35,30 @@ function useHealth() {
           ? HEALTH_POLL_DEGRADED_MS
           : HEALTH_POLL_MS,
   });
-  const { state } = useApprovalsConnection();
-  const dropped = useRef(false);
-  useEffect(() => {
-    if (state === 'disconnected') dropped.current = true;
-    else if (state === 'live' && dropped.current) {
-      dropped.current = false;
-      void queryClient.invalidateQueries({ queryKey: HEALTH_KEY });
-    }
-  }, [state, queryClient]);
+  useEffect(
+    () => browserEventStream().onReconnect(() => void queryClient.invalidateQueries({ queryKey: HEALTH_KEY })),
+    [queryClient],
+  );
   return query;
+}
+
+/**
+ * While the event stream is down, on a page without a live indicator of its own (which says so
+ * itself): that the page is not updated, when the next try is, and "Retry now".
+ */
+function StreamNotice({ connection }: { connection: LiveConnection }) {
+  const seconds = useCountdown(connection.retryAt);
+  return (
+    <div
+      className="mx-auto flex max-w-[1600px] flex-wrap items-center gap-x-2 gap-y-1 px-3 py-1.5 text-xs sm:px-4"
+      data-testid="stream-notice"
+    >
+      <WifiOff size={14} aria-hidden className="shrink-0 text-red-600 dark:text-red-400" />
+      <span className="font-medium text-red-700 dark:text-red-300">Disconnected from Toolscope:</span>
+      <span>this page is not updated — reconnecting{seconds ? ` in ${seconds} s` : '…'}</span>
+      <RetryNowButton />
+    </div>
+  );
 }
 
 /** `12 writes queued · last error … · 3.1 GiB free`, each part only when known. */
@@ -89,14 +105,18 @@ const VAULT_HEADLINES: Record<string, string> = {
  * queued, the last error, free disk space, and that answered calls are kept until they can be
  * written), or the vault key is missing, unusable or not the one that sealed some calls (what the
  * server says to do). Gone once all is well.
- * When the server does not answer the banner says nothing new (the pages' live indicators say
- * "Disconnected"); a banner already shown stays, marked as the last known state.
+ * When the event stream is down, a page without a live indicator of its own says so here, with
+ * "Retry now" (`data-stream` holds the stream's state on every page); a health banner already
+ * shown stays, marked as the last known state.
  */
 export function HealthBanner() {
   const query = useHealth();
   const health = query.data;
   const unreachable = query.isError && isUnreachable(query.error);
   const shown = needsBanner(health);
+  const connection = useLiveConnection();
+  const indicatorShown = useLiveIndicatorShown();
+  const streamNotice = connection.state === 'disconnected' && !indicatorShown;
   return (
     <div
       role="status"
@@ -104,12 +124,16 @@ export function HealthBanner() {
       data-status={health?.status ?? 'unknown'}
       data-vault={health?.vault?.status ?? 'ok'}
       data-unreachable={unreachable}
+      data-stream={connection.state}
       className={
         shown
           ? 'border-b border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-800/70 dark:bg-amber-950/40 dark:text-amber-100'
-          : undefined
+          : streamNotice
+            ? 'border-b border-red-200 bg-red-50 dark:border-red-900/60 dark:bg-red-950/30'
+            : undefined
       }
     >
+      {streamNotice && <StreamNotice connection={connection} />}
       {shown && (
         <div
           className="mx-auto flex max-w-[1600px] items-start gap-2 px-3 py-1.5 text-xs sm:px-4"

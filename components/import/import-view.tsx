@@ -5,6 +5,7 @@ import { CircleCheck, FileUp, TriangleAlert } from 'lucide-react';
 import Link from 'next/link';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { formatBytes } from '@/lib/ui/format';
+import { fetchOrUnreachable, UNREACHABLE } from '@/lib/ui/unreachable';
 import { isTypingTarget } from '../shortcuts-dialog';
 import { useHydrated } from '../timestamp';
 
@@ -46,7 +47,7 @@ async function importFile(file: File): Promise<Outcome> {
       },
     };
   }
-  const response = await fetch('/api/v1/import', {
+  const response = await fetchOrUnreachable('/api/v1/import', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: await file.text(),
@@ -172,8 +173,11 @@ export function ImportView() {
           {mutation.isPending ? 'Importing…' : dragging ? 'Drop to import' : 'Drop an export file here, or choose one'}
         </span>
         <span id="import-hint" className="text-xs">
-          A <code className="font-mono">.json</code> file from Export, up to {formatBytes(MAX_BYTES)} · press{' '}
-          <kbd className="rounded border border-line px-1 font-mono text-[10px]">o</kbd> to choose
+          A <code className="font-mono">.json</code> file from Export, up to {formatBytes(MAX_BYTES)}
+          <span data-keyboard-hint>
+            {' '}
+            · press <kbd className="rounded border border-line px-1 font-mono text-[10px]">o</kbd> to choose
+          </span>
         </span>
       </button>
       <input
@@ -191,7 +195,7 @@ export function ImportView() {
       />
 
       {mutation.error && (
-        <Refusal file={null} failure={{ code: 'NETWORK_ERROR', message: mutation.error.message, errors: [] }} />
+        <Refusal file={null} failure={{ code: UNREACHABLE, message: mutation.error.message, errors: [] }} />
       )}
       {outcome &&
         !mutation.isPending &&

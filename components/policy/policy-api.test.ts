@@ -16,8 +16,8 @@ describe('PolicyApiError, matched on its shape', () => {
     // Outside a page the relative URL cannot be fetched: the same path as a server that is down.
     const error = await rejection(fetchPolicy());
     expect(isPolicyApiError(error)).toBe(true);
-    expect(error).toMatchObject({ name: 'PolicyApiError', code: 'NETWORK', status: 0, errors: [] });
-    expect((error as Error).message).toMatch(/^Could not reach the server/);
+    expect(error).toMatchObject({ name: 'PolicyApiError', code: 'UNREACHABLE', status: 0, errors: [] });
+    expect((error as Error).message).toBe('not sent: Toolscope is not reachable');
   });
 
   it('recognises one thrown by another copy of the module (a second chunk of the build)', async () => {

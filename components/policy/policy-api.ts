@@ -1,3 +1,4 @@
+import { NOT_REACHABLE, UNREACHABLE } from '@/lib/ui/unreachable';
 import type { PolicyJson, PreviewJson, RuleBody, RuleError } from './policy-draft';
 import { rulesBody } from './policy-draft';
 
@@ -30,7 +31,7 @@ async function request(url: string, init?: RequestInit): Promise<Response> {
   try {
     response = await fetch(url, { cache: 'no-store', ...init });
   } catch (error) {
-    throw policyApiError(0, 'NETWORK', `Could not reach the server: ${String(error)}`, []);
+    throw Object.assign(policyApiError(0, UNREACHABLE, NOT_REACHABLE, []), { cause: error });
   }
   if (response.ok) return response;
   const body = (await response.json().catch(() => null)) as {

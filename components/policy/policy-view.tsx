@@ -209,7 +209,7 @@ export function PolicyView({
           </span>
         ) : null}
         <span className="ml-auto flex items-center gap-1.5 text-fg-muted">
-          <span className="hidden sm:inline">
+          <span data-keyboard-hint className="hidden sm:inline">
             <Kbd>n</Kbd> new rule · <Kbd>s</Kbd> save · <Kbd>Esc</Kbd> clear form
           </span>
           <button

@@ -161,11 +161,11 @@ export function ReplayPanel({
           data-testid="replay-submit"
         >
           <Play size={12} aria-hidden />
-          {busy ? 'Replaying…' : nothing ? 'Replay as recorded' : 'Replay'}
+          {busy ? 'Starting…' : nothing ? 'Replay as recorded' : 'Replay'}
         </button>
         <span className="text-[11px] text-fg-muted">
-          A new call through the whole pipeline (validation, policy and approval, faults, retries); then the comparison
-          opens.
+          A new call through the whole pipeline (validation, policy and approval, faults, retries), in a session of its
+          own; the comparison opens at once and follows it live.
         </span>
       </div>
       {error && (

@@ -25,7 +25,8 @@ const Kbd = ({ children }: { children: string }) => (
 /**
  * The trace page's replay actions: **Replay** (`r`: the sealed raw arguments; a call with side
  * effects asks to confirm, `r` again), **Replay with edits** (`e`) and **Replay with fault** (`f`),
- * which open the replay panel. A started replay opens the compare view of the call and its replay.
+ * which open the replay panel. A replay opens the compare view of the call and its replay as soon
+ * as it has begun, which follows it live (a slow fault, an approval) until it ends.
  * Returns the buttons (for the header) and the panel (below it).
  */
 export function useReplayControls({
@@ -129,7 +130,7 @@ export function useReplayControls({
       >
         <RotateCcw size={12} aria-hidden />
         {pendingQuick
-          ? 'Replaying…'
+          ? 'Starting…'
           : quick.armed
             ? `Confirm: ${sideEffect === 'write' ? 'write' : 'run'} again`
             : 'Replay'}

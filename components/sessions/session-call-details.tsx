@@ -30,6 +30,12 @@ export function CallDetails({
     );
   }
   const wait = bar.segments.find((segment) => segment.kind === 'approval_wait');
+  // The bar of a call still going ends now: its running attempt and its latency count up to there.
+  const spanMs = bar.end - bar.start;
+  const waitMs = wait ? wait.end - wait.start : 0;
+  const waiting = call.status === 'awaiting_approval';
+  const running = waiting || call.status === 'running';
+  const latencyMs = running ? Math.max(0, spanMs - waitMs) : call.latency_ms;
   return (
     <div
       className="flex min-h-[2.75rem] flex-wrap items-center gap-x-3 gap-y-1 rounded border border-line px-2 py-1 text-xs"
@@ -41,19 +47,28 @@ export function CallDetails({
         <VisibleText text={call.tool} />
       </span>
       <StatusBadge status={call.status} />
-      <span className="tabular-nums text-fg-muted">
-        +{formatDuration(bar.start)} → +{formatDuration(bar.end)} ({formatDuration(bar.end - bar.start)})
+      <span className="tabular-nums text-fg-muted" data-testid="call-details-range">
+        +{formatDuration(bar.start)} → {running ? 'now' : `+${formatDuration(bar.end)}`} ({formatDuration(spanMs)})
       </span>
+      {!waiting && (
+        <span className="tabular-nums" data-testid="call-details-latency" title="Execution: less the wait for approval">
+          latency {formatDuration(latencyMs)}
+          {running ? ' so far' : ''}
+        </span>
+      )}
       {wait && (
-        <span className="tabular-nums text-amber-800 dark:text-amber-300">
-          waited {formatDuration(wait.end - wait.start)} for approval
-          {call.approval?.decision ? ` (${call.approval.decision})` : ' (still waiting)'}
+        <span className="tabular-nums text-amber-800 dark:text-amber-300" data-testid="call-details-wait">
+          {waiting ? 'waiting' : 'waited'} {formatDuration(waitMs)} for approval
+          {call.approval?.decision ? ` (${call.approval.decision})` : waiting ? '' : ' (no decision)'}
         </span>
       )}
       {call.attempts.length > 0 && (
-        <span className="tabular-nums text-fg-muted">
+        <span className="tabular-nums text-fg-muted" data-testid="call-details-attempts">
           {call.attempts
-            .map((attempt) => `#${attempt.number} ${attempt.outcome} ${formatDuration(attempt.duration_ms)}`)
+            .map((attempt) => {
+              const ms = attempt.outcome === 'running' ? Math.max(0, spanMs - attempt.started_at) : attempt.duration_ms;
+              return `#${attempt.number} ${attempt.outcome} ${formatDuration(ms)}`;
+            })
             .join(' · ')}
         </span>
       )}

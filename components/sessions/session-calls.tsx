@@ -7,6 +7,7 @@ import { escapeInvisible } from '@/lib/ui/invisible-characters';
 import { StatusBadge } from '../status';
 import { AssistantMessage } from '../trace/assistant-message';
 import { VisibleText } from '../visible-text';
+import { approvalWaitAt, latencyAt } from './live-figures';
 import { groupByBatch, type SessionCallJson, type TimelineBatch } from './timeline-layout';
 
 const th = 'px-2 py-1 font-medium';
@@ -19,6 +20,7 @@ const th = 'px-2 py-1 font-medium';
 export function SessionCalls({
   calls,
   origin,
+  now,
   batches,
   messages,
   flagged,
@@ -27,6 +29,8 @@ export function SessionCalls({
 }: {
   calls: readonly SessionCallJson[];
   origin: number;
+  /** The view's clock: a running call's latency counts up to it. */
+  now: number;
   batches: readonly TimelineBatch[];
   /** The assistant message of each batch that came with one, by batch id. */
   messages: Readonly<Record<string, AssistantMessageJson>>;
@@ -74,6 +78,7 @@ export function SessionCalls({
               calls={group.calls}
               message={group.batchId === null ? null : (messages[group.batchId] ?? null)}
               origin={origin}
+              now={now}
               flagged={flagged}
               activeId={activeId}
               onActive={onActive}
@@ -91,6 +96,7 @@ function BatchGroup({
   calls,
   message,
   origin,
+  now,
   flagged,
   activeId,
   onActive,
@@ -100,6 +106,7 @@ function BatchGroup({
   calls: SessionCallJson[];
   message: AssistantMessageJson | null;
   origin: number;
+  now: number;
   flagged: ReadonlySet<string>;
   activeId: string | null;
   onActive: (id: string | null) => void;
@@ -133,7 +140,9 @@ function BatchGroup({
           <td className="whitespace-nowrap px-2 py-0.5 text-right tabular-nums text-fg-muted">
             +{formatDuration(Date.parse(call.started_at ?? '') - origin)}
           </td>
-          <td className="whitespace-nowrap px-2 py-0.5 text-right tabular-nums">{formatDuration(call.latency_ms)}</td>
+          <td className="whitespace-nowrap px-2 py-0.5 text-right tabular-nums" data-testid="session-call-latency">
+            <CallLatency call={call} now={now} />
+          </td>
           <td className="hidden px-2 py-0.5 text-right tabular-nums sm:table-cell">{call.attempts.length}</td>
           <td
             className="hidden max-w-[48ch] truncate px-2 py-0.5 font-mono text-fg-muted md:table-cell"
@@ -143,6 +152,28 @@ function BatchGroup({
           </td>
         </tr>
       ))}
+    </>
+  );
+}
+
+/**
+ * A call's latency, execution only (counting while it runs, still while it waits), with its wait
+ * for approval beside it as its own figure.
+ */
+function CallLatency({ call, now }: { call: SessionCallJson; now: number }) {
+  const wait = approvalWaitAt(call, now);
+  const waiting = call.status === 'awaiting_approval';
+  return (
+    <>
+      {wait !== null && (
+        <span
+          className="mr-1.5 text-[10px] text-amber-700 dark:text-amber-300"
+          title={`${waiting ? 'Waiting' : 'Waited'} ${formatDuration(wait)} for approval (not counted in the latency)`}
+        >
+          {waiting ? 'waiting' : 'waited'} {formatDuration(wait)}
+        </span>
+      )}
+      {waiting ? '—' : formatDuration(latencyAt(call, now))}
     </>
   );
 }

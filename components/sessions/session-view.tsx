@@ -1,20 +1,23 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import { Download, List, Repeat, TriangleAlert } from 'lucide-react';
+import { Download, List, RotateCcw } from 'lucide-react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { SessionDetailJson } from '@/lib/api/sessions';
 import { formatDuration } from '@/lib/ui/format';
+import { ComparePicker } from '../compare/compare-picker';
 import { SessionReplayButton } from '../replay/session-replay-button';
 import { isTypingTarget } from '../shortcuts-dialog';
 import { Timestamp } from '../timestamp';
 import { LiveIndicator } from '../traces/live-indicator';
 import { useTraceEvents } from '../use-trace-events';
 import { VisibleText } from '../visible-text';
+import { sessionFiguresAt } from './live-figures';
 import { CallDetails } from './session-call-details';
 import { SessionCalls } from './session-calls';
+import { SessionFindings } from './session-findings';
 import { SessionTimeline } from './session-timeline';
 import { fetchSession } from './sessions-api';
 import { layoutTimeline } from './timeline-layout';
@@ -59,16 +62,17 @@ export function SessionView({ initial, renderedAt }: { initial: SessionDetailJso
   });
   const session = query.data;
   const running = session.running > 0;
+  const going = running || session.waiting > 0;
 
-  // The clock of running bars and open waits: set at each refresh, ticking while a call runs.
+  // The clock of running bars and open waits: set at each refresh, ticking while a call runs or waits.
   const [now, setNow] = useState(renderedAt);
   const updatedAt = query.dataUpdatedAt;
   useEffect(() => {
     setNow(Math.max(updatedAt, Date.now()));
-    if (!running) return;
+    if (!going) return;
     const timer = setInterval(() => setNow(Date.now()), 250);
     return () => clearInterval(timer);
-  }, [running, updatedAt]);
+  }, [going, updatedAt]);
 
   const throttle = useRef<ReturnType<typeof setTimeout> | null>(null);
   const refetch = query.refetch;
@@ -92,6 +96,7 @@ export function SessionView({ initial, renderedAt }: { initial: SessionDetailJso
   );
 
   const layout = useMemo(() => layoutTimeline(session.calls, now), [session.calls, now]);
+  const figures = useMemo(() => sessionFiguresAt(session, now), [session, now]);
   const flagged = useMemo(() => new Set(session.findings.flatMap((f) => f.trace_ids)), [session.findings]);
   const [highlighted, setHighlighted] = useState<ReadonlySet<string>>(new Set());
   const [activeId, setActiveId] = useState<string | null>(null);
@@ -145,8 +150,22 @@ export function SessionView({ initial, renderedAt }: { initial: SessionDetailJso
           )}
           <span className="text-xs text-fg-muted">
             <Timestamp ms={Date.parse(session.first_call_at ?? '')} full /> →{' '}
-            <Timestamp ms={Date.parse(session.last_call_at ?? '')} />
+            {session.ended_at ? <Timestamp ms={Date.parse(session.ended_at)} /> : 'now'}
           </span>
+          {session.replay_of_session && (
+            <span className="inline-flex min-w-0 items-center gap-1 text-xs" data-testid="session-replay-of">
+              <RotateCcw size={12} aria-hidden className="text-fg-muted" />
+              Replay of session
+              <Link
+                href={`/sessions/${encodeURIComponent(session.replay_of_session)}`}
+                className="truncate font-mono text-accent hover:underline"
+                title={session.replay_of_session}
+                data-testid="session-replay-of-link"
+              >
+                <VisibleText text={session.replay_of_session} />
+              </Link>
+            </span>
+          )}
         </div>
         <div className="flex flex-wrap items-center gap-2">
           <Link
@@ -166,11 +185,12 @@ export function SessionView({ initial, renderedAt }: { initial: SessionDetailJso
             <Download size={12} aria-hidden /> Export
           </a>
           {!session.imported && <SessionReplayButton sessionId={id} />}
+          <ComparePicker subject={{ kind: 'session', id, replayOf: session.replay_of_session }} />
           <LiveIndicator connection={connection} />
         </div>
       </div>
 
-      <dl className="grid grid-cols-3 gap-1.5 text-xs sm:grid-cols-5 lg:grid-cols-9" data-testid="session-totals">
+      <dl className="grid grid-cols-3 gap-1.5 text-xs sm:grid-cols-5 lg:grid-cols-10" data-testid="session-totals">
         <Total label="Calls" value={String(callCount)} testId="total-calls" />
         <Total
           label="Failed"
@@ -190,14 +210,16 @@ export function SessionView({ initial, renderedAt }: { initial: SessionDetailJso
           tone={running ? 'text-blue-700 dark:text-blue-300' : 'text-fg-muted'}
           testId="total-running"
         />
-        <Total label="Wall time" value={formatDuration(session.wall_ms)} testId="total-wall" />
-        <Total label="Executing" value={formatDuration(session.totals.executing_ms)} testId="total-executing" />
-        <Total label="Retrying" value={formatDuration(session.totals.retrying_ms)} testId="total-retrying" />
         <Total
-          label="Approval wait"
-          value={formatDuration(session.totals.approval_wait_ms)}
-          testId="total-approval-wait"
+          label="Waiting"
+          value={String(session.waiting)}
+          tone={session.waiting > 0 ? 'text-amber-700 dark:text-amber-300' : 'text-fg-muted'}
+          testId="total-waiting"
         />
+        <Total label="Wall time" value={formatDuration(figures.wallMs)} testId="total-wall" />
+        <Total label="Executing" value={formatDuration(figures.executingMs)} testId="total-executing" />
+        <Total label="Retrying" value={formatDuration(figures.retryingMs)} testId="total-retrying" />
+        <Total label="Approval wait" value={formatDuration(figures.approvalWaitMs)} testId="total-approval-wait" />
         <Total label="Lanes" value={String(layout.lanes)} testId="total-lanes" />
       </dl>
 
@@ -210,64 +232,7 @@ export function SessionView({ initial, renderedAt }: { initial: SessionDetailJso
         </p>
       )}
 
-      {session.findings.length > 0 && (
-        <section
-          aria-labelledby="findings-title"
-          className="rounded border border-fuchsia-300 p-2 dark:border-fuchsia-800"
-        >
-          <h2 id="findings-title" className="mb-1 flex items-center gap-1 text-xs font-semibold">
-            <TriangleAlert size={13} aria-hidden className="text-fuchsia-600 dark:text-fuchsia-400" /> Findings
-          </h2>
-          <ul className="flex flex-col gap-1 text-xs">
-            {session.findings.map((finding) => (
-              <li
-                key={`${finding.kind}:${finding.trace_ids[0]}`}
-                data-testid="finding"
-                data-kind={finding.kind}
-                data-count={finding.count}
-                onPointerEnter={() => setHighlighted(new Set(finding.trace_ids))}
-                onPointerLeave={() => setHighlighted(new Set())}
-                className="flex flex-wrap items-center gap-x-2"
-              >
-                <Repeat size={12} aria-hidden className="text-fuchsia-600 dark:text-fuchsia-400" />
-                <span>
-                  {finding.kind === 'repeated_call' ? (
-                    <>
-                      <span className="font-mono">
-                        <VisibleText text={finding.tool} />
-                      </span>{' '}
-                      called <strong className="tabular-nums">{finding.count}×</strong> with the same arguments
-                    </>
-                  ) : (
-                    <>
-                      <span className="font-mono">
-                        <VisibleText text={finding.tool} />
-                      </span>{' '}
-                      failed <strong className="tabular-nums">{finding.count}×</strong>
-                    </>
-                  )}
-                </span>
-                <span className="flex flex-wrap gap-1">
-                  {finding.trace_ids.map((traceId) => {
-                    const seq = session.calls.find((call) => call.id === traceId)?.session_seq;
-                    return (
-                      <Link
-                        key={traceId}
-                        href={`/traces/${traceId}`}
-                        className="font-mono text-accent hover:underline"
-                        onFocus={() => setHighlighted(new Set(finding.trace_ids))}
-                        onBlur={() => setHighlighted(new Set())}
-                      >
-                        #{seq ?? '?'}
-                      </Link>
-                    );
-                  })}
-                </span>
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
+      <SessionFindings findings={session.findings} calls={session.calls} onHighlight={setHighlighted} />
 
       {callCount > 0 && (
         <SessionTimeline
@@ -283,6 +248,7 @@ export function SessionView({ initial, renderedAt }: { initial: SessionDetailJso
       <SessionCalls
         calls={session.calls}
         origin={layout.origin}
+        now={now}
         batches={layout.batches}
         messages={session.assistant_messages}
         flagged={flagged}

@@ -247,6 +247,11 @@ export function SessionsView({
                   className={`${num} hidden md:table-cell ${row.running > 0 ? 'text-blue-700 dark:text-blue-300' : 'text-fg-muted'}`}
                 >
                   {row.running}
+                  {row.waiting > 0 && (
+                    <span className="ml-1 text-amber-700 dark:text-amber-300" data-testid="session-waiting">
+                      + {row.waiting} waiting
+                    </span>
+                  )}
                 </td>
                 <td className={`${num} hidden md:table-cell text-fg-muted`}>
                   {row.approval_wait_ms > 0 ? formatDuration(row.approval_wait_ms) : '—'}
@@ -272,7 +277,7 @@ export function SessionsView({
       <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-2 text-xs text-fg-muted">
         <span>
           {rows.length} session{rows.length === 1 ? '' : 's'} shown
-          <span className="hidden sm:inline">
+          <span data-keyboard-hint className="hidden sm:inline">
             {' '}
             · <kbd className="rounded border border-line px-1 font-mono">/</kbd> search,{' '}
             <kbd className="rounded border border-line px-1 font-mono">j</kbd>/

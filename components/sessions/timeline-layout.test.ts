@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptOutcome } from '@/lib/executor/types';
-import { groupByBatch, layoutTimeline, type SessionCallJson } from './timeline-layout';
+import {
+  collapseByDefault,
+  createTimeScale,
+  findIdleGaps,
+  groupByBatch,
+  idleGapThreshold,
+  layoutTimeline,
+  type SessionCallJson,
+  scaleTicks,
+  timeToX,
+  xToTime,
+  zoomOut,
+} from './timeline-layout';
 
 const T0 = Date.UTC(2026, 10, 30, 12);
 let n = 0;
@@ -17,9 +29,11 @@ function call(start: number, end: number | null, overrides: Partial<SessionCallJ
     tool: 'calculator',
     status: end === null ? 'running' : 'succeeded',
     latency_ms: end === null ? null : end - start,
+    approval_wait_ms: null,
     attempts: [],
     error_code: null,
     arguments_preview: null,
+    summary: '',
     session_seq: n,
     served_from: null,
     flags: { retried: false, fell_back: false, truncated: false, faulted: false, replayed: false },
@@ -105,5 +119,108 @@ describe('groupByBatch', () => {
       [null, 1],
       ['y', 1],
     ]);
+  });
+});
+
+describe('idle gaps and the time scale', () => {
+  it('finds the gaps between the merged spans of the calls, at least the threshold long', () => {
+    const bars = [
+      { start: 0, end: 100 },
+      { start: 50, end: 300 },
+      { start: 350, end: 400 },
+      { start: 5_000, end: 5_100 },
+      { start: 5_050, end: 5_200 },
+      { start: 9_000, end: 9_500 },
+    ];
+    expect(findIdleGaps(bars, 1000)).toEqual([
+      { start: 400, end: 5_000 },
+      { start: 5_200, end: 9_000 },
+    ]);
+    expect(findIdleGaps(bars, 4000)).toEqual([{ start: 400, end: 5_000 }]);
+    expect(findIdleGaps([], 1000)).toEqual([]);
+    expect(idleGapThreshold(10_000)).toBe(1000);
+    expect(idleGapThreshold(600_000)).toBe(30_000);
+  });
+
+  it('counts a wait for a person as idle: a two-minute approval collapses like a gap', () => {
+    const before = call(0, 50);
+    const waited = call(100, 120_200, {
+      approval: {
+        requested_at: new Date(T0 + 110).toISOString(),
+        decided_at: new Date(T0 + 120_100).toISOString(),
+        decision: 'approved',
+      },
+    });
+    const after = call(120_300, 120_400);
+    const later = call(200_000, 200_100);
+    const layout = layoutTimeline([before, waited, after, later], T0 + 300_000);
+    const gaps = findIdleGaps(layout.bars, idleGapThreshold(layout.span));
+    // The wait (110 → 120,100) is idle; the call's start and its run after the decision are not.
+    expect(gaps).toEqual([
+      { start: 110, end: 120_100 },
+      { start: 120_400, end: 200_000 },
+    ]);
+    expect(collapseByDefault(gaps, layout.span)).toBe(true);
+    expect(collapseByDefault([{ start: 0, end: 81_000 }], 200_000)).toBe(true);
+  });
+
+  it('maps time to x linearly without gaps, and back', () => {
+    const scale = createTimeScale({ from: 0, to: 1000 }, []);
+    expect(timeToX(scale, 250)).toBe(0.25);
+    expect(xToTime(scale, 0.75)).toBe(750);
+    expect(timeToX(scale, -5)).toBe(0);
+    expect(timeToX(scale, 2000)).toBe(1);
+    expect(scaleTicks(scale).map((tick) => tick.time)).toEqual([0, 200, 400, 600, 800, 1000]);
+  });
+
+  it('draws each collapsed gap as a narrow break and the busy time to scale around it', () => {
+    // 100 ms busy, 10 s idle, 100 ms busy: the two busy stretches share what the break leaves.
+    const scale = createTimeScale({ from: 0, to: 10_200 }, [{ start: 100, end: 10_100 }], 0.04);
+    expect(scale.pieces).toEqual([
+      { kind: 'time', start: 0, end: 100, x0: 0, x1: 0.48 },
+      { kind: 'break', start: 100, end: 10_100, x0: 0.48, x1: 0.52 },
+      { kind: 'time', start: 10_100, end: 10_200, x0: 0.52, x1: 1 },
+    ]);
+    expect(timeToX(scale, 50)).toBeCloseTo(0.24);
+    expect(timeToX(scale, 5_100)).toBeCloseTo(0.5);
+    expect(timeToX(scale, 10_150)).toBeCloseTo(0.76);
+    for (const time of [0, 30, 100, 2_600, 10_100, 10_180, 10_200]) {
+      expect(xToTime(scale, timeToX(scale, time))).toBeCloseTo(time);
+    }
+    // No tick inside or next to the break.
+    const ticks = scaleTicks(scale);
+    expect(ticks.length).toBeGreaterThan(2);
+    expect(ticks.every((tick) => tick.x < 0.42 || tick.x > 0.58)).toBe(true);
+  });
+
+  it('zooms and collapses together: gaps are clipped to the range, a range inside a gap is drawn linear', () => {
+    const gaps = [
+      { start: 100, end: 10_100 },
+      { start: 10_200, end: 20_200 },
+    ];
+    // From the middle of the first gap to the middle of the second busy stretch.
+    const scale = createTimeScale({ from: 5_100, to: 10_150 }, gaps, 0.04);
+    expect(scale.pieces).toEqual([
+      { kind: 'break', start: 5_100, end: 10_100, x0: 0, x1: 0.04 },
+      { kind: 'time', start: 10_100, end: 10_150, x0: 0.04, x1: 1 },
+    ]);
+    expect(xToTime(scale, 0.52)).toBeCloseTo(10_125);
+    // Many gaps: the breaks together take at most half of the axis.
+    const many = Array.from({ length: 20 }, (_, i) => ({ start: i * 2000 + 100, end: i * 2000 + 2000 }));
+    const crowded = createTimeScale({ from: 0, to: 40_000 }, many, 0.04);
+    const breakShare = crowded.pieces
+      .filter((piece) => piece.kind === 'break')
+      .reduce((sum, piece) => sum + piece.x1 - piece.x0, 0);
+    expect(breakShare).toBeCloseTo(0.5);
+    expect(createTimeScale({ from: 200, to: 900 }, [{ start: 100, end: 1000 }]).pieces).toEqual([
+      { kind: 'time', start: 200, end: 900, x0: 0, x1: 1 },
+    ]);
+  });
+
+  it('zooms out around the middle, inside the session, back to the whole', () => {
+    expect(zoomOut({ from: 400, to: 600 }, 1000)).toEqual({ from: 300, to: 700 });
+    expect(zoomOut({ from: 0, to: 100 }, 1000)).toEqual({ from: 0, to: 200 });
+    expect(zoomOut({ from: 950, to: 1000 }, 1000)).toEqual({ from: 900, to: 1000 });
+    expect(zoomOut({ from: 200, to: 700 }, 1000)).toBeNull();
   });
 });

@@ -1,4 +1,5 @@
 import type { SessionDetailJson } from '@/lib/api/sessions';
+import { axisTicks } from '@/lib/ui/format';
 
 export type SessionCallJson = SessionDetailJson['calls'][number];
 
@@ -137,4 +138,173 @@ export function groupByBatch(
     else groups.push({ batchId: call.batch_id, calls: [call] });
   }
   return groups;
+}
+
+/** A stretch of the session with no call running or waiting for approval, in ms from its start. */
+export interface IdleGap {
+  start: number;
+  end: number;
+}
+
+/** Idle stretches shorter than this are never collapsed: the pause between an agent's requests. */
+export const IDLE_GAP_MIN_MS = 1000;
+/** Collapse is on by default when the longest idle gap is more than this share of the wall time. */
+export const COLLAPSE_BY_DEFAULT_SHARE = 0.4;
+/** The width of one collapsed gap's break mark, as a share of the axis. */
+export const BREAK_WIDTH = 0.03;
+
+/** The shortest idle stretch collapsed on an axis of `span` ms: a second, or 5% of the span. */
+export function idleGapThreshold(span: number): number {
+  return Math.max(IDLE_GAP_MIN_MS, span * 0.05);
+}
+
+/**
+ * The parts of a bar where the call is doing something: the bar without its approval wait. A
+ * person taking two minutes to decide is idle time for the run, so it can be collapsed like a gap.
+ */
+export function busySpans(bar: { start: number; end: number; segments?: readonly BarSegment[] }) {
+  const waits = (bar.segments ?? []).filter((segment) => segment.kind === 'approval_wait');
+  if (waits.length === 0) return [{ start: bar.start, end: bar.end }];
+  const spans: { start: number; end: number }[] = [];
+  let from = bar.start;
+  for (const wait of [...waits].sort((a, b) => a.start - b.start)) {
+    if (wait.start > from) spans.push({ start: from, end: wait.start });
+    from = Math.max(from, wait.end);
+  }
+  if (bar.end > from) spans.push({ start: from, end: bar.end });
+  // A call still waiting is only a wait: its start keeps it on the axis.
+  return spans.length > 0 ? spans : [{ start: bar.start, end: bar.start }];
+}
+
+/**
+ * The stretches at least `minMs` long where nothing runs: the bars' busy spans (`busySpans`: a
+ * wait for a person is not work) merged, and the holes between them.
+ */
+export function findIdleGaps(
+  bars: readonly { start: number; end: number; segments?: readonly BarSegment[] }[],
+  minMs: number,
+): IdleGap[] {
+  const gaps: IdleGap[] = [];
+  let busyUntil = Number.NEGATIVE_INFINITY;
+  for (const bar of bars.flatMap(busySpans).sort((a, b) => a.start - b.start)) {
+    if (bar.start - busyUntil >= minMs) gaps.push({ start: busyUntil, end: bar.start });
+    busyUntil = Math.max(busyUntil, bar.end);
+  }
+  // The first bar starts the axis: there is no gap before it.
+  return gaps.filter((gap) => Number.isFinite(gap.start));
+}
+
+/** Whether the view opens with gaps collapsed: one of them takes more than 40% of the wall time. */
+export function collapseByDefault(gaps: readonly IdleGap[], span: number): boolean {
+  return gaps.some((gap) => gap.end - gap.start > span * COLLAPSE_BY_DEFAULT_SHARE);
+}
+
+/** A piece of the axis: time drawn to scale, or a collapsed gap drawn as a narrow break; x from 0 to 1. */
+export interface ScalePiece {
+  kind: 'time' | 'break';
+  start: number;
+  end: number;
+  x0: number;
+  x1: number;
+}
+
+/** The time → x mapping of the axis: the visible range (ms from the session's start) cut into pieces. */
+export interface TimeScale {
+  from: number;
+  to: number;
+  pieces: ScalePiece[];
+}
+
+/**
+ * The axis from `from` to `to` with the given gaps (sorted, apart) collapsed: each gap, clipped to
+ * the range, becomes a break of `breakWidth` (narrower when there are many: breaks take at most
+ * half the axis); the rest of the time shares what is left, to scale. Without gaps it is linear.
+ */
+export function createTimeScale(
+  range: { from: number; to: number },
+  gaps: readonly IdleGap[],
+  breakWidth = BREAK_WIDTH,
+): TimeScale {
+  const { from } = range;
+  const to = Math.max(range.to, from + 1e-6);
+  const inside = gaps
+    .map((gap) => ({ start: Math.max(gap.start, from), end: Math.min(gap.end, to) }))
+    .filter((gap) => gap.end > gap.start);
+  const busy = to - from - inside.reduce((sum, gap) => sum + gap.end - gap.start, 0);
+  if (inside.length === 0 || busy <= 0)
+    return { from, to, pieces: [{ kind: 'time', start: from, end: to, x0: 0, x1: 1 }] };
+
+  const width = Math.min(breakWidth, 0.5 / inside.length);
+  const perMs = (1 - width * inside.length) / busy;
+  const pieces: ScalePiece[] = [];
+  let t = from;
+  let x = 0;
+  const push = (kind: ScalePiece['kind'], end: number, x1: number) => {
+    pieces.push({ kind, start: t, end, x0: x, x1 });
+    t = end;
+    x = x1;
+  };
+  for (const gap of inside) {
+    if (gap.start > t) push('time', gap.start, x + (gap.start - t) * perMs);
+    push('break', gap.end, x + width);
+  }
+  if (to > t) push('time', to, 1);
+  const last = pieces.at(-1);
+  if (last) last.x1 = 1;
+  return { from, to, pieces };
+}
+
+/** Where a time (ms from the session's start) falls on the axis, 0 to 1; clamped to the range. */
+export function timeToX(scale: TimeScale, time: number): number {
+  const t = Math.min(Math.max(time, scale.from), scale.to);
+  const piece = scale.pieces.find((p) => t <= p.end) ?? scale.pieces.at(-1);
+  if (!piece) return 0;
+  const length = piece.end - piece.start;
+  return piece.x0 + (length > 0 ? (t - piece.start) / length : 0) * (piece.x1 - piece.x0);
+}
+
+/** The time at a point of the axis (0 to 1, clamped): the inverse of `timeToX`, for a drag selection. */
+export function xToTime(scale: TimeScale, x: number): number {
+  const at = Math.min(Math.max(x, 0), 1);
+  const piece = scale.pieces.find((p) => at <= p.x1) ?? scale.pieces.at(-1);
+  if (!piece) return scale.from;
+  const width = piece.x1 - piece.x0;
+  return piece.start + (width > 0 ? (at - piece.x0) / width : 0) * (piece.end - piece.start);
+}
+
+/** Ticks closer than this share of the axis to another tick or a break are left out. */
+const TICK_SPACING = 0.06;
+
+/**
+ * The axis's ticks: round times (the step `axisTicks` picks for the time drawn to scale) inside
+ * the pieces drawn to scale, none crowding another or a break.
+ */
+export function scaleTicks(scale: TimeScale): { time: number; x: number }[] {
+  const timed = scale.pieces.filter((piece) => piece.kind === 'time');
+  const busy = timed.reduce((sum, piece) => sum + piece.end - piece.start, 0);
+  const [first, second] = axisTicks(busy);
+  const step = second !== undefined && first !== undefined ? second - first : busy;
+  if (!(step > 0)) return [];
+  const breaks = scale.pieces.filter((piece) => piece.kind === 'break');
+  const ticks: { time: number; x: number }[] = [];
+  for (const piece of timed) {
+    const lastK = Math.floor(piece.end / step + 1e-9);
+    for (let k = Math.ceil(piece.start / step - 1e-9); k <= lastK; k++) {
+      const time = Number((k * step).toPrecision(12));
+      const x = timeToX(scale, time);
+      const crowded =
+        ticks.some((tick) => x - tick.x < TICK_SPACING) ||
+        breaks.some((b) => x > b.x0 - TICK_SPACING && x < b.x1 + TICK_SPACING);
+      if (!crowded) ticks.push({ time, x });
+    }
+  }
+  return ticks;
+}
+
+/** Twice as wide a range around the same middle, kept inside the session; null once it is the whole session. */
+export function zoomOut(range: { from: number; to: number }, span: number): { from: number; to: number } | null {
+  const width = (range.to - range.from) * 2;
+  if (width >= span) return null;
+  const from = Math.min(Math.max(0, (range.from + range.to) / 2 - width / 2), span - width);
+  return { from, to: from + width };
 }

@@ -10,6 +10,7 @@ import { initialValue, type JsonSchema, validateAgainstSchema } from '@/lib/ui/j
 import { StatusBadge } from '../status';
 import { JsonTree } from '../trace/json-tree';
 import { LargeText } from '../trace/large-text';
+import { InlineDecision, useFollowedRun } from './followed-run';
 import { ObjectFields } from './schema-form';
 
 type Mode = 'form' | 'json';
@@ -192,12 +193,14 @@ export function Playground({
           </span>
         </div>
       </form>
-      <div aria-live="polite">{result && <RunResult result={result} />}</div>
+      <div aria-live="polite">
+        {result && <RunResult key={result.ok ? result.traceId : result.message} result={result} tool={tool} />}
+      </div>
     </div>
   );
 }
 
-function RunResult({ result }: { result: PlaygroundRun }) {
+function RunResult({ result, tool }: { result: PlaygroundRun; tool: string }) {
   if (!result.ok) {
     return (
       <p role="alert" className="rounded border border-red-300 p-2 text-red-700 dark:border-red-800 dark:text-red-300">
@@ -205,6 +208,12 @@ function RunResult({ result }: { result: PlaygroundRun }) {
       </p>
     );
   }
+  return <AnsweredResult run={result} tool={tool} />;
+}
+
+/** An answered run, followed until it finishes (a call waiting for approval runs once approved). */
+function AnsweredResult({ run, tool }: { run: Extract<PlaygroundRun, { ok: true }>; tool: string }) {
+  const result = useFollowedRun(run);
   return (
     <section
       className="flex flex-col gap-2 rounded border border-line p-3"
@@ -228,11 +237,14 @@ function RunResult({ result }: { result: PlaygroundRun }) {
           className="rounded border border-amber-300 bg-amber-50 p-2 text-xs dark:border-amber-800 dark:bg-amber-950/40"
           data-testid="playground-pending"
         >
-          Waiting for approval: nothing has run yet.{' '}
-          <Link href="/approvals" className="text-accent hover:underline" data-testid="playground-approvals-link">
-            Decide it in Approvals →
-          </Link>
+          <p className="mb-2">Waiting for approval: nothing has run yet. The result appears here once it is decided.</p>
+          <InlineDecision traceId={result.traceId} tool={tool} />
         </div>
+      )}
+      {result.status === 'running' && (
+        <p className="text-xs text-fg-muted" data-testid="playground-running">
+          Running… the result appears here when it finishes.
+        </p>
       )}
       {result.error && (
         <div

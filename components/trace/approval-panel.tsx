@@ -4,7 +4,8 @@ import { Ban, Check, ShieldCheck } from 'lucide-react';
 import Link from 'next/link';
 import { useState } from 'react';
 import type { ApprovalRecord, CallPrincipal } from '@/lib/executor/types';
-import { isDecisionError } from '@/lib/ui/approvals';
+import { decisionFailureMessage, isDecisionError } from '@/lib/ui/approvals';
+import { isUnreachableError } from '@/lib/ui/unreachable';
 import { useMay, useViewer } from '../access/viewer';
 import { useDecideApproval } from '../approvals/use-decide-approval';
 import { WaitTimers } from '../approvals/wait-timers';
@@ -237,7 +238,13 @@ function PendingDecision({
       )}
       {error && (
         <p role="alert" className="text-xs text-red-700 dark:text-red-300">
-          Not decided{isDecisionError(error) ? ` (${error.code})` : ''}: {error.message}
+          {isUnreachableError(error) ? (
+            decisionFailureMessage(error)
+          ) : (
+            <>
+              Not decided{isDecisionError(error) ? ` (${error.code})` : ''}: {error.message}
+            </>
+          )}
         </p>
       )}
     </div>

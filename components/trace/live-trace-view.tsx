@@ -2,6 +2,7 @@
 
 import { CircleStop, Hourglass, LoaderCircle } from 'lucide-react';
 import { useCallback, useMemo } from 'react';
+import { approvalWaitMs } from '@/lib/executor/approval-wait';
 import { formatDuration } from '@/lib/ui/format';
 import type { JsonSchema } from '@/lib/ui/json-schema';
 import { currentActivity, withElapsed } from '@/lib/ui/live-trace';
@@ -123,7 +124,9 @@ export function LiveTraceView({
             {activity}
           </span>
           <span className="tabular-nums text-fg-muted" data-testid="trace-elapsed">
-            {formatDuration(trace.latencyMs)} elapsed
+            {trace.status === 'awaiting_approval'
+              ? `waiting ${formatDuration(approvalWaitMs(trace.approval, now))}`
+              : `${formatDuration(trace.latencyMs)} elapsed`}
           </span>
           {mayCancel && (
             <button

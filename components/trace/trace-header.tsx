@@ -1,10 +1,12 @@
 import { ArrowLeft, ChartGantt, ChevronLeft, ChevronRight, Download } from 'lucide-react';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
+import { approvalWaitMs } from '@/lib/executor/approval-wait';
 import { formatDuration } from '@/lib/ui/format';
 import { escapeInvisible } from '@/lib/ui/invisible-characters';
 import { isUnfinished } from '@/lib/ui/live-trace';
 import type { TraceView } from '@/lib/ui/trace-from-json';
+import { ComparePicker } from '../compare/compare-picker';
 import { type Lineage, LineageBar } from '../replay/lineage';
 import { SessionReplayButton } from '../replay/session-replay-button';
 import { StatusBadge } from '../status';
@@ -42,11 +44,35 @@ function NeighbourLink({ id, rel, children }: { id: string | null; rel: 'newer' 
   );
 }
 
+/** The wait for a person beside the latency (its own figure, not part of it); nothing for a call that never waited. */
+function ApprovalWait({ trace }: { trace: TraceView }) {
+  const { approval } = trace;
+  if (!approval) return null;
+  const wait =
+    trace.status === 'awaiting_approval' ? null : approvalWaitMs(approval, trace.finishedAt ?? approval.requestedAt);
+  return (
+    <dd className="text-[11px] tabular-nums text-amber-800 dark:text-amber-300" data-testid="trace-approval-wait">
+      {wait === null ? 'waiting for approval' : `waited ${formatDuration(wait)} for approval`}
+    </dd>
+  );
+}
+
 /**
  * The trace header: the tool (a link to its page only when the tool is registered), status, error
  * code, flags, actions (replay first), the call's ids and times, and its lineage (replay of,
- * replays, served from a recording). `latencyMs` of a running call is its elapsed time so far.
+ * replays, served from a recording). `latencyMs` is execution only (of a running call, so far); the
+ * wait for approval shows beside it.
  */
+/** `name version` of the MCP client a call came through (`metadata.mcp_client`), or null. */
+function mcpClientOf(metadata: unknown): string | null {
+  if (typeof metadata !== 'object' || metadata === null) return null;
+  const client = (metadata as { mcp_client?: unknown }).mcp_client;
+  if (typeof client !== 'object' || client === null) return null;
+  const { name, version } = client as { name?: unknown; version?: unknown };
+  if (typeof name !== 'string' || name === '') return null;
+  return typeof version === 'string' && version !== '' ? `${name} ${version}` : name;
+}
+
 export function TraceHeader({
   trace,
   toolKnown,
@@ -65,6 +91,7 @@ export function TraceHeader({
   replayActions?: ReactNode;
 }) {
   const unfinished = isUnfinished(trace.status);
+  const mcpClient = mcpClientOf(trace.metadata);
   return (
     <header className="flex flex-col gap-2">
       <div className="flex items-center gap-2">
@@ -106,6 +133,16 @@ export function TraceHeader({
         {live}
         <div className="ml-auto flex flex-wrap items-center gap-1.5">
           {replayActions}
+          <ComparePicker
+            subject={{
+              kind: 'trace',
+              id: trace.id,
+              tool: trace.tool,
+              sessionId: trace.sessionId,
+              replayOf: lineage.replayOf,
+              replays: lineage.replays,
+            }}
+          />
           <TraceCopyButtons
             traceId={trace.id}
             call={{
@@ -202,6 +239,15 @@ export function TraceHeader({
           </dt>
           <dd>
             <VisibleText text={trace.actor} /> · {trace.sideEffect ?? '—'}
+            {mcpClient && (
+              <span
+                className="block text-fg-muted"
+                title="The MCP client that made the call, as it named itself when it connected (a label)"
+                data-testid="trace-mcp-client"
+              >
+                via <VisibleText text={mcpClient} />
+              </span>
+            )}
           </dd>
         </div>
         <div>
@@ -215,10 +261,16 @@ export function TraceHeader({
           <dd>{trace.finishedAt === null ? 'not yet' : <Timestamp ms={trace.finishedAt} full />}</dd>
         </div>
         <div>
-          <dt className="text-fg-muted">{unfinished ? 'Elapsed so far' : 'Total latency'}</dt>
+          <dt
+            className="text-fg-muted"
+            title="Execution: from arrival to answer, less the time the call waited for approval"
+          >
+            {unfinished ? 'Latency so far' : 'Latency'}
+          </dt>
           <dd className="font-semibold tabular-nums" data-testid="trace-latency">
             {formatDuration(trace.latencyMs)}
           </dd>
+          <ApprovalWait trace={trace} />
         </div>
       </dl>
       <LineageBar traceId={trace.id} lineage={lineage} />

@@ -2,6 +2,7 @@
 
 import { useCallback, useRef, useState } from 'react';
 import type { TraceJson } from '@/lib/ui/trace-from-json';
+import { NOT_REACHABLE } from '@/lib/ui/unreachable';
 
 export type CancelState = { phase: 'idle' } | { phase: 'cancelling' } | { phase: 'failed'; message: string };
 
@@ -33,8 +34,8 @@ export function useCancelCall(traceId: string, onCancelled: (trace: TraceJson | 
         const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
         setState({ phase: 'failed', message: body?.error?.message ?? `HTTP ${response.status}` });
       }
-    } catch (error) {
-      setState({ phase: 'failed', message: `Could not reach the server: ${String(error)}` });
+    } catch {
+      setState({ phase: 'failed', message: `Not cancelled — ${NOT_REACHABLE}.` });
     } finally {
       busy.current = false;
     }

@@ -16,7 +16,7 @@ export function ListFooter({
     <nav aria-label="Pages" className="flex flex-wrap items-center justify-between gap-2 text-xs text-fg-muted">
       <span>
         {count} call{count === 1 ? '' : 's'} on this page
-        <span className="hidden sm:inline">
+        <span data-keyboard-hint className="hidden sm:inline">
           {' '}
           · <kbd className="rounded border border-line px-1 font-mono">j</kbd>/
           <kbd className="rounded border border-line px-1 font-mono">k</kbd> move,{' '}

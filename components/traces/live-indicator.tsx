@@ -1,11 +1,46 @@
 'use client';
 
 import { Pause, Play } from 'lucide-react';
-import { useEffect, useState } from 'react';
-import type { LiveConnection } from '../use-trace-events';
+import { useEffect, useState, useSyncExternalStore } from 'react';
+import { type LiveConnection, retryLiveConnection } from '../use-trace-events';
+
+// How many live indicators the page shows now: the banner says the stream is down where none does.
+let shown = 0;
+const shownListeners = new Set<() => void>();
+const setShown = (change: number) => {
+  shown += change;
+  for (const listener of shownListeners) listener();
+};
+const subscribeShown = (listener: () => void) => {
+  shownListeners.add(listener);
+  return () => shownListeners.delete(listener);
+};
+
+/** Whether a live indicator is on the page (it says "Disconnected" and offers "Retry now" itself). */
+export function useLiveIndicatorShown(): boolean {
+  return useSyncExternalStore(
+    subscribeShown,
+    () => shown > 0,
+    () => false,
+  );
+}
+
+/** "Retry now": the event stream's next reconnect try at once, in whichever tab holds the stream. */
+export function RetryNowButton() {
+  return (
+    <button
+      type="button"
+      onClick={retryLiveConnection}
+      data-testid="live-retry"
+      className="rounded border border-line px-1.5 py-0.5 text-xs font-medium hover:bg-muted"
+    >
+      Retry now
+    </button>
+  );
+}
 
 /** Seconds until `at`, re-rendered every second while `at` is set. */
-function useCountdown(at: number | null): number | null {
+export function useCountdown(at: number | null): number | null {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (at === null) return;
@@ -18,8 +53,8 @@ function useCountdown(at: number | null): number | null {
 
 /**
  * Says whether the view is following new calls: a pulsing dot and "Live", "Paused — N new",
- * "Connecting…" or "Disconnected — reconnecting in N s". The optional button pauses and resumes
- * (also the `p` key on the list).
+ * "Connecting…" or "Disconnected — reconnecting in N s" with "Retry now". The optional button
+ * pauses and resumes (also the `p` key on the list).
  */
 export function LiveIndicator({
   connection,
@@ -35,6 +70,11 @@ export function LiveIndicator({
   onToggle?: () => void;
 }) {
   const seconds = useCountdown(paused ? null : connection.retryAt);
+  useEffect(() => {
+    if (disabledReason) return;
+    setShown(1);
+    return () => setShown(-1);
+  }, [disabledReason]);
   if (disabledReason) {
     return (
       <span className="text-xs text-fg-muted" data-testid="live-indicator" data-state="off">
@@ -73,6 +113,7 @@ export function LiveIndicator({
         <span className={`inline-block size-2 rounded-full ${dot}`} aria-hidden />
         {text}
       </span>
+      {state === 'disconnected' && <RetryNowButton />}
       {onToggle && (
         <button
           type="button"

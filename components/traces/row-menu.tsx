@@ -8,6 +8,7 @@ import { type ActionOutcome, cancelTrace, deleteSession, deleteTrace } from '@/l
 import { useMay } from '../access/viewer';
 import { copyText } from '../copy-button';
 import { VisibleText } from '../visible-text';
+import { type MenuPosition, menuPosition } from './menu-position';
 
 type Confirm = null | 'trace' | 'session';
 
@@ -18,7 +19,7 @@ const item =
  * The ⋯ menu of a list row: open, copy the trace id, cancel (running or waiting calls), delete the
  * call or its session's calls (each after a confirmation step). Keyboard: Enter/Space opens,
  * arrows move, Esc closes and returns focus to the button. Fixed-positioned so the table's
- * scrolling box never clips it.
+ * scrolling box never clips it, and kept inside the viewport (`menuPosition`).
  */
 export function RowMenu({
   traceId,
@@ -36,7 +37,7 @@ export function RowMenu({
   const [open, setOpen] = useState(false);
   const [confirm, setConfirm] = useState<Confirm>(null);
   const [busy, setBusy] = useState(false);
-  const [position, setPosition] = useState({ top: 0, right: 0 });
+  const [position, setPosition] = useState<MenuPosition>({ top: 0, left: 0, maxHeight: 0 });
   const button = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLDivElement>(null);
   const mayCancel = useMay('calls.cancel');
@@ -51,14 +52,10 @@ export function RowMenu({
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: the confirmation step changes the menu's height
   useLayoutEffect(() => {
-    if (!open || !button.current) return;
-    const rect = button.current.getBoundingClientRect();
-    const height = menu.current?.offsetHeight ?? 200;
-    const below = rect.bottom + 4 + height <= window.innerHeight;
-    setPosition({
-      top: below ? rect.bottom + 4 : Math.max(4, rect.top - 4 - height),
-      right: window.innerWidth - rect.right,
-    });
+    if (!open || !button.current || !menu.current) return;
+    const viewport = { width: document.documentElement.clientWidth, height: document.documentElement.clientHeight };
+    const size = { width: menu.current.offsetWidth, height: menu.current.scrollHeight };
+    setPosition(menuPosition(button.current.getBoundingClientRect(), size, viewport));
   }, [open, confirm]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: focus moves to the first item of each step
@@ -135,8 +132,8 @@ export function RowMenu({
           aria-label={`Actions for ${tool} call`}
           data-testid="row-menu"
           onKeyDown={onKeyDown}
-          style={{ top: position.top, right: position.right }}
-          className="fixed z-40 w-64 rounded border border-line bg-bg p-1 text-fg shadow-lg"
+          style={{ top: position.top, left: position.left, maxHeight: position.maxHeight || undefined }}
+          className="fixed z-40 w-64 max-w-[calc(100vw-8px)] overflow-y-auto rounded border border-line bg-bg p-1 text-fg shadow-lg"
         >
           {confirm ? (
             <div className="flex flex-col gap-2 p-1.5" data-testid="row-menu-confirm">

@@ -4,7 +4,8 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { formatDuration } from '@/lib/ui/format';
 import { escapeInvisible } from '@/lib/ui/invisible-characters';
-import type { ListRow } from '@/lib/ui/summary-from-json';
+import { shortenMiddle } from '@/lib/ui/shorten-middle';
+import { approvalWaitOfRow, type ListRow } from '@/lib/ui/summary-from-json';
 import type { ActionOutcome } from '@/lib/ui/trace-actions';
 import { filtersToSearch } from '@/lib/ui/trace-filters';
 import { StatusBadge } from '../status';
@@ -13,6 +14,9 @@ import { VisibleText } from '../visible-text';
 import { LatencyCell } from './latency-cell';
 import { RowMenu } from './row-menu';
 import { TraceFlags } from './trace-flags';
+
+/** Characters of a tool's name a row shows; a longer name (an MCP server's tool) is cut from the middle. */
+const TOOL_NAME_CHARS = 32;
 
 /**
  * One call in the list. Columns give way on narrow screens (see the table's header): on a phone
@@ -28,7 +32,7 @@ export function TraceRow({
   onAction,
 }: {
   row: ListRow;
-  /** One-line arguments summary (empty when the store gives no preview). */
+  /** The tool's one-line summary of the call (`summarizeCall`; empty when the store gives no preview). */
   summary: string;
   selected: boolean;
   fresh: boolean;
@@ -39,7 +43,8 @@ export function TraceRow({
   const router = useRouter();
   const href = `/traces/${row.id}`;
   // Titles are plain strings: invisible characters written as escapes there too.
-  const preview = escapeInvisible(row.argumentsPreview ?? '', { lines: true });
+  const summaryTitle = escapeInvisible(summary, { lines: true });
+  const toolShown = shortenMiddle(row.tool, TOOL_NAME_CHARS);
   return (
     <tr
       data-testid="trace-row"
@@ -67,14 +72,15 @@ export function TraceRow({
             onClick={onSelect}
             className="block truncate font-mono text-[12px] text-accent hover:underline"
             aria-label={`Open ${escapeInvisible(row.tool)} call ${escapeInvisible(row.toolCallId)}, ${row.status}`}
+            title={toolShown === row.tool ? undefined : escapeInvisible(row.tool)}
           >
-            <VisibleText text={row.tool} />
+            <VisibleText text={toolShown} />
           </Link>
           <span className="block text-[11px] text-fg-muted sm:hidden">
             <Timestamp ms={row.createdAt} />
           </span>
           {summary && (
-            <span className="block truncate font-mono text-[11px] text-fg-muted md:hidden" title={preview}>
+            <span className="block truncate font-mono text-[11px] text-fg-muted md:hidden" title={summaryTitle}>
               <VisibleText text={summary} />
             </span>
           )}
@@ -95,11 +101,16 @@ export function TraceRow({
         <span className="block text-[11px] tabular-nums text-fg-muted sm:hidden">{formatDuration(row.latencyMs)}</span>
       </td>
       <td className="hidden whitespace-nowrap px-2 py-1 text-right sm:table-cell">
-        <LatencyCell ms={row.latencyMs} slowestMs={slowestMs} failed={row.status === 'failed'} />
+        <LatencyCell
+          ms={row.latencyMs}
+          slowestMs={slowestMs}
+          failed={row.status === 'failed'}
+          approvalWaitMs={approvalWaitOfRow(row)}
+        />
       </td>
       <td
         className="hidden w-full max-w-0 truncate px-2 py-1 font-mono text-[12px] text-fg-muted md:table-cell"
-        title={preview || undefined}
+        title={summaryTitle || undefined}
         data-testid="row-arguments"
       >
         {summary ? <VisibleText text={summary} /> : <span aria-hidden>—</span>}

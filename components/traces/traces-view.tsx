@@ -5,7 +5,7 @@ import { Download } from 'lucide-react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { summarizeArguments } from '@/lib/ui/arguments-summary';
+import { summarizeCall } from '@/lib/ui/call-summary';
 import { formatDuration } from '@/lib/ui/format';
 import type { ActionOutcome } from '@/lib/ui/trace-actions';
 import { apiExportUrl, filtersToSearch, hasFilters, type TraceFilters } from '@/lib/ui/trace-filters';
@@ -87,7 +87,7 @@ export function TracesView({
   });
   const page = query.data;
   const rows = page.items;
-  const summaries = useMemo(() => rows.map((row) => summarizeArguments(row.argumentsPreview)), [rows]);
+  const summaries = useMemo(() => rows.map((row) => summarizeCall(row.tool, row.argumentsPreview)), [rows]);
   const slowestMs = rows.reduce((max, row) => Math.max(max, row.latencyMs ?? 0), 0);
 
   // Rows not seen before get a brief highlight.

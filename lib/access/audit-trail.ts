@@ -24,6 +24,7 @@ export const AUDIT_KINDS = [
   'trace.cancelled',
   'mcp_server.reconnected',
   'mcp_tool.relabelled',
+  'circuit.reset',
   'notify.failed',
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];

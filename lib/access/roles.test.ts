@@ -28,12 +28,12 @@ describe('roles', () => {
     expect(reachOf('agent', 'keys.manage')).toBeNull();
   });
 
-  it('lets a viewer read and a reviewer also decide, replay and cancel, but neither change rules or keys', () => {
+  it('lets a viewer read and a reviewer also decide, replay, cancel and reset breakers, but neither change rules or keys', () => {
     for (const action of ['pages.read', 'calls.read', 'sessions.read', 'audit.read', 'policy.read'] as const) {
       expect(reachOf('viewer', action), action).toBe('all');
       expect(reachOf('reviewer', action), action).toBe('all');
     }
-    for (const action of ['approvals.decide', 'calls.replay', 'calls.cancel'] as const) {
+    for (const action of ['approvals.decide', 'calls.replay', 'calls.cancel', 'circuits.reset'] as const) {
       expect(reachOf('viewer', action), action).toBeNull();
       expect(reachOf('reviewer', action), action).toBe('all');
     }

@@ -15,7 +15,7 @@ const ADMINS = { admin: 'all' } as const;
  * are generated from):
  * - `agent`: run tool calls, list tools, read its own calls (traces, events, approvals);
  * - `viewer`: read everything, change nothing;
- * - `reviewer`: a viewer who also decides approvals, replays and cancels;
+ * - `reviewer`: a viewer who also decides approvals, replays, cancels and resets circuit breakers;
  * - `admin`: everything, policy, faults, keys, import, delete and MCP reconnects included.
  */
 export const ACTIONS = {
@@ -24,6 +24,7 @@ export const ACTIONS = {
   'calls.read': { may: { agent: 'own', ...READERS }, says: 'read calls' },
   'calls.cancel': { may: REVIEWERS, says: 'cancel calls' },
   'calls.replay': { may: REVIEWERS, says: 'replay calls' },
+  'circuits.reset': { may: REVIEWERS, says: 'reset circuit breakers' },
   'calls.delete': { may: ADMINS, says: 'delete calls' },
   'calls.import': { may: ADMINS, says: 'import calls' },
   'sessions.read': { may: READERS, says: 'read sessions' },

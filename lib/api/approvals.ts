@@ -1,31 +1,55 @@
 import { z } from 'zod';
 import type { PendingApproval } from '../approvals/approval-queue';
+import { type AssistantMessageJson, assistantMessagesByBatch } from '../calls/assistant-message';
 import { toJson } from '../db/json-column';
 import { argumentsPreview } from '../db/list-query';
 import type { StoredTrace, TraceSummary } from '../db/trace-store';
-import { ApiError } from '../errors';
+import { ApiError, toApiError } from '../errors';
+import type { CallPreview } from '../executor/call-preview';
 import { REDACTED } from '../executor/redact';
 import type { Registry } from '../executor/registry';
 import type { CallPrincipal } from '../executor/types';
 import type { Toolscope } from '../server/create-toolscope';
+import { serverRedactor } from '../server/server-redactor';
+import { callPreview, callSummary, pendingCallPreview } from '../tools/previews';
 import { iso, principalJson, summaryJson } from './serialize';
+
+/** What a pending call's JSON tells beyond the queue's entry: its batch, its message, a preview read from disk. */
+export interface PendingContext {
+  batchId?: string | null;
+  assistantMessage?: AssistantMessageJson | null;
+  /** The preview with what the call would change now (`approvalsJson` reads it); else made from the arguments alone. */
+  preview?: CallPreview;
+}
 
 /**
  * A pending call as `GET /api/v1/approvals` lists it. `suggested_specifier` is what "Always
  * allow" would name for this call: the specifier that matches exactly its subject and nothing
  * else (the literal path, argv or `METHOD URL`, glob characters escaped: a path `w/*` is `w/\*`);
  * null for tools that take no specifier or have no exact one, and when a secret is in the subject.
+ * `summary` and `preview` are the tool's reading of the call (`ToolDefinition.describe`), from
+ * the redacted arguments; `batch_id` and `assistant_message` say which request it came with and
+ * what the model said with it (why it asks).
  */
-export function pendingApprovalJson(pending: PendingApproval, registry?: Pick<Registry, 'get'>) {
+export function pendingApprovalJson(
+  pending: PendingApproval,
+  registry?: Pick<Registry, 'get'>,
+  context: PendingContext = {},
+) {
+  const describer = registry?.get(pending.tool)?.describe;
   return {
     trace_id: pending.traceId,
     tool_call_id: pending.toolCallId,
     session_id: pending.sessionId,
+    batch_id: context.batchId ?? null,
     actor: pending.actor,
     principal: pending.principal && principalJson(pending.principal),
     tool: pending.tool,
     side_effect: pending.sideEffect,
     arguments: pending.arguments,
+    summary: callSummary(describer, pending.arguments),
+    preview: context.preview ?? callPreview(describer, pending.arguments),
+    assistant_message: context.assistantMessage ?? null,
     rule: pending.rule,
     requested_at: iso(pending.requestedAt),
     expires_at: iso(pending.expiresAt),
@@ -44,13 +68,50 @@ function suggestedSpecifier(pending: PendingApproval, registry: Pick<Registry, '
   }
 }
 
+type QueueParts = Pick<Toolscope, 'approvals' | 'executor' | 'store' | 'config'>;
+
+/** Previews read from disk at once at most (`write_file`'s diffs). */
+const PREVIEW_READS = 8;
+
+/** The batch a pending call came with: the executor holds every waiting call, the store the rest. */
+function batchOf(ts: Pick<Toolscope, 'executor' | 'store'>, traceId: string): string | null {
+  const live = ts.executor.inFlight(traceId);
+  return live ? live.batchId : (ts.store.get(traceId)?.batchId ?? null);
+}
+
 /**
  * The calls waiting for a person, oldest first, as `GET /api/v1/approvals` lists them; with
- * `principalId`, only the calls that principal made (an agent waits for its own).
+ * `principalId`, only the calls that principal made (an agent waits for its own). Each with its
+ * batch's message and its preview as things stand now (`write_file`: the diff against the file on
+ * disk, its text scrubbed of the server's known secrets as the stored arguments were).
  */
-export function approvalsJson(ts: Pick<Toolscope, 'approvals' | 'executor'>, principalId?: string) {
+export async function approvalsJson(ts: QueueParts, principalId?: string) {
   const pending = ts.approvals.list().filter((entry) => !principalId || entry.principal?.id === principalId);
-  return { approvals: pending.map((entry) => pendingApprovalJson(entry, ts.executor.registry)) };
+  const registry = ts.executor.registry;
+  const batches = pending.map((entry) => batchOf(ts, entry.traceId));
+  const messages = assistantMessagesByBatch([...new Set(batches)], ts.store);
+  const redactor = serverRedactor(ts.config);
+  const scrub = (text: string) => redactor.scrubText(text);
+  const previews: CallPreview[] = new Array(pending.length);
+  // A few files read at a time: a long queue of writes must not open hundreds at once.
+  let next = 0;
+  const worker = async () => {
+    for (let at = next++; at < pending.length; at = next++) {
+      const entry = pending[at] as PendingApproval;
+      previews[at] = await pendingCallPreview(registry.get(entry.tool)?.describe, entry.arguments, scrub);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PREVIEW_READS, pending.length) }, worker));
+  return {
+    approvals: pending.map((entry, index) => {
+      const batchId = batches[index] ?? null;
+      return pendingApprovalJson(entry, registry, {
+        batchId,
+        assistantMessage: batchId === null ? null : (messages[batchId] ?? null),
+        preview: previews[index],
+      });
+    }),
+  };
 }
 
 export const decisionBody = z
@@ -117,6 +178,59 @@ export async function decideApproval(
   return { ...body, rule_created: outcome.ruleCreated };
 }
 
+export const bulkDecisionBody = z
+  .object({
+    decision: z.enum(['approve', 'deny']),
+    reason: z.string().max(2000).optional(),
+    batch_id: z.string().min(1).max(256).optional(),
+    session_id: z.string().min(1).max(256).optional(),
+  })
+  .strict()
+  .refine((body) => (body.batch_id === undefined) !== (body.session_id === undefined), {
+    message: 'give exactly one of batch_id and session_id',
+  });
+
+/** What a bulk decision did: each call decided (its list row), each call skipped and why. */
+export interface BulkOutcome {
+  decided: Record<string, unknown>[];
+  skipped: { id: string; code: string; message: string }[];
+}
+
+/**
+ * Decides every call waiting in one batch (`batch_id`) or one session (`session_id`) with one
+ * decision and one reason, each exactly as `decideApproval` decides one call: the self-approval
+ * rule included. A call that cannot be decided (made with `by`'s own key, decided or expired
+ * meanwhile) is skipped with its error's code and message, and the others are decided all the same.
+ * Nothing waiting there: both lists empty.
+ */
+export async function decideBulk(
+  ts: Toolscope,
+  input: z.infer<typeof bulkDecisionBody>,
+  by: CallPrincipal,
+): Promise<BulkOutcome> {
+  const targets = ts.approvals
+    .list()
+    .filter((entry) =>
+      input.session_id !== undefined
+        ? entry.sessionId === input.session_id
+        : batchOf(ts, entry.traceId) === input.batch_id,
+    );
+  const decision = { decision: input.decision, ...(input.reason === undefined ? {} : { reason: input.reason }) };
+  const settled = await Promise.allSettled(targets.map((entry) => decideApproval(ts, entry.traceId, decision, by)));
+  const outcome: BulkOutcome = { decided: [], skipped: [] };
+  settled.forEach((result, index) => {
+    const id = (targets[index] as PendingApproval).traceId;
+    if (result.status === 'fulfilled') {
+      outcome.decided.push(result.value);
+      return;
+    }
+    const error = toApiError(result.reason);
+    if (error.code === 'INTERNAL_ERROR') console.error(`[toolscope] bulk decision on ${id} failed:`, result.reason);
+    outcome.skipped.push({ id, code: error.code, message: error.message });
+  });
+  return outcome;
+}
+
 /**
  * Resolves with the trace once the decision is recorded: the first write of it that no longer
  * says `awaiting_approval` (running after an approval, or the final record), heard on the event
@@ -159,6 +273,7 @@ function summaryOf(record: StoredTrace): TraceSummary {
     createdAt: record.createdAt,
     finishedAt: record.finishedAt,
     latencyMs: record.latencyMs,
+    approval: record.approval,
     attemptCount: record.attempts.length,
     errorCode: record.error?.code ?? null,
     flags: record.flags,

@@ -8,6 +8,7 @@ import {
 } from '../calls/assistant-message';
 import type { BatchMessage, StoredTrace, TraceStore } from '../db/trace-store';
 import { ApiError } from '../errors';
+import { executionMs } from '../executor/approval-wait';
 import { boundError, boundText } from '../executor/bound-error';
 import type { Redactor } from '../executor/redact';
 import { CALL_STATUSES, STAGE_NAMES, type ToolErrorData } from '../executor/types';
@@ -186,6 +187,8 @@ const traceSchema = z.object({
     error: errorSchema.nullable(),
     latency_ms: nonNegative.nullable(),
   }),
+  /** Absent from files exported before latency meant execution only: their latency holds the wait. */
+  approval_wait_ms: nonNegative.nullable().optional(),
   stages: z.array(stageSchema).max(64),
   attempts: z.array(attemptSchema).max(1000),
   stdout: z.string().nullable(),
@@ -363,10 +366,12 @@ export async function readExportFile(
   const traces: StoredTrace[] = [];
   const messages = new Map<string, BatchMessage>();
   for (const json of checked) {
-    const redacted = redactImported(
-      traceFromJson({ ...json, imported: true } as unknown as TraceJson) as StoredTrace,
-      redactor,
-    );
+    const read = traceFromJson({ ...json, imported: true } as unknown as TraceJson) as StoredTrace;
+    // A file from before latency meant execution: its latency runs from arrival to answer.
+    if (json.approval_wait_ms === undefined && read.latencyMs !== null) {
+      read.latencyMs = executionMs(read.latencyMs, read.approval, read.stages);
+    }
+    const redacted = redactImported(read, redactor);
     const trace = redacted.trace;
     traces.push({ ...trace, sessionSeq: json.session_seq, imported: true });
     const message = json.assistant_message;

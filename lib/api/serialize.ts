@@ -1,4 +1,5 @@
 import type { StoredTrace, TraceSummary } from '../db/trace-store';
+import { type ApprovalTimes, approvalWaitMs } from '../executor/approval-wait';
 import type {
   ApprovalRecord,
   Attempt,
@@ -10,6 +11,7 @@ import type {
   TraceRecord,
   TraceStage,
 } from '../executor/types';
+import { summarizeCall } from '../ui/call-summary';
 
 /** snake_case forms of the executor's data for the HTTP API. */
 
@@ -116,10 +118,6 @@ function flagsJson(flags: TraceRecord['flags']) {
   };
 }
 
-/**
- * The whole trace, redacted; the sealed raw arguments never leave. Also the live snapshot of a
- * running call (running stage and attempt, output so far).
- */
 /** The audit of a call that waited for approval; null for one that never did. */
 export function approvalJson(approval: ApprovalRecord | null) {
   if (!approval) return null;
@@ -136,6 +134,11 @@ export function approvalJson(approval: ApprovalRecord | null) {
   };
 }
 
+/**
+ * The whole trace, redacted; the sealed raw arguments never leave. Also the live snapshot of a
+ * running call (running stage and attempt, output so far). `result.latency_ms` is execution
+ * only; `approval_wait_ms` the wait for a person beside it (see `approvalWaitJson`).
+ */
 export function traceJson(trace: StoredTrace) {
   return {
     id: trace.id,
@@ -160,6 +163,7 @@ export function traceJson(trace: StoredTrace) {
       error: errorJson(trace.error),
       latency_ms: trace.latencyMs,
     },
+    approval_wait_ms: approvalWaitJson(trace),
     stages: trace.stages.map(stageJson),
     attempts: trace.attempts.map(attemptJson),
     stdout: trace.stdout,
@@ -180,6 +184,16 @@ export function traceJson(trace: StoredTrace) {
   };
 }
 
+/**
+ * `approval_wait_ms`: how long the call waited for a person, from the request to the decision
+ * (while it still waits, up to now); null when it never waited (or the reader did not load it).
+ * Kept apart from `latency_ms`, which is execution only.
+ */
+export function approvalWaitJson(call: { approval?: ApprovalTimes | null; finishedAt: number | null }): number | null {
+  const wait = approvalWaitMs(call.approval, call.finishedAt ?? Date.now());
+  return wait === null ? null : Math.round(wait);
+}
+
 /** A list row; `arguments_preview` is the start of the redacted arguments JSON (200 characters). */
 export function summaryJson(summary: TraceSummary) {
   return {
@@ -191,9 +205,12 @@ export function summaryJson(summary: TraceSummary) {
     tool: summary.tool,
     status: summary.status,
     latency_ms: summary.latencyMs,
+    approval_wait_ms: approvalWaitJson(summary),
     attempts: summary.attemptCount,
     error_code: summary.errorCode,
     arguments_preview: summary.argumentsPreview,
+    // The tool's one-line reading of the call (`lib/ui/call-summary.ts`), from the preview above.
+    summary: summarizeCall(summary.tool, summary.argumentsPreview),
     session_seq: summary.sessionSeq,
     served_from: summary.servedFrom,
     imported: summary.imported,

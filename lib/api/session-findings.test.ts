@@ -3,40 +3,41 @@ import type { SessionCall } from '../db/session-types';
 import {
   canonicalArguments,
   findSessionLoops,
+  groupFindings,
   REPEATED_CALL_THRESHOLD,
   REPEATED_FAILURE_THRESHOLD,
 } from './session-findings';
 import { sessionTotals } from './session-json';
 
+const base = Date.UTC(2026, 10, 30, 12);
+let n = 0;
+const sessionCall = (overrides: Partial<SessionCall>): SessionCall => ({
+  id: `t${++n}`,
+  toolCallId: `c${n}`,
+  sessionId: 's',
+  actor: 'api',
+  principal: null,
+  tool: 'search',
+  status: 'succeeded',
+  createdAt: base + n,
+  finishedAt: base + n + 5,
+  latencyMs: 5,
+  attemptCount: 1,
+  errorCode: null,
+  flags: { retried: false, fellBack: false, truncated: false, faulted: false, replayed: false },
+  argumentsPreview: null,
+  sessionSeq: n,
+  servedFrom: null,
+  batchId: null,
+  imported: false,
+  approval: null,
+  attempts: [],
+  arguments: '{"q":"x"}',
+  ...overrides,
+});
+
 /** A session's loop findings and time totals, from its calls (pure: no store, no HTTP). */
 describe('loop detection', () => {
-  const base = Date.UTC(2026, 10, 30, 12);
-  let n = 0;
-  const sessionCall = (overrides: Partial<SessionCall>): SessionCall => ({
-    id: `t${++n}`,
-    toolCallId: `c${n}`,
-    sessionId: 's',
-    actor: 'api',
-    principal: null,
-    tool: 'search',
-    status: 'succeeded',
-    createdAt: base + n,
-    finishedAt: base + n + 5,
-    latencyMs: 5,
-    attemptCount: 1,
-    errorCode: null,
-    flags: { retried: false, fellBack: false, truncated: false, faulted: false, replayed: false },
-    argumentsPreview: null,
-    sessionSeq: n,
-    servedFrom: null,
-    batchId: null,
-    imported: false,
-    approval: null,
-    attempts: [],
-    arguments: '{"q":"x"}',
-    ...overrides,
-  });
-
   it('flags the same tool with the same arguments, whatever their key order, at the threshold', () => {
     expect(REPEATED_CALL_THRESHOLD).toBe(3);
     const a = sessionCall({ arguments: '{"q":"x","page":{"n":1,"size":5}}' });
@@ -59,6 +60,17 @@ describe('loop detection', () => {
     expect(findSessionLoops([fails[0] as SessionCall, fails[1] as SessionCall, denied])).toEqual([]);
     expect(findSessionLoops([...fails, denied])).toEqual([
       { kind: 'repeated_failure', tool: 'fetch', count: 3, traceIds: fails.map((f) => f.id) },
+    ]);
+  });
+
+  it("leaves out a person's replays among the agent's calls, and looks at a session of replays whole", () => {
+    const replayed = { retried: false, fellBack: false, truncated: false, faulted: false, replayed: true };
+    const agent = sessionCall({ status: 'failed' });
+    const replays = [1, 2, 3].map(() => sessionCall({ actor: 'replay', status: 'failed', flags: replayed }));
+    expect(findSessionLoops([agent, ...replays])).toEqual([]);
+    expect(findSessionLoops(replays)).toEqual([
+      { kind: 'repeated_call', tool: 'search', count: 3, traceIds: replays.map((r) => r.id) },
+      { kind: 'repeated_failure', tool: 'search', count: 3, traceIds: replays.map((r) => r.id) },
     ]);
   });
 
@@ -93,5 +105,38 @@ describe('loop detection', () => {
       retrying_ms: 100 + 20 + 200 + 5,
       approval_wait_ms: 400,
     });
+  });
+});
+
+describe('grouping findings', () => {
+  it('gives one line per kind with its count, the findings behind it in order', () => {
+    const repeated = (tool: string, ids: string[]) => ({
+      kind: 'repeated_call' as const,
+      tool,
+      count: ids.length,
+      trace_ids: ids,
+    });
+    const findings = [
+      repeated('read_file', ['a', 'b', 'c']),
+      { kind: 'repeated_failure' as const, tool: 'fetch', count: 3, trace_ids: ['x', 'y', 'z'] },
+      repeated('search', ['d', 'e', 'f', 'g']),
+      ...Array.from({ length: 32 }, (_, i) => repeated(`t${i}`, [`${i}a`, `${i}b`, `${i}c`])),
+    ];
+    const groups = groupFindings(findings);
+    expect(groups.map(({ kind, label, calls }) => ({ kind, label, calls }))).toEqual([
+      { kind: 'repeated_call', label: 'Repeated calls: 34 groups', calls: 3 + 4 + 32 * 3 },
+      { kind: 'repeated_failure', label: 'Failing tools: 1 tool', calls: 3 },
+    ]);
+    expect(groups[0]?.findings.slice(0, 2).map((finding) => finding.tool)).toEqual(['read_file', 'search']);
+    expect(groupFindings([])).toEqual([]);
+  });
+
+  it('groups what loop detection finds', () => {
+    const loop = [1, 2, 3].map(() => sessionCall({ status: 'failed' }));
+    const groups = groupFindings(findSessionLoops(loop));
+    expect(groups.map((group) => [group.label, group.findings.length])).toEqual([
+      ['Repeated calls: 1 group', 1],
+      ['Failing tools: 1 tool', 1],
+    ]);
   });
 });

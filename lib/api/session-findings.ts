@@ -39,13 +39,25 @@ function sortKeys(value: unknown): unknown {
 }
 
 /**
- * Loop detection over a session's calls (in session order):
+ * The calls the agent made: in a session that holds calls of its own, the replays are a person's
+ * (written into the recorded session before replays got sessions of their own, migration 0018, or
+ * imported from such a Toolscope) and are left out. A session of replays only (a session replay)
+ * is looked at whole: its calls rerun the agent's.
+ */
+function agentCalls(calls: readonly SessionCall[]): readonly SessionCall[] {
+  const own = calls.filter((call) => !call.flags.replayed);
+  return own.length > 0 ? own : calls;
+}
+
+/**
+ * Loop detection over a session's calls (in session order), manual replays left out (`agentCalls`):
  * 1. repeated_call: calls grouped by tool and canonical arguments, groups of at least
  *    REPEATED_CALL_THRESHOLD;
  * 2. repeated_failure: failed calls grouped by tool, groups of at least REPEATED_FAILURE_THRESHOLD.
  * Each kind in the order its group's first call came; a call may be in one finding of each kind.
  */
-export function findSessionLoops(calls: readonly SessionCall[]): SessionFinding[] {
+export function findSessionLoops(all: readonly SessionCall[]): SessionFinding[] {
+  const calls = agentCalls(all);
   const same = new Map<string, SessionFinding>();
   const failing = new Map<string, SessionFinding>();
   const add = (groups: Map<string, SessionFinding>, key: string, kind: SessionFinding['kind'], call: SessionCall) => {
@@ -65,4 +77,42 @@ export function findSessionLoops(calls: readonly SessionCall[]): SessionFinding[
     ...[...same.values()].filter((finding) => finding.count >= REPEATED_CALL_THRESHOLD),
     ...[...failing.values()].filter((finding) => finding.count >= REPEATED_FAILURE_THRESHOLD),
   ];
+}
+
+/** How the view heads each kind of finding, and what one finding of that kind is. */
+export const FINDING_KINDS: Record<SessionFinding['kind'], { title: string; one: string; many: string }> = {
+  repeated_call: { title: 'Repeated calls', one: 'group', many: 'groups' },
+  repeated_failure: { title: 'Failing tools', one: 'tool', many: 'tools' },
+};
+
+/** The findings of one kind: one line in the view ("Repeated calls: 34 groups"), the list behind it. */
+export interface FindingGroup<F> {
+  kind: SessionFinding['kind'];
+  /** "Repeated calls: 34 groups". */
+  label: string;
+  findings: F[];
+  /** The calls counted over its findings (a call may be in one finding of each kind). */
+  calls: number;
+}
+
+/**
+ * Findings (the API's or the store's shape) grouped by kind, kinds in `FINDING_KINDS` order and
+ * each kind's findings in the order they came: a session of 2,000 calls shows two lines, not 100.
+ */
+export function groupFindings<F extends { kind: SessionFinding['kind']; count: number }>(
+  findings: readonly F[],
+): FindingGroup<F>[] {
+  return (Object.keys(FINDING_KINDS) as SessionFinding['kind'][]).flatMap((kind) => {
+    const ofKind = findings.filter((finding) => finding.kind === kind);
+    if (ofKind.length === 0) return [];
+    const { title, one, many } = FINDING_KINDS[kind];
+    return [
+      {
+        kind,
+        label: `${title}: ${ofKind.length} ${ofKind.length === 1 ? one : many}`,
+        findings: ofKind,
+        calls: ofKind.reduce((sum, finding) => sum + finding.count, 0),
+      },
+    ];
+  });
 }

@@ -220,7 +220,10 @@ export interface Trace {
   batch_id: string | null;
   session_seq: number | null;
   served_from: unknown;
+  /** `latency_ms` is execution only: from arrival to answer less the wait for approval. */
   result: { success: boolean; output: unknown; error: ToolErrorJson | null; latency_ms: number | null };
+  /** How long the call waited for a person (to the decision, or so far); null when it never waited. */
+  approval_wait_ms: number | null;
   stages: StageJson[];
   attempts: AttemptJson[];
   stdout: string | null;
@@ -237,6 +240,8 @@ export interface Trace {
   assistant_message?: AssistantMessage | null;
   /** Ids of replays of this call. */
   replays?: string[];
+  /** The replays of this call still running or awaiting approval. */
+  replays_in_flight?: { id: string; status: 'running' | 'awaiting_approval' }[];
   server_time?: string;
 }
 
@@ -248,7 +253,10 @@ export interface TraceSummary {
   actor: string;
   tool: string;
   status: CallStatus;
+  /** Execution only: from arrival to answer less the wait for approval. */
   latency_ms: number | null;
+  /** How long the call waited for a person (to the decision, or so far); null when it never waited. */
+  approval_wait_ms: number | null;
   attempts: number;
   error_code: string | null;
   arguments_preview: string | null;
@@ -287,11 +295,15 @@ export interface Session {
   id: string;
   first_call_at: string;
   last_call_at: string;
+  /** The last call's end; null while a call runs or waits. */
+  ended_at: string | null;
   calls: number;
   failed: number;
   denied: number;
-  /** Running or awaiting approval now. */
+  /** Executing now. */
   running: number;
+  /** Awaiting a person's decision now. */
+  waiting: number;
   approval_wait_ms: number;
   wall_ms: number;
   imported: boolean;

@@ -51,6 +51,8 @@ const SUMMARY_KEYS = [
   'servedFrom',
   'imported',
   'principalRef',
+  // JSON, NULL for most calls: the wait for approval is shown beside the latency.
+  'approval',
 ] as const;
 type SummaryRow = TraceSummaryRow & { seq: number };
 

@@ -7,6 +7,7 @@ export interface FinishedCall {
   tool: string;
   status: string;
   finishedAt: number;
+  /** Execution only: the call's wait for approval is not in it (see `executionMs`). */
   latencyMs: number | null;
 }
 

@@ -56,7 +56,11 @@ export type TraceSummaryRow = Pick<
   | 'servedFrom'
   | 'imported'
   | 'principalRef'
-> & { argumentsPreview: string | null };
+> & {
+  argumentsPreview: string | null;
+  /** The approval's JSON, when the reader loads it (see `TraceSummary.approval`). */
+  approval?: string | null;
+};
 
 const bit = (value: boolean): 0 | 1 => (value ? 1 : 0);
 
@@ -171,6 +175,7 @@ export function decodeTraceSummary(row: TraceSummaryRow, principalOf: PrincipalO
     createdAt: row.createdAt,
     finishedAt: row.finishedAt,
     latencyMs: row.latencyMs,
+    ...(row.approval === undefined ? {} : { approval: approvalTimesOf(row.approval) }),
     attemptCount: row.attemptCount,
     errorCode: row.errorCode,
     flags: decodeFlags(row),
@@ -179,6 +184,13 @@ export function decodeTraceSummary(row: TraceSummaryRow, principalOf: PrincipalO
     servedFrom: row.servedFrom,
     imported: row.imported === 1,
   };
+}
+
+/** The two times of a stored approval (JSON `ApprovalRecord`) that bound its wait; null for none. */
+function approvalTimesOf(json: string | null): TraceSummary['approval'] {
+  if (json === null) return null;
+  const { requestedAt, decidedAt } = JSON.parse(json) as ApprovalRecord;
+  return { requestedAt, decidedAt };
 }
 
 function decodeFlags(row: Pick<ToolCallRow, 'retried' | 'fellBack' | 'truncated' | 'faulted' | 'replayed'>) {

@@ -395,6 +395,7 @@ export function describeTraceStore(
           createdAt: traces[8]?.createdAt,
           finishedAt: traces[8]?.finishedAt,
           latencyMs: 10,
+          approval: null,
           attemptCount: 2,
           errorCode: 'NON_ZERO_EXIT',
           flags: { retried: true, fellBack: true, truncated: true, faulted: true, replayed: true },
@@ -899,6 +900,18 @@ export function describeTraceStore(
         const { id: _id, imported: _imported, ...rest } = session;
         return rest;
       };
+
+      it('lists each call with the times of its wait for approval, null for one that never waited', () => {
+        const waited = makeTrace({ createdAt: base, finishedAt: base + 600, approval: approval(base + 1, base + 501) });
+        const plain = makeTrace({ createdAt: base + 1 });
+        record(waited, plain);
+        const items = store.list().items;
+        expect(items.find((item) => item.id === waited.id)?.approval).toEqual({
+          requestedAt: base + 1,
+          decidedAt: base + 501,
+        });
+        expect(items.find((item) => item.id === plain.id)?.approval).toBeNull();
+      });
 
       it('counts calls, failures, denials, running calls and finished approval waits, with their bounds', () => {
         record(

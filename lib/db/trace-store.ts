@@ -1,4 +1,11 @@
-import type { CallPrincipal, CallStatus, ToolErrorData, TraceRecord, TraceSink } from '../executor/types';
+import type {
+  ApprovalRecord,
+  CallPrincipal,
+  CallStatus,
+  ToolErrorData,
+  TraceRecord,
+  TraceSink,
+} from '../executor/types';
 import type { SessionCalls, SessionPage, SessionQuery, SessionSummary } from './session-types';
 
 /**
@@ -78,7 +85,13 @@ export interface TraceSummary {
   status: CallStatus;
   createdAt: number;
   finishedAt: number | null;
+  /** Execution only: from arrival to answer less the wait for approval (see `executionMs`). */
   latencyMs: number | null;
+  /**
+   * When the call began waiting for approval and when it was decided (null while it waits); null
+   * when it never waited. Absent where a reader does not load it.
+   */
+  approval?: Pick<ApprovalRecord, 'requestedAt' | 'decidedAt'> | null;
   attemptCount: number;
   errorCode: string | null;
   flags: TraceRecord['flags'];

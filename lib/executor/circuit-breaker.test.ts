@@ -74,4 +74,24 @@ describe('circuit breaker', () => {
     b.onFailure(0);
     expect(b.state(0)).toBe('open');
   });
+
+  it('keeps the trace ids of the failures in a row that tripped it, at most the threshold, until a success or a reset', () => {
+    const b = breaker();
+    b.onFailure(0, 't1');
+    b.onSuccess();
+    expect(b.failures()).toEqual([]);
+    expect(b.idle()).toBe(true);
+    for (const id of ['t2', 't3', 't4']) b.onFailure(5, id);
+    expect(b.failures()).toEqual(['t2', 't3', 't4']);
+    expect(b.openedAt()).toBe(5);
+    expect(b.tryAcquire(105)).toBe(true);
+    b.onFailure(110, 't5');
+    expect(b.failures()).toEqual(['t3', 't4', 't5']);
+    expect(b.idle()).toBe(false);
+    b.reset();
+    expect(b.state(110)).toBe('closed');
+    expect(b.failures()).toEqual([]);
+    expect(b.openedAt()).toBeNull();
+    expect(b.idle()).toBe(true);
+  });
 });

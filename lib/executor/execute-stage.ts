@@ -1,11 +1,11 @@
-import type { CircuitState } from './circuit-breaker';
+import type { CircuitBreakers } from './circuit-breakers';
 import type { Clock } from './clock';
 import type { LiveCall } from './live-call';
 import { decidePolicy, type FaultSource, type PolicyResolver } from './ports';
 import type { Registry } from './registry';
 import { createAttemptRunner, type ToolOutcome } from './run-attempts';
 import { sideEffectOf } from './side-effect';
-import type { AnyTool, SideEffect, ToolErrorData } from './types';
+import type { AnyTool, ToolErrorData } from './types';
 import { validateInput } from './validate-input';
 
 /**
@@ -19,7 +19,8 @@ export type ExecuteOutcome =
 export interface ExecuteStage {
   /** Stage 4 of one call: records each attempt in the live record as it starts and ends. */
   run(call: { tool: AnyTool; input: unknown; live: LiveCall; t0: number }): ExecuteOutcome | Promise<ExecuteOutcome>;
-  circuitState(tool: string): CircuitState;
+  /** The circuit breakers, per (tool, key). */
+  readonly circuits: CircuitBreakers;
 }
 
 /** Errors after which a fallback tool is worth trying: the primary is down, not the request wrong. */
@@ -32,8 +33,9 @@ const NO_NOTES: readonly string[] = [];
 
 /**
  * The execute stage: attempts under their timeouts, backoff between retryable failures, a
- * circuit breaker per tool, then fallback tools while they are worth trying. A cancellation
- * interrupts the running attempt or the backoff wait; the breaker counts it as neither.
+ * circuit breaker per tool (or per key the tool names: `http_request`'s host), then fallback
+ * tools while they are worth trying. A cancellation interrupts the running attempt or the
+ * backoff wait; the breaker counts it as neither.
  */
 export function createExecuteStage(deps: {
   registry: Registry;
@@ -128,6 +130,6 @@ export function createExecuteStage(deps: {
 
   return {
     run,
-    circuitState: attempts.circuitState,
+    circuits: attempts.circuits,
   };
 }

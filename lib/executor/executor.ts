@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { cancelledError, cancelReasonOf } from './call-cancellation';
 import type { CircuitState } from './circuit-breaker';
+import type { CircuitSnapshot } from './circuit-breakers';
 import { type Clock, systemClock } from './clock';
 import { errorData, isToolError } from './errors';
 import { type BatchOptions, executeBatch } from './execute-batch';
@@ -87,7 +88,12 @@ export interface Executor {
    * signal no longer cancels it. False when no such call is in flight.
    */
   release(traceId: string): boolean;
+  /** The worst state of the tool's breakers (open, half-open, closed). */
   circuitState(tool: string): CircuitState;
+  /** The tool's breakers that are not closed: key (a host, or null), since when, until when, and the failures that tripped them. */
+  circuits(tool: string): CircuitSnapshot[];
+  /** Closes the tool's breakers (only `key`'s when given); returns the keys of those that were not closed. */
+  resetCircuits(tool: string, key?: string | null): (string | null)[];
   readonly registry: Registry;
 }
 
@@ -335,7 +341,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
       live?.release();
       return live !== undefined;
     },
-    circuitState: executeStage.circuitState,
+    circuitState: (tool) => executeStage.circuits.state(tool),
+    circuits: (tool) => executeStage.circuits.list(tool),
+    resetCircuits: (tool, key) => executeStage.circuits.reset(tool, key),
     registry,
   };
 }

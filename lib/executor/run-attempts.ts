@@ -1,8 +1,7 @@
 import { computeBackoff, honourRetryAfter } from './backoff';
 import { cancelledError } from './call-cancellation';
-import { type CircuitBreaker, type CircuitState, createCircuitBreaker } from './circuit-breaker';
+import { type CircuitBreakers, type CircuitEntry, circuitOpenError, createCircuitBreakers } from './circuit-breakers';
 import type { Clock } from './clock';
-import { errorData } from './errors';
 import { attemptFault, faultApplies } from './fault-injection';
 import type { LiveCall } from './live-call';
 import { decidePolicy, type FaultSource, type PolicyResolver } from './ports';
@@ -17,10 +16,12 @@ export type ToolOutcome = { ok: true; value: unknown } | { ok: false; error: Too
 export interface AttemptRunner {
   /**
    * Runs one tool's attempts for a call, with backoff between retryable failures, behind the
-   * tool's circuit breaker. Synchronous when the tool answers synchronously the first time.
+   * breaker of the tool (and of the call's key: its host for `http_request`). Synchronous when
+   * the tool answers synchronously the first time.
    */
   run(tool: AnyTool, input: unknown, live: LiveCall, t0: number, fallback: boolean): ToolOutcome | Promise<ToolOutcome>;
-  circuitState(tool: string): CircuitState;
+  /** The breakers, per (tool, key). */
+  readonly circuits: CircuitBreakers;
 }
 
 /**
@@ -50,17 +51,7 @@ export function createAttemptRunner(deps: {
   policyOf?: PolicyResolver;
 }): AttemptRunner {
   const { clock, random, faults, policyOf } = deps;
-  const breakers = new Map<string, CircuitBreaker>();
-
-  function breakerFor(tool: AnyTool): CircuitBreaker | null {
-    if (!tool.circuitBreaker) return null;
-    let breaker = breakers.get(tool.name);
-    if (!breaker) {
-      breaker = createCircuitBreaker(tool.circuitBreaker);
-      breakers.set(tool.name, breaker);
-    }
-    return breaker;
-  }
+  const circuits = createCircuitBreakers(clock);
 
   /** Waits out a backoff; resolves with the cancel reason when the call is cancelled meanwhile. */
   function waitBackoff(live: LiveCall, ms: number): Promise<CancelReason | null> {
@@ -197,11 +188,13 @@ export function createAttemptRunner(deps: {
   }
 
   /** The last attempt's result as the tool's outcome; the breaker learns from it (a cancellation teaches nothing). */
-  function concludeAttempts(breaker: CircuitBreaker | null, last: AttemptResult): ToolOutcome {
-    if (breaker) {
+  function concludeAttempts(circuit: CircuitEntry | null, live: LiveCall, last: AttemptResult): ToolOutcome {
+    if (circuit) {
+      const { breaker } = circuit;
       if (last.outcome === 'cancelled') breaker.release();
-      else if (last.outcome !== 'ok' && isHealthFailure(last.error)) breaker.onFailure(clock.now());
+      else if (last.outcome !== 'ok' && isHealthFailure(last.error)) breaker.onFailure(clock.now(), live.record.id);
       else breaker.onSuccess();
+      circuits.settle(circuit);
     }
     if (last.outcome === 'ok') return { ok: true, value: last.value };
     const failed: ToolOutcome = { ok: false, error: last.error };
@@ -220,26 +213,21 @@ export function createAttemptRunner(deps: {
     t0: number,
     fallback: boolean,
   ): ToolOutcome | Promise<ToolOutcome> {
-    const breaker = breakerFor(tool);
-    if (breaker && !breaker.tryAcquire(clock.now())) {
-      const retryIn = Math.ceil(breaker.retryInMs(clock.now()));
-      return {
-        ok: false,
-        error: errorData(
-          'CIRCUIT_OPEN',
-          `${tool.name} failed too many times in a row; it is not being called for ${retryIn} ms.`,
-          { details: { tool: tool.name, retryInMs: retryIn }, stage: 'execute' },
-        ),
-      };
+    const circuit = circuits.forCall(tool, input);
+    if (circuit && !circuit.breaker.tryAcquire(clock.now())) {
+      return { ok: false, error: circuitOpenError(circuit, clock) };
     }
     if (live.cancelReason) {
-      return concludeAttempts(breaker, { outcome: 'cancelled', error: cancelledError(live.cancelReason, 'execute') });
+      return concludeAttempts(circuit, live, {
+        outcome: 'cancelled',
+        error: cancelledError(live.cancelReason, 'execute'),
+      });
     }
     const step = startAttempt(tool, input, live, t0, fallback, 1);
     if (step.result instanceof Promise) {
-      return step.result.then((result) => continueAttempts(tool, input, live, t0, fallback, breaker, step, result));
+      return step.result.then((result) => continueAttempts(tool, input, live, t0, fallback, circuit, step, result));
     }
-    return continueAttempts(tool, input, live, t0, fallback, breaker, step, step.result);
+    return continueAttempts(tool, input, live, t0, fallback, circuit, step, step.result);
   }
 
   /** Ends attempt `step` with `result`, then waits out backoffs and runs the next attempts. */
@@ -249,13 +237,13 @@ export function createAttemptRunner(deps: {
     live: LiveCall,
     t0: number,
     fallback: boolean,
-    breaker: CircuitBreaker | null,
+    circuit: CircuitEntry | null,
     step: { attempt: Attempt; index: number; started: number },
     ended: AttemptResult,
   ): ToolOutcome | Promise<ToolOutcome> {
     const result = asRecorded(live, ended);
     const backoffMs = endAttempt(tool, live, step, result, 1);
-    if (backoffMs === null) return concludeAttempts(breaker, result);
+    if (backoffMs === null) return concludeAttempts(circuit, live, result);
     return (async () => {
       let last = result;
       let wait: number | null = backoffMs;
@@ -269,12 +257,12 @@ export function createAttemptRunner(deps: {
         last = asRecorded(live, await next.result);
         wait = endAttempt(tool, live, next, last, n);
       }
-      return concludeAttempts(breaker, last);
+      return concludeAttempts(circuit, live, last);
     })();
   }
 
   return {
     run: runAttempts,
-    circuitState: (name) => breakers.get(name)?.state(clock.now()) ?? 'closed',
+    circuits,
   };
 }

@@ -1,3 +1,4 @@
+import { executionMs } from './approval-wait';
 import { boundError } from './bound-error';
 import type { IdTable } from './id-table';
 import type { LiveCall } from './live-call';
@@ -81,11 +82,13 @@ export function createTraceStage(deps: { sink: TraceSink; redactor: Redactor; ca
     // Normalize already serialized what the model gets; serializing it again would cost as much.
     record.modelMessage = error || !normalized ? modelMessageContent(result) : normalized.modelText;
     stages.add('trace', traceStart, 'ok', live.begun ? 'finalized' : 'recorded');
-    // One clock reading for both: the finish time is the start's epoch plus the monotonic latency.
-    const latencyMs = Math.max(0, roundMs(stages.lastAt - t0));
+    // One clock reading for both: the finish time is the start's epoch plus the monotonic time
+    // from arrival to answer; the latency is that time less the wait for approval (execution only).
+    const wallMs = Math.max(0, roundMs(stages.lastAt - t0));
+    const latencyMs = record.approval ? executionMs(wallMs, record.approval, record.stages) : wallMs;
     record.latencyMs = latencyMs;
     result.latencyMs = latencyMs;
-    record.finishedAt = record.createdAt + Math.round(latencyMs);
+    record.finishedAt = record.createdAt + Math.round(wallMs);
     let pending: void | Promise<void> | undefined;
     try {
       pending = sink.finish(record);

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { CallDescriber } from './call-preview';
 import type { Clock } from './clock';
 import type { ErrorCode, ErrorKind } from './errors';
 import type { JsonSchemaInput } from './json-schema-input';
@@ -215,6 +216,12 @@ export interface ToolDefinition<I = unknown, O = unknown> {
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
   circuitBreaker?: CircuitBreakerPolicy | false;
+  /**
+   * What the tool's breaker is kept per, from the validated input: `http_request` gives the URL's
+   * `host:port`, so one dead port does not block calls to a healthy host. Absent, or null for a
+   * call: one breaker for the whole tool.
+   */
+  circuitKey?: (input: I) => string | null;
   /** Dotted paths into the input whose values are secrets (`headers.authorization`, `items.*.key`). */
   sensitivePaths?: string[];
   /** Tools tried, in order, once this one's retries are exhausted. */
@@ -238,6 +245,8 @@ export interface ToolDefinition<I = unknown, O = unknown> {
    * else (see `lib/replay/secret-destination.ts`).
    */
   destination?: (input: I) => string | null;
+  /** How a person reads a call of this tool (lists, the approval card): see `call-preview.ts`. Absent: a generic form. */
+  describe?: CallDescriber;
   /**
    * Arguments the schema does not name: `reject` (default) refuses them with INVALID_ARGUMENTS
    * naming each one, and the JSON Schema says `additionalProperties: false`; `ignore` drops them.

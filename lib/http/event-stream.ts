@@ -3,7 +3,7 @@ import { HEARTBEAT_INTERVAL_MS, type StreamEvent, type SubscribeOptions, type Tr
 import { createGzipStream, GZIP_HEADER, gzipSegment } from '../sse-gzip';
 
 export interface EventStreamOptions
-  extends Pick<SubscribeOptions, 'tool' | 'session' | 'trace' | 'principal' | 'lastEventId'> {
+  extends Pick<SubscribeOptions, 'tool' | 'session' | 'trace' | 'progress' | 'principal' | 'lastEventId'> {
   /** Deflate the stream (the client accepts gzip): each batch is deflated once for every stream. */
   gzip: boolean;
   heartbeatMs?: number;
@@ -121,6 +121,7 @@ function followEvents(
       tool: options.tool,
       trace: options.trace,
       session: options.session,
+      progress: options.progress,
       principal: options.principal,
       lastEventId: options.lastEventId,
     },

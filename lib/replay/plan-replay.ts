@@ -4,6 +4,7 @@ import { isVaultError } from '../db/vault';
 import { parseArguments } from '../executor/parse-arguments';
 import type { AnyTool, ExecutionContext, ToolCall } from '../executor/types';
 import { type ReplayFault, replayFaultContext } from './replay-fault';
+import { reserveReplaySession } from './replay-sessions';
 import { keptSecretPaths, secretDestinationIssues } from './secret-destination';
 
 /** A field of a request body that is wrong, named as the API names it (`arguments.headers.authorization`). */
@@ -49,12 +50,14 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * Plans the replay of trace `id`: the same tool, in the same session, recorded as actor
- * `replay` and as a replay of `id`. Its arguments are the sealed raw arguments, exactly as the
- * model sent them (not an approver's edit), or `options.arguments` with every masked value the
- * edit left alone given back its recorded value — only when the edit keeps the call's destination
- * (see `secretDestinationIssues`): a recorded secret is never sent where it was not. What is opened
- * here never leaves the server: it goes to the executor, which records it sealed and shows it redacted.
+ * Plans the replay of trace `id`: the same tool, recorded as actor `replay` and as a replay of
+ * `id`, in a session of its own — `<session>~replay-<n>` (see `reserveReplaySession`), never the
+ * recorded session, whose run stays the run that happened; none for a call that had none. Its
+ * arguments are the sealed raw arguments, exactly as the model sent them (not an approver's edit),
+ * or `options.arguments` with every masked value the edit left alone given back its recorded
+ * value — only when the edit keeps the call's destination (see `secretDestinationIssues`): a
+ * recorded secret is never sent where it was not. What is opened here never leaves the server: it
+ * goes to the executor, which records it sealed and shows it redacted.
  */
 export function planReplay(store: TraceStore, id: string, options: ReplayOptions = {}): ReplayPlanOutcome {
   const trace = store.get(id);
@@ -66,14 +69,15 @@ export function planReplay(store: TraceStore, id: string, options: ReplayOptions
     return { ok: false, reason: 'vault_key_mismatch', message: vaultKeyMismatchMessage(id, error.message) };
   }
   if (!trace || !sealed) return { ok: false, reason: 'not_found' };
-  const ctx: ExecutionContext = {
-    sessionId: trace.sessionId,
+  // The session is reserved only for a replay that will run (a refused edit takes no number).
+  const ctxOf = (): ExecutionContext => ({
+    sessionId: trace.sessionId === null ? null : reserveReplaySession(store, trace.sessionId),
     actor: REPLAY_ACTOR,
     replayOf: trace.id,
     ...replayFaultContext(options.fault),
-  };
+  });
   if (options.arguments === undefined) {
-    return { ok: true, plan: { call: { name: trace.tool, arguments: sealed.rawArguments }, ctx } };
+    return { ok: true, plan: { call: { name: trace.tool, arguments: sealed.rawArguments }, ctx: ctxOf() } };
   }
   const edited = editedArguments(options.arguments);
   if (!edited.ok) return edited;
@@ -92,7 +96,7 @@ export function planReplay(store: TraceStore, id: string, options: ReplayOptions
   );
   if (moved.length > 0)
     return { ok: false, reason: 'secret_destination_changed', message: joinIssues(moved), issues: moved };
-  return { ok: true, plan: { call: { name: trace.tool, arguments: kept.value }, ctx } };
+  return { ok: true, plan: { call: { name: trace.tool, arguments: kept.value }, ctx: ctxOf() } };
 }
 
 /** Why a call cannot be replayed when its sealed arguments do not open. */

@@ -319,6 +319,8 @@ export function createToolscope(config: Config = loadConfig(), options: Toolscop
     calculatorPool,
     // With OpenTelemetry, what http_request calls is a child of the call's span.
     propagation: otel ? childOfCallSpan : undefined,
+    // `tools.<name>` of the config: timeout, attempts and circuit breaker over each tool's defaults.
+    settings: config.tools,
   });
   const registry = createRegistry(builtins.concat(options.tools ?? []));
   // The server's own secrets (secret-named environment variables, MCP servers' header values)

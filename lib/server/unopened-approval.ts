@@ -1,9 +1,10 @@
 import type { SqliteTraceStore } from '../db/sqlite-trace-store';
 import type { StoredTrace } from '../db/trace-store';
 import type { VaultError } from '../db/vault';
+import { executionMs } from '../executor/approval-wait';
 import { errorData } from '../executor/errors';
 import { modelMessageContent } from '../executor/model-message';
-import type { TraceRecord, TraceStage } from '../executor/types';
+import type { ApprovalRecord, TraceRecord, TraceStage } from '../executor/types';
 
 /** Who a call ended at start-up is decided by: Toolscope itself. */
 const TOOLSCOPE = 'toolscope';
@@ -26,30 +27,33 @@ export function endUnopenedApproval(
     `Toolscope could not open the arguments it sealed for this call (${cause.message}), so it cannot run and was not run.`,
     { stage: 'permission' },
   );
-  const latencyMs = Math.max(0, now - stored.createdAt);
+  const wallMs = Math.max(0, now - stored.createdAt);
   const { sessionSeq: _seq, imported: _imported, ...trace } = stored;
+  const approval: ApprovalRecord = {
+    ...(stored.approval ?? {
+      rule: 'pending before a restart',
+      requestedAt: stored.createdAt,
+      expiresAt: null,
+      ruleCreated: null,
+    }),
+    decision: 'cancelled',
+    by: TOOLSCOPE,
+    decidedAt: now,
+    reason: error.message,
+  };
+  const stages = endedStages(stored.stages, wallMs, `${error.code}: ${error.message}`);
   const record: TraceRecord = {
     ...trace,
     rawArguments: '',
     rawEditedArguments: null,
     status: 'failed',
     error,
-    finishedAt: stored.createdAt + latencyMs,
-    latencyMs,
-    stages: endedStages(stored.stages, latencyMs, `${error.code}: ${error.message}`),
+    finishedAt: stored.createdAt + wallMs,
+    // Execution only: the wait for a decision is not latency.
+    latencyMs: executionMs(wallMs, approval, stages),
+    stages,
     modelMessage: modelMessageContent({ success: false, error }),
-    approval: {
-      ...(stored.approval ?? {
-        rule: 'pending before a restart',
-        requestedAt: stored.createdAt,
-        expiresAt: null,
-        ruleCreated: null,
-      }),
-      decision: 'cancelled',
-      by: TOOLSCOPE,
-      decidedAt: now,
-      reason: error.message,
-    },
+    approval,
   };
   return store.finishUnopened(record) ? record : null;
 }

@@ -9,6 +9,7 @@ import {
 } from './calculator-pool';
 import type { CalculationError, CalculatorOutput } from './evaluate-expression';
 import { evaluatePlainArithmetic } from './plain-arithmetic';
+import { calculatorDescriber } from './previews';
 import { MAX_RANGE_ELEMENTS } from './safe-math';
 import type { PoolOutcome } from './worker-pool';
 
@@ -67,9 +68,11 @@ export function createCalculatorTool(options: CalculatorToolOptions = {}): ZodTo
     ].join(' '),
     inputSchema,
     sideEffect: 'none',
+    describe: calculatorDescriber,
     // Evaluation itself is stopped at CALCULATION_DEADLINE_MS; this bounds the wait for a worker,
-    // which after a start or a replacement loads mathjs (about 0.6 s of CPU, more on a busy machine).
-    timeoutMs: 5_000,
+    // which after a start or a replacement loads mathjs: about 0.6 s of CPU, measured at 7 s on a
+    // two-core machine at load 13, so a cold start on a busy machine is not a timeout.
+    timeoutMs: 15_000,
     // Deterministic: the same expression fails the same way every time.
     retry: { maxAttempts: 1 },
     circuitBreaker: false,

@@ -13,6 +13,7 @@ import { httpErrorFor, networkError } from './http-errors';
 import { readBody } from './http-request-body';
 import { type AddressCheck, type ResolveHost, resolveChecked, resolveWithSystem } from './http-request-resolve';
 import { sendPinned } from './http-request-send';
+import { httpRequestDescriber } from './previews';
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_REDIRECTS = 5;
@@ -113,6 +114,17 @@ export function httpDestination(input: { url: string; headers?: Record<string, s
   return host === undefined ? url.origin : `${url.origin} (Host: ${host.trim().toLowerCase()})`;
 }
 
+/**
+ * What `http_request`'s circuit breaker is kept per: the URL's `host:port`, the default port filled
+ * in, so one dead port does not block calls to a healthy host. Null for a URL that is not http(s).
+ * @example httpCircuitKey({ url: 'http://Example.com/a' }) // 'example.com:80'
+ */
+export function httpCircuitKey(input: { url: string }): string | null {
+  const url = URL.canParse(input.url) ? new URL(input.url) : null;
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return null;
+  return `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+}
+
 /** GET and HEAD only read; every other method may change something. */
 export function httpSideEffect(input: { method?: string }): SideEffect {
   const method = (input.method ?? 'GET').toUpperCase();
@@ -163,6 +175,8 @@ export function createHttpRequestTool(options: HttpRequestOptions = {}): ZodTool
     sideEffectOf: httpSideEffect,
     permissionSubject: createHttpSubject(),
     destination: httpDestination,
+    describe: httpRequestDescriber,
+    circuitKey: httpCircuitKey,
     timeoutMs: options.timeoutMs ?? 15_000,
     sensitivePaths: sensitiveHeaderPaths(),
     checkPermission: (input) => {

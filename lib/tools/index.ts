@@ -6,8 +6,10 @@ import { createHttpRequestTool } from './http-request';
 import type { ShellSandbox } from './process-sandbox';
 import { createReadFileTool } from './read-file';
 import { createRunShellTool } from './run-shell';
+import { type ToolSettings, withToolSettings } from './tool-settings';
 import { createWriteFileTool } from './write-file';
 
+export { BUILTIN_TOOL_NAMES, type BuiltinToolName } from './builtin-tool-names';
 export { type CalculatorInput, type CalculatorOutput, createCalculatorTool } from './calculator';
 export { type CalculatorPool, createCalculatorPool } from './calculator-pool';
 export { DEFAULT_HTTP_ALLOW } from './host-allowlist';
@@ -27,6 +29,7 @@ export {
 export { createReadFileTool, type ReadFileInput, type ReadFileOptions, type ReadFileOutput } from './read-file';
 export { createRunShellTool, type RunShellInput, type RunShellOptions } from './run-shell';
 export { resolveInWorkspace, type WorkspacePath } from './sandbox';
+export { type ToolSettings, withToolSettings } from './tool-settings';
 export { createWriteFileTool, type WriteFileInput, type WriteFileOptions, type WriteFileOutput } from './write-file';
 
 /** What the built-in tools need from the app's config. */
@@ -54,6 +57,8 @@ export interface BuiltinToolsOptions {
   calculatorPool?: CalculatorPool;
   /** The trace context `http_request` sends on; default: the one the call arrived with. */
   propagation?: TracePropagation;
+  /** Per tool, the config's timeout, attempts and breaker (`tools.<name>`), over each tool's defaults. */
+  settings?: Readonly<Record<string, ToolSettings>>;
 }
 
 /**
@@ -64,7 +69,7 @@ export interface BuiltinToolsOptions {
 // biome-ignore lint/suspicious/noExplicitAny: a list holds tools of every input type.
 export function createBuiltinTools(options: BuiltinToolsOptions): ZodTool<any, any>[] {
   const { workspace, maxFileBytes, configFile } = options;
-  return [
+  const tools = [
     createCalculatorTool({ pool: options.calculatorPool }),
     createReadFileTool({ workspace, maxBytes: maxFileBytes }),
     createWriteFileTool({ workspace, maxBytes: maxFileBytes }),
@@ -77,4 +82,5 @@ export function createBuiltinTools(options: BuiltinToolsOptions): ZodTool<any, a
       propagation: options.propagation,
     }),
   ];
+  return tools.map((tool) => withToolSettings(tool, options.settings?.[tool.name]));
 }

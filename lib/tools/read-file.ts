@@ -8,6 +8,7 @@ import { createPathSubject } from '../policy/path-subject';
 import { BINARY_SAMPLE_BYTES, detectBinary } from './detect-binary';
 import { fileError, fileNotFound } from './file-errors';
 import { formatBytes } from './format-bytes';
+import { readFileDescriber } from './previews';
 import { listWorkspaceFolder, openWorkspaceFolder, resolveInWorkspace, type WorkspacePath } from './sandbox';
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -82,6 +83,7 @@ export function createReadFileTool(options: ReadFileOptions): ZodTool<ReadFileIn
     inputSchema,
     sideEffect: 'read',
     permissionSubject: createPathSubject(),
+    describe: readFileDescriber,
     timeoutMs: 10_000,
     retry: { maxAttempts: 2, baseDelayMs: 100 },
     async execute({ path: requested, offset = 1, limit = defaultLimit }, ctx) {

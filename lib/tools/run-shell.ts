@@ -11,6 +11,7 @@ import { createCommandSubject } from '../policy/command-subject';
 import { settingSource } from './config-source';
 import { fileError } from './file-errors';
 import { formatBytes } from './format-bytes';
+import { runShellDescriber } from './previews';
 import {
   detectShellSandbox,
   isVisibleInSandbox,
@@ -114,6 +115,7 @@ export function createRunShellTool(options: RunShellOptions): ZodTool<RunShellIn
     inputSchema,
     sideEffect: 'exec',
     permissionSubject: createCommandSubject(),
+    describe: runShellDescriber,
     timeoutMs: options.timeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS,
     // Commands may change things; running one twice is the model's decision, not ours.
     retry: { maxAttempts: 1 },

@@ -5,8 +5,10 @@ import { z } from 'zod';
 import { defineTool, type ZodTool } from '../executor/define-tool';
 import { ToolError } from '../executor/errors';
 import { createPathSubject } from '../policy/path-subject';
+import { fileChange } from './file-change';
 import { fileError } from './file-errors';
 import { formatBytes } from './format-bytes';
+import { writeFileDescriber } from './previews';
 import { isInside, openWorkspaceFolder, resolveInWorkspace, type WorkspacePath } from './sandbox';
 
 export const DEFAULT_MAX_WRITE_BYTES = 1024 * 1024;
@@ -67,6 +69,16 @@ export function createWriteFileTool(options: WriteFileOptions): ZodTool<WriteFil
     permissionSubject: createPathSubject(),
     // Every file it writes stays in the workspace: an edited path keeps a recorded secret on this machine.
     destination: () => 'the workspace',
+    // A pending write shows its diff against the file on disk now.
+    describe: {
+      ...writeFileDescriber,
+      async previewNow(args, scrub) {
+        const preview = writeFileDescriber.preview(args);
+        if (preview?.kind !== 'file') return preview;
+        const change = await fileChange(options.workspace, preview.path, args.content as string, scrub);
+        return { ...preview, change };
+      },
+    },
     timeoutMs: 10_000,
     // A write that failed halfway is not retried blindly; the model decides.
     retry: { maxAttempts: 1 },

@@ -1,5 +1,6 @@
 import type { pendingApprovalJson } from '../api/approvals';
 import { type FieldIssue, fieldIssuesOf } from './json-issues';
+import { isUnreachableError, NOT_REACHABLE, UNREACHABLE } from './unreachable';
 
 /** A pending call as `GET /api/v1/approvals` lists it. */
 export type PendingApprovalJson = ReturnType<typeof pendingApprovalJson>;
@@ -77,7 +78,7 @@ export async function postDecision(traceId: string, decision: Decision): Promise
       body: JSON.stringify(decision),
     });
   } catch (error) {
-    throw decisionError(0, 'NETWORK', `The server could not be reached (${String(error)}).`, []);
+    throw Object.assign(decisionError(0, UNREACHABLE, NOT_REACHABLE, []), { cause: error });
   }
   const body = (await response.json().catch(() => null)) as {
     error?: { code?: string; message?: string; details?: { errors?: unknown } };
@@ -95,6 +96,17 @@ export async function postDecision(traceId: string, decision: Decision): Promise
     );
   }
   return body as unknown as DecisionResult;
+}
+
+/**
+ * A decision that failed, as the sentence the pages show: not sent (the server did not answer),
+ * already decided or expired, or refused with the API's code.
+ */
+export function decisionFailureMessage(error: unknown): string {
+  if (isUnreachableError(error)) return `Not decided — ${NOT_REACHABLE}.`;
+  if (!isDecisionError(error)) return `Not decided: ${String(error)}`;
+  if (error.code === 'NOT_PENDING') return `Not decided: ${error.message} Someone else decided it, or it expired.`;
+  return `Refused (${error.code}): ${error.message}`;
 }
 
 /** Under this much time left (or a quarter of a shorter wait) an expiry countdown is urgent. */

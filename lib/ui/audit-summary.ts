@@ -127,6 +127,10 @@ function summaryOf(kind: string, d: Detail): string {
       return [str(d.tool), str(d.reason) ? quoted(str(d.reason) as string) : null].filter(Boolean).join(' · ');
     case 'mcp_server.reconnected':
       return [str(d.state), str(d.error)].filter(Boolean).join(' · ');
+    case 'circuit.reset': {
+      const keys = Array.isArray(d.reset) ? d.reset.map((k) => (typeof k === 'string' ? k : 'the tool')) : [];
+      return keys.length > 0 ? `closed ${keys.join(', ')}` : 'nothing was open';
+    }
     case 'notify.failed':
       return [
         str(d.type) ? `${str(d.type)} notice` : 'notice',
@@ -164,5 +168,6 @@ export function targetHref(entry: { kind: string; target: string | null }): stri
   if (kind === 'approval.decided' || kind === 'notify.failed' || kind.startsWith('trace.')) return `/traces/${id}`;
   if (kind === 'calls.imported' || kind.startsWith('session.')) return `/sessions/${id}`;
   if (kind.startsWith('fault_rule.')) return `/faults?rule=${id}`;
+  if (kind === 'circuit.reset') return `/tools/${id}`;
   return null;
 }

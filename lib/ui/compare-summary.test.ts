@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ignoreRules } from '../replay/volatile-paths';
 import { compareRows, compareVerdict } from './compare-summary';
 import type { TraceView } from './trace-from-json';
 
@@ -40,7 +41,37 @@ describe('compareVerdict', () => {
   it('sees a changed argument and output, the outcome unchanged', () => {
     const a = trace({});
     const b = trace({ id: 't2', arguments: { expression: '6*7' }, output: 42, actor: 'replay' });
-    expect(compareVerdict(a, b)).toEqual({ outcomeChanged: false, outputChanged: true, argumentsChanged: true });
+    expect(compareVerdict(a, b)).toEqual({
+      pending: false,
+      outcomeChanged: false,
+      outputChanged: true,
+      argumentsChanged: true,
+      ignored: [],
+    });
+  });
+
+  it('is pending while either call runs or awaits approval, not "outcome changed"', () => {
+    const running = trace({ id: 't2', status: 'awaiting_approval', output: null, finishedAt: null, latencyMs: null });
+    expect(compareVerdict(trace({}), running)).toMatchObject({
+      pending: true,
+      outcomeChanged: false,
+      outputChanged: false,
+    });
+  });
+
+  it('leaves volatile output paths out, by the default rules and the given ones', () => {
+    const a = trace({ output: { v: 1, headers: { date: 'Mon' }, meta: { trace: 'x' } } });
+    const b = trace({ id: 't2', output: { v: 1, headers: { date: 'Tue' }, meta: { trace: 'y' } } });
+    expect(compareVerdict(a, b)).toMatchObject({ outputChanged: true, ignored: [{ path: 'headers.date' }] });
+    expect(compareVerdict(a, b, ignoreRules(['meta.trace']))).toMatchObject({ outputChanged: false });
+    expect(compareVerdict(a, b, ignoreRules(['meta.trace'])).ignored.map((c) => c.rule)).toEqual([
+      '**.headers.date',
+      'meta.trace',
+    ]);
+  });
+
+  it('counts the exit code as output', () => {
+    expect(compareVerdict(trace({ exitCode: 0 }), trace({ exitCode: 2 })).outputChanged).toBe(true);
   });
 
   it('sees a changed outcome by status or error code, and compares what ran (an approver edit)', () => {

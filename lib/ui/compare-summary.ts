@@ -1,3 +1,5 @@
+import { comparableOf, judgeCalls } from '../replay/call-verdict';
+import { type IgnoredChange, type IgnoreRules, ignoreRules } from '../replay/volatile-paths';
 import { formatDuration } from './format';
 import { sameJson } from './json-path-diff';
 import type { TraceView } from './trace-from-json';
@@ -14,13 +16,19 @@ export interface CompareRow {
 }
 
 export interface CompareVerdict {
+  /** Either call is still running or awaiting approval: outcome and output are not judged yet (false). */
+  pending: boolean;
   /** Status or error code differ. */
   outcomeChanged: boolean;
-  /** The output, stdout, stderr or exit code differ (as the session comparison counts it). */
+  /** The output (volatile paths aside), stdout, stderr or exit code differ (as the session comparison counts it). */
   outputChanged: boolean;
   /** What ran differs (the approver's edit, when there was one, else the arguments). */
   argumentsChanged: boolean;
+  /** The output's differences at volatile paths, left out of `outputChanged`. */
+  ignored: IgnoredChange[];
 }
+
+const DEFAULT_RULES = ignoreRules();
 
 /** The arguments that ran: an approver's edit when there was one, else the call's arguments. */
 export const argumentsThatRan = (trace: TraceView): unknown => trace.editedArguments ?? trace.arguments;
@@ -74,14 +82,17 @@ export function compareRows(a: TraceView, b: TraceView): CompareRow[] {
   ];
 }
 
-/** Whether the outcome, the output and the arguments differ between two calls. */
-export function compareVerdict(a: TraceView, b: TraceView): CompareVerdict {
+/**
+ * Whether the outcome, the output and the arguments differ between two calls, by the server's
+ * rules (`judgeCalls`): pending while either runs, volatile output paths (`rules`) left out.
+ */
+export function compareVerdict(a: TraceView, b: TraceView, rules: IgnoreRules = DEFAULT_RULES): CompareVerdict {
+  const verdict = judgeCalls(comparableOf(a), comparableOf(b), rules);
   return {
-    outcomeChanged: a.status !== b.status || (a.error?.code ?? null) !== (b.error?.code ?? null),
-    outputChanged:
-      !sameJson(a.output ?? null, b.output ?? null) ||
-      (a.stdout ?? '') !== (b.stdout ?? '') ||
-      (a.stderr ?? '') !== (b.stderr ?? ''),
+    pending: verdict.pending,
+    outcomeChanged: verdict.outcome,
+    outputChanged: verdict.output,
     argumentsChanged: !sameJson(argumentsThatRan(a), argumentsThatRan(b)),
+    ignored: verdict.ignored,
   };
 }

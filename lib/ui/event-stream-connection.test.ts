@@ -1,67 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import {
   type ConnectionStatus,
-  type ConnectionTimers,
   connectEventStream,
-  type EventSourceLike,
+  type EventStreamOptions,
   RECONNECT_MAX_MS,
   reconnectDelay,
+  type ServerReach,
 } from './event-stream-connection';
+import { FakeSource, manualTimers } from './testing/fake-browser';
 
-/** Timers driven by the test: `advance(ms)` runs what falls due, in order. */
-function manualTimers(): ConnectionTimers & { advance(ms: number): void; pending(): number } {
-  let now = 1_000_000;
-  let nextId = 1;
-  const queue = new Map<number, { at: number; callback: () => void }>();
+/** Lets the probe's answer (a promise) be handled. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** A probe whose answers the test gives, one per question. */
+function scriptedProbe() {
+  const asked: ((reach: ServerReach) => void)[] = [];
   return {
-    now: () => now,
-    setTimeout(callback, ms) {
-      const id = nextId++;
-      queue.set(id, { at: now + ms, callback });
-      return id;
+    probe: () => new Promise<ServerReach>((resolve) => asked.push(resolve)),
+    asked: () => asked.length,
+    async answer(reach: ServerReach) {
+      asked.shift()?.(reach);
+      await settle();
     },
-    clearTimeout(handle) {
-      queue.delete(handle as number);
-    },
-    advance(ms) {
-      const until = now + ms;
-      for (;;) {
-        const due = [...queue.entries()].filter(([, t]) => t.at <= until).sort((a, b) => a[1].at - b[1].at)[0];
-        if (!due) break;
-        queue.delete(due[0]);
-        now = due[1].at;
-        due[1].callback();
-      }
-      now = until;
-    },
-    pending: () => queue.size,
   };
 }
 
-class FakeSource implements EventSourceLike {
-  onopen: ((event: Event) => void) | null = null;
-  onerror: ((event: Event) => void) | null = null;
-  closed = false;
-  listeners = new Map<string, ((event: MessageEvent<string>) => void)[]>();
-  constructor(readonly url: string) {}
-  addEventListener(type: string, listener: (event: MessageEvent<string>) => void) {
-    this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
-  }
-  close() {
-    this.closed = true;
-  }
-  open() {
-    this.onopen?.(new Event('open'));
-  }
-  emit(type: string, data: string, lastEventId = '') {
-    for (const listener of this.listeners.get(type) ?? []) listener({ data, lastEventId } as MessageEvent<string>);
-  }
-  fail() {
-    this.onerror?.(new Event('error'));
-  }
-}
-
-function setup(random = () => 0.5) {
+function setup(random = () => 0.5, extra: Partial<EventStreamOptions> = {}) {
   const timers = manualTimers();
   const sources: FakeSource[] = [];
   const statuses: ConnectionStatus[] = [];
@@ -84,17 +48,18 @@ function setup(random = () => 0.5) {
     heartbeatMs: 1_000,
     timers,
     random,
+    ...extra,
   });
   const last = () => sources[sources.length - 1]!;
   return { timers, sources, statuses, events, tools, connection, last, reconnects: () => reconnects };
 }
 
 describe('reconnectDelay', () => {
-  it('doubles from 1 s up to 30 s, jittered between half and all of it', () => {
+  it('doubles from 1 s up to 3 s, jittered between half and all of it', () => {
     expect(reconnectDelay(1, 0)).toBe(500);
     expect(reconnectDelay(1, 0.999_999)).toBe(1_000);
     expect(reconnectDelay(2, 1)).toBe(2_000);
-    expect(reconnectDelay(3, 1)).toBe(4_000);
+    expect(reconnectDelay(3, 1)).toBe(3_000);
     expect(reconnectDelay(10, 1)).toBe(RECONNECT_MAX_MS);
     expect(reconnectDelay(50, 0)).toBe(RECONNECT_MAX_MS / 2);
   });
@@ -174,12 +139,12 @@ describe('connectEventStream', () => {
     expect(t.connection.status().retryAt).toBe(t.timers.now() + 2_000);
     t.timers.advance(2_000);
     t.last().fail();
-    expect(t.connection.status().retryAt).toBe(t.timers.now() + 4_000);
-    t.timers.advance(4_000);
+    expect(t.connection.status().retryAt).toBe(t.timers.now() + 3_000);
+    t.timers.advance(3_000);
     // A try that never opens (a hung server) is a drop too, after the same silence.
     t.timers.advance(2_500);
     expect(t.sources).toHaveLength(4);
-    expect(t.connection.status().retryAt).toBe(t.timers.now() + 8_000);
+    expect(t.connection.status().retryAt).toBe(t.timers.now() + RECONNECT_MAX_MS);
     expect(t.reconnects()).toBe(0);
   });
 
@@ -220,5 +185,71 @@ describe('connectEventStream', () => {
     expect(t.sources).toHaveLength(2);
     t.last().open();
     expect(t.reconnects()).toBe(1);
+  });
+
+  it('starts after a given event id (a stream taken over from another tab): the first open catches up', () => {
+    const ids: string[] = [];
+    const t = setup(() => 0.5, { lastEventId: '4000', onEventId: (id) => ids.push(id) });
+    expect(t.last().url).toBe('/api/v1/events?trace=t1&last_event_id=4000');
+    t.last().open();
+    expect(t.reconnects()).toBe(1);
+    t.last().emit('ping', '{}', '4000');
+    t.last().emit('trace', JSON.stringify({ type: 'begin', trace_id: 't1' }), '4002');
+    t.last().emit('ping', '{}', '4002');
+    expect(ids).toEqual(['4002']);
+    expect(t.connection.lastEventId()).toBe('4002');
+  });
+
+  it('asks the probe before each try: no answer counts as a failed try without opening a stream', async () => {
+    const probe = scriptedProbe();
+    const t = setup(() => 1, { probe: probe.probe });
+    expect(t.sources).toHaveLength(1);
+    t.last().open();
+    t.last().fail();
+    t.timers.advance(1_000);
+    expect(probe.asked()).toBe(1);
+    expect(t.connection.status()).toEqual({ state: 'disconnected', retryAt: null });
+    await probe.answer('unreachable');
+    expect(t.sources).toHaveLength(1);
+    expect(t.connection.status().retryAt).toBe(t.timers.now() + 2_000);
+    t.timers.advance(2_000);
+    await probe.answer('ok');
+    expect(t.sources).toHaveLength(2);
+    t.last().open();
+    expect(t.connection.status().state).toBe('live');
+    expect(t.reconnects()).toBe(1);
+  });
+
+  it('stops trying on a 401 and says so; retryNow tries again', async () => {
+    const probe = scriptedProbe();
+    let unauthenticated = 0;
+    const t = setup(() => 1, {
+      probe: probe.probe,
+      onUnauthenticated: () => {
+        unauthenticated += 1;
+      },
+    });
+    t.last().fail();
+    t.timers.advance(1_000);
+    await probe.answer('unauthenticated');
+    expect(unauthenticated).toBe(1);
+    expect(t.timers.pending()).toBe(0);
+    t.timers.advance(60_000);
+    expect(probe.asked()).toBe(0);
+    t.connection.retryNow();
+    expect(probe.asked()).toBe(1);
+    await probe.answer('ok');
+    expect(t.sources).toHaveLength(2);
+  });
+
+  it('ignores a probe answered after close', async () => {
+    const probe = scriptedProbe();
+    const t = setup(() => 1, { probe: probe.probe });
+    t.last().fail();
+    t.timers.advance(1_000);
+    t.connection.close();
+    await probe.answer('ok');
+    expect(t.sources).toHaveLength(1);
+    expect(t.timers.pending()).toBe(0);
   });
 });

@@ -47,19 +47,40 @@ export interface EventStreamOptions {
    * list); only unfiltered streams get it.
    */
   onTools?(event: ToolsChangedEvent): void;
+  /**
+   * Start after this event id (another tab's stream, taken over): the server replays what came
+   * since, and the first open counts as a reconnect (`onReconnect`).
+   */
+  lastEventId?: string | null;
+  /** The last event id heard changed (events and pings carry it). */
+  onEventId?(id: string): void;
+  /**
+   * Asked before each reconnect try (an EventSource cannot see an answer's status): `unreachable`
+   * counts as a failed try without opening a stream; `unauthenticated` stops the tries (until
+   * `retryNow`) and calls `onUnauthenticated`; `ok` opens the stream. Without it, tries open at once.
+   */
+  probe?(): Promise<ServerReach>;
+  onUnauthenticated?(): void;
   heartbeatMs?: number;
   timers?: ConnectionTimers;
   /** [0, 1), for jitter. */
   random?: () => number;
 }
 
+/** What a probe of the server found: it answers, it wants a login (401), or it does not answer. */
+export type ServerReach = 'ok' | 'unauthenticated' | 'unreachable';
+
 export const RECONNECT_BASE_MS = 1_000;
-export const RECONNECT_MAX_MS = 30_000;
+/**
+ * A browser holds one stream for all its tabs, so a short cap costs the server little, and a page
+ * is live again within 3 s of the server coming back (the traces list polls as often when down).
+ */
+export const RECONNECT_MAX_MS = 3_000;
 /** Silence (no event, no ping) longer than this many heartbeats counts as a dropped stream. */
 export const MISSED_HEARTBEATS = 2.5;
 
 /**
- * The wait before reconnect try `attempt` (1-based): 1 s, 2 s, 4 s… capped at 30 s, then
+ * The wait before reconnect try `attempt` (1-based): 1 s, 2 s, then 3 s (the cap), then
  * "equal jitter" (between half and all of it) so that many tabs do not reconnect in lockstep.
  */
 export function reconnectDelay(attempt: number, random: number): number {
@@ -88,9 +109,10 @@ const realTimers: ConnectionTimers = {
  *    MISSED_HEARTBEATS heartbeats, or an error, is a drop: the stream is closed (the browser's own
  *    silent retry is not used) and the state is `disconnected` with the time of the next try.
  * 3. Tries again after `reconnectDelay`, growing with each failed try, resuming after the last
- *    event id seen (`?last_event_id=`: a new EventSource cannot send `Last-Event-ID`); a try that
+ *    event id seen (`?last_event_id=`: a new EventSource cannot send `Last-Event-ID`); with a
+ *    `probe`, a try first asks whether the server answers, and a 401 ends the tries. A try that
  *    opens resets the delay and calls `onReconnect`, and so does an `event: reset`.
- * Returns `close()` (stops everything) and `retryNow()` (skips the wait).
+ * Returns `close()` (stops everything), `retryNow()` (skips the wait) and `lastEventId()`.
  */
 export function connectEventStream(options: EventStreamOptions) {
   const timers = options.timers ?? realTimers;
@@ -100,9 +122,14 @@ export function connectEventStream(options: EventStreamOptions) {
   let watchdog: unknown = null;
   let retry: unknown = null;
   let failures = 0;
-  let lostOne = false;
+  let lastEventId: string | null = options.lastEventId ?? null;
+  // Taking over another tab's stream: what it missed meanwhile is caught up like after a drop.
+  let lostOne = lastEventId !== null;
   let closed = false;
-  let lastEventId: string | null = null;
+  // Stopped by a 401 until `retryNow`.
+  let halted = false;
+  // Counts probes, so that an answer to one made before `close` or `retryNow` is ignored.
+  let probes = 0;
   let status: ConnectionStatus = { state: 'connecting', retryAt: null };
 
   const setStatus = (next: ConnectionStatus) => {
@@ -128,7 +155,24 @@ export function connectEventStream(options: EventStreamOptions) {
     failures += 1;
     const delay = reconnectDelay(failures, random());
     setStatus({ state: 'disconnected', retryAt: timers.now() + delay });
-    retry = timers.setTimeout(connect, delay);
+    retry = timers.setTimeout(reconnect, delay);
+  }
+
+  /** A try after a drop: asks the probe first when there is one. */
+  function reconnect() {
+    retry = null;
+    const probe = options.probe;
+    if (closed || !probe) return connect();
+    setStatus({ state: 'disconnected', retryAt: null });
+    const asked = ++probes;
+    const answered = (reach: ServerReach) => {
+      if (closed || asked !== probes) return;
+      if (reach === 'ok') return connect();
+      if (reach === 'unreachable') return drop();
+      halted = true;
+      options.onUnauthenticated?.();
+    };
+    probe().then(answered, () => answered('unreachable'));
   }
 
   function connect() {
@@ -157,7 +201,10 @@ export function connectEventStream(options: EventStreamOptions) {
     const heard = (message: MessageEvent<string>) => {
       if (source !== current) return false;
       alive();
-      if (message.lastEventId) lastEventId = message.lastEventId;
+      if (message.lastEventId && message.lastEventId !== lastEventId) {
+        lastEventId = message.lastEventId;
+        options.onEventId?.(lastEventId);
+      }
       return true;
     };
     current.addEventListener('ping', heard);
@@ -190,13 +237,17 @@ export function connectEventStream(options: EventStreamOptions) {
   connect();
   return {
     status: () => status,
+    lastEventId: () => lastEventId,
     retryNow() {
-      if (closed || retry === null) return;
-      timers.clearTimeout(retry);
-      connect();
+      if (closed || (retry === null && !halted)) return;
+      if (retry !== null) timers.clearTimeout(retry);
+      halted = false;
+      probes++;
+      reconnect();
     },
     close() {
       closed = true;
+      probes++;
       clearWatchdog();
       if (retry !== null) timers.clearTimeout(retry);
       source?.close();

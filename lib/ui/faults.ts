@@ -1,5 +1,6 @@
 import type { faultRuleJson } from '../api/faults';
 import type { FaultKind } from '../executor/types';
+import { NOT_REACHABLE, UNREACHABLE } from './unreachable';
 
 /**
  * A fault rule as `GET /api/v1/faults` lists it: `params` snake_case as the API takes them,
@@ -70,7 +71,7 @@ async function send<T>(url: string, init?: RequestInit): Promise<T> {
   try {
     response = await fetch(url, { cache: 'no-store', ...init });
   } catch (error) {
-    throw apiError(0, 'NETWORK', `The server could not be reached (${String(error)}).`, []);
+    throw Object.assign(apiError(0, UNREACHABLE, NOT_REACHABLE, []), { cause: error });
   }
   if (response.ok) return (await response.json()) as T;
   const body = (await response.json().catch(() => null)) as {

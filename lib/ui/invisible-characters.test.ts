@@ -106,4 +106,12 @@ describe('containsInvisible', () => {
     expect(containsInvisible(deep)).toBe(true);
     expect(containsInvisible(null)).toBe(false);
   });
+
+  it('leaves the newlines and tabs of multi-line values alone with `lines`, never a hidden character', () => {
+    const file = { path: 'report.md', content: '# Report\n\n\tAll good.\r\n' };
+    expect(containsInvisible(file)).toBe(true);
+    expect(containsInvisible(file, { lines: true })).toBe(false);
+    expect(containsInvisible({ content: 'ok\nreport-\u202Efdp.sh\n' }, { lines: true })).toBe(true);
+    expect(containsInvisible({ content: 'a\rb' }, { lines: true })).toBe(true);
+  });
 });

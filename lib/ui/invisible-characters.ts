@@ -184,14 +184,15 @@ export function describeEscaped(piece: Extract<VisiblePiece, { kind: 'escaped' }
 
 /**
  * Whether any string or key of a JSON value holds a character `splitInvisible` escapes, for a
- * notice above arguments. Iterative: depth is not bounded by the stack.
+ * notice above arguments (with `lines`, the newlines and tabs of a multi-line value are not
+ * counted: a file's content has them). Iterative: depth is not bounded by the stack.
  */
-export function containsInvisible(value: unknown): boolean {
+export function containsInvisible(value: unknown, options: VisibleOptions = {}): boolean {
   const pending: unknown[] = [value];
   while (pending.length > 0) {
     const next = pending.pop();
     if (typeof next === 'string') {
-      if (hasInvisible(next)) return true;
+      if (hasInvisible(next, options)) return true;
     } else if (Array.isArray(next)) {
       for (const item of next) pending.push(item);
     } else if (next !== null && typeof next === 'object') {

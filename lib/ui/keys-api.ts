@@ -1,5 +1,6 @@
 import type { keyJson } from '../access/key-json';
 import type { Role } from '../access/roles';
+import { NOT_REACHABLE, UNREACHABLE } from './unreachable';
 
 /** A key as `GET /api/v1/keys` lists it: never its token. */
 export type KeyJson = ReturnType<typeof keyJson>;
@@ -64,7 +65,7 @@ async function send<T>(url: string, init?: RequestInit): Promise<T> {
   try {
     response = await fetch(url, { cache: 'no-store', ...init });
   } catch (error) {
-    throw keysApiError(0, 'NETWORK', `The server could not be reached (${String(error)}).`, []);
+    throw Object.assign(keysApiError(0, UNREACHABLE, NOT_REACHABLE, []), { cause: error });
   }
   if (response.ok) return (await response.json()) as T;
   const body = (await response.json().catch(() => null)) as {

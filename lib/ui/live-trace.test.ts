@@ -53,6 +53,24 @@ describe('withElapsed', () => {
     expect(live.attempts.map((a) => a.durationMs)).toEqual([100, 50]);
   });
 
+  it('counts execution only: still while the call waits for approval, less the wait once it is decided', () => {
+    const approval = (decidedAt: number | null) => ({
+      rule: 'default for write: ask',
+      requestedAt: t0 + 5,
+      expiresAt: null,
+      decision: decidedAt === null ? null : ('approved' as const),
+      by: null,
+      decidedAt,
+      reason: null,
+      ruleCreated: null,
+    });
+    const waiting = { ...running(), status: 'awaiting_approval' as const, attempts: [], approval: approval(null) };
+    expect(withElapsed(waiting, t0 + 10_005).latencyMs).toBe(5);
+    expect(withElapsed(waiting, t0 + 20_005).latencyMs).toBe(5);
+    const approved = { ...running(), approval: approval(t0 + 52_205) };
+    expect(withElapsed(approved, t0 + 52_305).latencyMs).toBe(105);
+  });
+
   it('never goes negative when the clocks disagree, and leaves finished traces alone', () => {
     expect(withElapsed(running(), t0 - 5).attempts[1]?.durationMs).toBe(0);
     const done = makeTrace({ status: 'succeeded' });

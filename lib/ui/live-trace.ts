@@ -1,3 +1,4 @@
+import { approvalWaitMs } from '../executor/approval-wait';
 import type { TraceView } from './trace-from-json';
 
 /** True while the call has not ended: it may still change. */
@@ -7,9 +8,10 @@ export function isUnfinished(status: TraceView['status']): boolean {
 
 /**
  * The trace as of `nowMs` (epoch ms on the server's clock): the running stage and the running
- * attempt get the time elapsed since they started as their duration, and the call its total so
- * far, so the waterfall grows and the timers tick between two snapshots. A finished trace is
- * returned as it is.
+ * attempt get the time elapsed since they started as their duration, and the call its latency so
+ * far (execution only: the time elapsed less its wait for approval, so it holds still while the
+ * call waits), so the waterfall grows and the timers tick between two snapshots. A finished
+ * trace is returned as it is.
  */
 export function withElapsed(trace: TraceView, nowMs: number): TraceView {
   if (!isUnfinished(trace.status)) return trace;
@@ -17,7 +19,7 @@ export function withElapsed(trace: TraceView, nowMs: number): TraceView {
   const grow = (startedAt: number) => Math.max(0, elapsed - startedAt);
   return {
     ...trace,
-    latencyMs: elapsed,
+    latencyMs: Math.max(0, elapsed - (approvalWaitMs(trace.approval, nowMs) ?? 0)),
     stages: trace.stages.map((s) =>
       s.status === 'running' || s.status === 'waiting' ? { ...s, durationMs: grow(s.startedAt) } : s,
     ),

@@ -1,4 +1,5 @@
 import type { SideEffect } from '../executor/types';
+import { fetchOrUnreachable } from './unreachable';
 
 /** Where an upstream MCP server's connection stands (`GET /api/v1/mcp/servers`). */
 export type McpServerState = 'connecting' | 'connected' | 'failed' | 'disconnected' | 'closed';
@@ -82,7 +83,9 @@ export async function fetchMcpServers(): Promise<McpServerJson[]> {
 
 /** `POST /api/v1/mcp/servers/:name/reconnect`: the server's entry once the attempt has started. */
 export async function reconnectMcpServer(name: string): Promise<McpServerJson> {
-  const response = await fetch(`/api/v1/mcp/servers/${encodeURIComponent(name)}/reconnect`, { method: 'POST' });
+  const response = await fetchOrUnreachable(`/api/v1/mcp/servers/${encodeURIComponent(name)}/reconnect`, {
+    method: 'POST',
+  });
   if (!response.ok) throw await failure(response, `Could not reconnect ${name}`);
   return (await response.json()) as McpServerJson;
 }

@@ -1,4 +1,5 @@
 import { type FieldIssue, fieldIssuesOf } from './json-issues';
+import { NOT_REACHABLE } from './unreachable';
 
 /** A one-off fault for one replay, as `POST /api/v1/traces/:id/replay` takes it. */
 export interface ReplayFault {
@@ -39,7 +40,7 @@ async function post(url: string, body: unknown): Promise<Response | string> {
       body: JSON.stringify(body),
     });
   } catch {
-    return 'the server did not answer';
+    return NOT_REACHABLE;
   }
 }
 
@@ -49,12 +50,13 @@ async function errorOf(response: Response): Promise<ApiError['error'] & { messag
 }
 
 /**
- * Replays a recorded call (`POST /api/v1/traces/:id/replay`) without waiting for an approval: a
- * replay that must be approved answers `awaiting_approval` at once. A refusal (400) comes back with
- * its field issues split into those of the arguments and those of the fault.
+ * Starts the replay of a recorded call (`POST /api/v1/traces/:id/replay`, `background: true`): the
+ * answer comes as soon as it has begun — `running`, or `awaiting_approval` — however long it runs
+ * (a slow fault), and the compare view follows it live. A refusal (400) comes back with its field
+ * issues split into those of the arguments and those of the fault.
  */
 export async function replayTrace(id: string, request: ReplayRequest): Promise<ReplayOutcome> {
-  const response = await post(`/api/v1/traces/${encodeURIComponent(id)}/replay`, { ...request, wait: false });
+  const response = await post(`/api/v1/traces/${encodeURIComponent(id)}/replay`, { ...request, background: true });
   if (typeof response === 'string')
     return { ok: false, message: `Could not replay: ${response}.`, issues: [], faultIssues: [] };
   if (!response.ok) {

@@ -1,4 +1,5 @@
 import type { TraceSummary } from '../db/trace-store';
+import { approvalWaitMs } from '../executor/approval-wait';
 import type { CallPrincipal, CallStatus } from '../executor/types';
 
 /** A row of `GET /api/v1/traces` as the API sends it (snake_case, ISO times). */
@@ -12,6 +13,8 @@ export interface SummaryJson {
   tool: string;
   status: CallStatus;
   latency_ms: number | null;
+  /** Absent from servers before latency meant execution only. */
+  approval_wait_ms?: number | null;
   attempts: number;
   error_code: string | null;
   arguments_preview?: string | null;
@@ -27,9 +30,19 @@ export interface SummaryJson {
 
 /**
  * A list row: the store's summary, its arguments preview read defensively (older servers and
- * stores leave it out).
+ * stores leave it out); from the API, the wait for approval as the server measured it.
  */
-export type ListRow = TraceSummary & { argumentsPreview?: string | null };
+export type ListRow = TraceSummary & { argumentsPreview?: string | null; approvalWaitMs?: number | null };
+
+/**
+ * How long a row's call waited for a person (ms) once its wait ended, as the API said or from its
+ * approval; null when it never waited or still waits (its status says so).
+ */
+export function approvalWaitOfRow(row: ListRow): number | null {
+  if (row.status === 'awaiting_approval') return null;
+  if (row.approvalWaitMs !== undefined) return row.approvalWaitMs;
+  return approvalWaitMs(row.approval, row.finishedAt ?? row.approval?.requestedAt ?? 0);
+}
 
 const epoch = (iso: string | null) => (iso === null ? null : Date.parse(iso));
 
@@ -46,6 +59,7 @@ export function summaryFromJson(row: SummaryJson): ListRow {
     createdAt: epoch(row.created_at) ?? 0,
     finishedAt: epoch(row.finished_at),
     latencyMs: row.latency_ms,
+    approvalWaitMs: row.approval_wait_ms ?? null,
     attemptCount: row.attempts,
     errorCode: row.error_code,
     argumentsPreview: row.arguments_preview ?? null,

@@ -1,3 +1,5 @@
+import { NOT_REACHABLE } from './unreachable';
+
 /** The outcome of a list action, as a sentence for the status line. */
 export interface ActionOutcome {
   ok: boolean;
@@ -14,11 +16,12 @@ async function apiMessage(response: Response): Promise<string> {
   return `HTTP ${response.status}`;
 }
 
+/** The answer, or NOT_REACHABLE when none came. */
 async function send(url: string, init: RequestInit): Promise<Response | string> {
   try {
     return await fetch(url, init);
   } catch {
-    return 'the server did not answer';
+    return NOT_REACHABLE;
   }
 }
 
@@ -31,7 +34,7 @@ export async function cancelTrace(id: string): Promise<ActionOutcome> {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({}),
   });
-  if (typeof response === 'string') return { ok: false, message: `Could not cancel: ${response}.` };
+  if (typeof response === 'string') return { ok: false, message: `Not cancelled — ${response}.` };
   if (response.ok) return { ok: true, message: 'Cancel requested; the call ends as cancelled.' };
   if (response.status === 409) return { ok: false, message: 'Not cancelled: the call had already finished.' };
   return { ok: false, message: `Could not cancel: ${await apiMessage(response)}` };
@@ -40,7 +43,7 @@ export async function cancelTrace(id: string): Promise<ActionOutcome> {
 /** Deletes one finished call (`DELETE /api/v1/traces/:id`). */
 export async function deleteTrace(id: string): Promise<ActionOutcome> {
   const response = await send(`/api/v1/traces/${encodeURIComponent(id)}`, { method: 'DELETE' });
-  if (typeof response === 'string') return { ok: false, message: `Could not delete: ${response}.` };
+  if (typeof response === 'string') return { ok: false, message: `Not deleted — ${response}.` };
   if (response.ok) return { ok: true, message: 'Deleted 1 call.' };
   if (response.status === 409)
     return { ok: false, message: 'Not deleted: the call is still running. Cancel it first.' };
@@ -50,7 +53,7 @@ export async function deleteTrace(id: string): Promise<ActionOutcome> {
 /** Deletes every finished call of a session (`DELETE /api/v1/sessions/:id`); running ones are kept. */
 export async function deleteSession(sessionId: string): Promise<ActionOutcome> {
   const response = await send(`/api/v1/sessions/${encodeURIComponent(sessionId)}`, { method: 'DELETE' });
-  if (typeof response === 'string') return { ok: false, message: `Could not delete the session: ${response}.` };
+  if (typeof response === 'string') return { ok: false, message: `Session not deleted — ${response}.` };
   if (!response.ok) return { ok: false, message: `Could not delete the session: ${await apiMessage(response)}` };
   const body = (await response.json().catch(() => ({}))) as { deleted?: number; skipped_running?: number };
   const deleted = body.deleted ?? 0;

@@ -5,6 +5,8 @@ import type { Attempt, AttemptFault, ToolErrorData, TraceRecord, TraceStage } fr
 /** `GET /api/v1/traces/:id` as the API sends it: the trace, and the server's clock when it answered. */
 export type TraceJson = ReturnType<typeof traceJson> & {
   replays: string[];
+  /** The replays still running or awaiting approval; absent from servers before it was sent. */
+  replays_in_flight?: { id: string; status: 'running' | 'awaiting_approval' }[];
   server_time: string;
   /** What the model said with the call's request; absent from servers before it was kept. */
   assistant_message?: AssistantMessageJson | null;

@@ -3,17 +3,21 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { Playground } from '@/components/tools/playground';
-import { CircuitLabel, PolicyBadge, SideEffectLabel } from '@/components/tools/policy-badge';
+import { PolicyBadge, SideEffectLabel } from '@/components/tools/policy-badge';
 import { SchemaTabs } from '@/components/tools/schema-tabs';
 import { ToolActivity } from '@/components/tools/tool-activity';
 import { ToolRuns } from '@/components/tools/tool-runs';
 import { DEFAULT_RANGE, isKnownTool, parseRange, toolStatsJson } from '@/lib/api/stats';
+import { circuitsJson } from '@/lib/api/tool-json';
 import { toAnthropicTool, toOpenAITool } from '@/lib/executor/json-schema';
 import { getToolscope } from '@/lib/server/toolscope';
+import { BUILTIN_TOOL_NAMES } from '@/lib/tools/builtin-tool-names';
 import { formatDuration } from '@/lib/ui/format';
 import { describePolicy, describeRetry, formSchemaOf, policyNote } from '@/lib/ui/tool-info';
 import { availabilityOf } from '../catalog';
 import { runTool } from './actions';
+import { CircuitPanel } from './circuit-panel';
+import { describeBreaker } from './describe-breaker';
 
 export const dynamic = 'force-dynamic';
 
@@ -65,6 +69,15 @@ export default async function ToolPage({ params, searchParams }: Props) {
   const policy = describePolicy(toolPolicy, tool);
   const availability = availabilityOf(tool);
   const dt = 'text-fg-muted';
+  const breaker = describeBreaker(tool.circuitBreaker, tool.circuitKey !== undefined);
+  // Built-in tools take these from the config's `tools.<name>`; an MCP server's tools from its entry.
+  const builtin = (BUILTIN_TOOL_NAMES as readonly string[]).includes(tool.name);
+  const settingHint = (key: string) =>
+    builtin
+      ? `Set by tools.${tool.name}.${key} in the config`
+      : tool.name.includes('__') && key !== 'circuit_breaker'
+        ? `Set by mcp.servers.<server>.${key} in the config`
+        : undefined;
 
   return (
     <div className="flex flex-col gap-5" data-testid="tool-page" data-tool={name}>
@@ -100,19 +113,19 @@ export default async function ToolPage({ params, searchParams }: Props) {
               <PolicyBadge policy={policy.policy} text={policy.text} />
             </dd>
           </div>
-          <div>
+          <div title={settingHint('timeout_ms')}>
             <dt className={dt}>Timeout</dt>
-            <dd className="tabular-nums">{formatDuration(tool.timeoutMs)}</dd>
-          </div>
-          <div className="col-span-2">
-            <dt className={dt}>Retries</dt>
-            <dd>{describeRetry(tool.retry)}</dd>
-          </div>
-          <div>
-            <dt className={dt}>Circuit breaker</dt>
-            <dd>
-              <CircuitLabel state={executor.circuitState(tool.name)} enabled={tool.circuitBreaker !== false} />
+            <dd className="tabular-nums" data-testid="tool-timeout">
+              {formatDuration(tool.timeoutMs)}
             </dd>
+          </div>
+          <div className="col-span-2" title={settingHint('retries')}>
+            <dt className={dt}>Retries</dt>
+            <dd data-testid="tool-retries">{describeRetry(tool.retry)}</dd>
+          </div>
+          <div className="col-span-2 sm:col-span-3" title={settingHint('circuit_breaker')}>
+            <dt className={dt}>Circuit breaker</dt>
+            <dd data-testid="tool-breaker">{breaker}</dd>
           </div>
           {tool.sensitivePaths.length > 0 && (
             <div className="col-span-full">
@@ -134,6 +147,15 @@ export default async function ToolPage({ params, searchParams }: Props) {
           )}
         </dl>
       </header>
+
+      {tool.circuitBreaker !== false && (
+        <CircuitPanel
+          tool={tool.name}
+          initial={{ state: executor.circuitState(tool.name), circuits: circuitsJson(ts, tool.name) }}
+          renderedAt={now}
+          thresholds={breaker}
+        />
+      )}
 
       {activity}
 

@@ -197,7 +197,9 @@ describe('export', () => {
       kind: 'trace',
       session_id: 'exp-1',
     });
-    const { server_time: _time, ...asApi } = await trace(ts, first.id);
+    // The file holds the trace as recorded: not the server's clock, the live replays or the
+    // preview the API derives for a reader.
+    const { server_time: _time, preview: _preview, replays_in_flight: _flight, ...asApi } = await trace(ts, first.id);
     expect(one.traces).toEqual([asApi]);
     for (const path of ['/api/v1/traces/nope/export', '/api/v1/sessions/nope/export']) {
       const missing = await send(ts, 'GET', path);
@@ -240,7 +242,12 @@ describe('import', () => {
       imported: 3,
     });
     for (const original of file.traces) {
-      const { server_time: _time, ...copy } = await trace(target, original.id);
+      const {
+        server_time: _time,
+        preview: _preview,
+        replays_in_flight: _flight,
+        ...copy
+      } = await trace(target, original.id);
       // All but who made the call: the file says, but the import's schema has no `principal` and
       // drops it (suspected bug, reported with this port). Pinned so that a fix shows here.
       expect(original.principal).toEqual(LOCAL);

@@ -44,15 +44,15 @@ const session = (ts: Toolscope, id: string) => get(ts, `/api/v1/sessions/${encod
 describe('an import whose session id is taken here', () => {
   it('goes into a session of its own, marked imported; its links stay within the file', async () => {
     const source = start();
-    // Recorded elsewhere, earlier: two calls and a replay of the first, in session "shared".
+    // Recorded elsewhere, earlier: two calls and a replay of the first, in session "shared" (as a
+    // Toolscope wrote replays before they got sessions of their own: the file says so).
     const [s1, s2] = await at('2025-06-01T10:00:00Z', () =>
       run(source, 'shared', [calc('s1', '1+1'), calc('s2', '2+2')]),
     );
-    const replayed = await at('2025-06-01T10:01:00Z', () =>
-      sendJson(source, 'POST', `/api/v1/traces/${s1}/replay`, {}),
-    );
+    const [replayed] = await at('2025-06-01T10:01:00Z', () => run(source, 'shared', [calc('s3', '1+1')]));
     const file = (await sendJson(source, 'GET', '/api/v1/sessions/shared/export')).json;
-    expect(file.traces.map((t: Json) => t.id)).toEqual([s1, s2, replayed.json.trace_id]);
+    expect(file.traces.map((t: Json) => t.id)).toEqual([s1, s2, replayed]);
+    file.traces[2].replay_of = s1;
 
     const target = start();
     const local = await run(target, 'shared', [calc('l1', '3+3'), calc('l2', '4+4')]);
@@ -80,7 +80,7 @@ describe('an import whose session id is taken here', () => {
     // The import's session: its calls, in their order, marked imported.
     const theirs = await session(target, landed);
     expect(theirs).toMatchObject({ imported: true, first_call_at: '2025-06-01T10:00:00.000Z' });
-    expect(theirs.calls.map((c: Json) => c.id)).toEqual([s1, s2, replayed.json.trace_id]);
+    expect(theirs.calls.map((c: Json) => c.id)).toEqual([s1, s2, replayed]);
     expect((await get(target, `/api/v1/traces/${s2}`)).session_id).toBe(landed);
     // The sessions list: each marked as it is, newest activity first.
     const listed = (await get(target, '/api/v1/sessions')).sessions;
@@ -91,8 +91,8 @@ describe('an import whose session id is taken here', () => {
 
     // Links: the replay within the file is kept; the ones to local calls are dropped.
     expect(await get(target, `/api/v1/traces/${s2}`)).toMatchObject({ replay_of: null, served_from: null });
-    expect((await get(target, `/api/v1/traces/${replayed.json.trace_id}`)).replay_of).toBe(s1);
-    expect((await get(target, `/api/v1/traces/${s1}`)).replays).toEqual([replayed.json.trace_id]);
+    expect((await get(target, `/api/v1/traces/${replayed}`)).replay_of).toBe(s1);
+    expect((await get(target, `/api/v1/traces/${s1}`)).replays).toEqual([replayed]);
     for (const id of local) {
       expect(await get(target, `/api/v1/traces/${id}`)).toMatchObject({ replays: [], session_id: 'shared' });
     }

@@ -24,6 +24,14 @@ interface Seen {
   ticks: number;
 }
 
+/** What `gated` waits for: `closeGate()` makes a new one, `gate.open()` lets every waiting call through. */
+const gate = { promise: Promise.resolve(), open: () => {} };
+function closeGate() {
+  gate.promise = new Promise<void>((resolve) => {
+    gate.open = resolve;
+  });
+}
+
 function testTools(seen: Seen) {
   return [
     defineTool({
@@ -49,6 +57,16 @@ function testTools(seen: Seen) {
         await new Promise((resolve) => setTimeout(resolve, ms));
         seen.slow.push({ name, start, end: performance.now() });
         return { name };
+      },
+    }),
+    defineTool({
+      name: 'gated',
+      description: 'Answers once the test opens its gate',
+      sideEffect: 'none',
+      inputSchema: z.object({}),
+      execute: async () => {
+        await gate.promise;
+        return { passed: true };
       },
     }),
     defineTool({
@@ -116,7 +134,7 @@ async function trace(ts: Toolscope, id: string): Promise<{ text: string; json: J
 }
 
 describe('POST /api/v1/traces/:id/replay', () => {
-  it('runs the call again as a new trace in the same session, a replay of the original that lists it', async () => {
+  it('runs the call again as a new trace in a session of its own, a replay of the original that lists it', async () => {
     const { ts, seen } = start();
     const first = await post(ts, { session_id: 'chat-1', tool_calls: [call('c1', 'tick', {})] });
     const originalId = first.results[0].trace_id;
@@ -131,10 +149,10 @@ describe('POST /api/v1/traces/:id/replay', () => {
 
     const copy = (await trace(ts, replayed.json.trace_id)).json;
     expect(copy).toMatchObject({
-      session_id: 'chat-1',
+      session_id: 'chat-1~replay-1',
       actor: 'replay',
       replay_of: originalId,
-      session_seq: 2,
+      session_seq: 1,
       served_from: null,
       flags: { replayed: true },
       // Made through the app: the replaying principal (local mode's one person).
@@ -151,9 +169,117 @@ describe('POST /api/v1/traces/:id/replay', () => {
 
     const again = await replay(ts, originalId);
     expect((await trace(ts, originalId)).json.replays).toEqual([replayed.json.trace_id, again.json.trace_id]);
-    // A replay of a replay lists under the one it replays.
+    expect(ts.store.get(again.json.trace_id)?.sessionId).toBe('chat-1~replay-2');
+    // A replay of a replay lists under the one it replays, in a session of its own too.
     const nested = await replay(ts, again.json.trace_id);
     expect((await trace(ts, again.json.trace_id)).json.replays).toEqual([nested.json.trace_id]);
+    expect(ts.store.get(nested.json.trace_id)?.sessionId).toBe('chat-1~replay-2~replay-1');
+
+    // The recorded session holds the agent's call only: no loop finding for three runs of it.
+    const recorded: Json = await getJson(ts, '/api/v1/sessions/chat-1');
+    expect(recorded).toMatchObject({ findings: [], replay_of_session: null });
+    expect(recorded.calls.map((c: Json) => c.id)).toEqual([originalId]);
+    expect((await getJson(ts, '/api/v1/sessions?q=chat-1')).sessions.map((s: Json) => [s.id, s.calls])).toEqual([
+      ['chat-1~replay-2~replay-1', 1],
+      ['chat-1~replay-2', 1],
+      ['chat-1~replay-1', 1],
+      ['chat-1', 1],
+    ]);
+    // Each replay's session says what it replays.
+    const own: Json = await getJson(ts, '/api/v1/sessions/chat-1~replay-1');
+    expect(own.replay_of_session).toBe('chat-1');
+    expect(own.calls.map((c: Json) => c.id)).toEqual([replayed.json.trace_id]);
+    expect((await getJson(ts, '/api/v1/sessions/chat-1~replay-2~replay-1')).replay_of_session).toBe('chat-1~replay-2');
+    // The agent repeating its call id is still answered from the call it made (at most once), not a replay.
+    const repeat = await post(ts, { session_id: 'chat-1', tool_calls: [call('c1', 'tick', {})] });
+    expect(repeat.results[0]).toMatchObject({ trace_id: originalId, metadata: { deduplicated: true } });
+    expect(seen.ticks).toBe(4);
+  });
+
+  it('keeps a call without a session without one, and numbers replay sessions once each across a restart', async () => {
+    const { ts, dir } = start();
+    const loose = await post(ts, { tool_calls: [call('c1', 'tick', {})] });
+    const looseCopy = await replay(ts, loose.results[0].trace_id);
+    expect(ts.store.get(looseCopy.json.trace_id)?.sessionId).toBeNull();
+    // The longest session id an agent may send: cut so that its replay's session is one too.
+    const long = `s${'x'.repeat(255)}`;
+    const longCall = await post(ts, { session_id: long, tool_calls: [call('c1', 'tick', {})] });
+    const longCopy = await replay(ts, longCall.results[0].trace_id);
+    const longSession = ts.store.get(longCopy.json.trace_id)?.sessionId as string;
+    expect(longSession).toBe(`${long.slice(0, 242)}~replay-1`);
+    expect((await getJson(ts, `/api/v1/sessions/${longSession}`)).replay_of_session).toBe(long);
+
+    // Two replays of one session at once (both still uncommitted when the second starts): two numbers.
+    const first = await post(ts, {
+      session_id: 'run-9',
+      tool_calls: [call('a', 'slow', { name: 'a', ms: 1 }), call('b', 'slow', { name: 'b', ms: 1 })],
+    });
+    const [a, b] = first.results.map((r: Json) => r.trace_id);
+    const both = await Promise.all([
+      replay(ts, a, { arguments: { name: 'a', ms: 50 } }),
+      replay(ts, b, { arguments: { name: 'b', ms: 50 } }),
+    ]);
+    const sessions = both.map((r) => ts.store.get(r.json.trace_id)?.sessionId);
+    expect(new Set(sessions)).toEqual(new Set(['run-9~replay-1', 'run-9~replay-2']));
+    expect(both.map((r) => ts.store.get(r.json.trace_id)?.sessionSeq)).toEqual([1, 1]);
+
+    // A number whose session is deleted is not given again in this process; after a restart the
+    // numbers go on from the sessions there are.
+    const third = await replay(ts, a);
+    expect(ts.store.get(third.json.trace_id)?.sessionId).toBe('run-9~replay-3');
+    expect((await send(ts, 'DELETE', '/api/v1/sessions/run-9~replay-2')).status).toBe(200);
+    expect(ts.store.get((await replay(ts, b)).json.trace_id)?.sessionId).toBe('run-9~replay-4');
+    const again = await toolscopes.restart(ts, dir, { tools: testTools({ probe: [], slow: [], ticks: 0 }) });
+    const after = await replay(again, a);
+    expect(again.store.get(after.json.trace_id)?.sessionId).toBe('run-9~replay-5');
+    expect((await getJson(again, '/api/v1/sessions/run-9')).calls).toHaveLength(2);
+  });
+
+  it('with background: true, answers once the replay has begun, and the original lists it in flight', async () => {
+    const { ts } = start({ policies: { write_file: 'ask' } });
+    const first = await post(ts, { session_id: 'bg', tool_calls: [call('c1', 'gated', {})] });
+    const originalId = first.results[0].trace_id;
+    // The replay's tool does not answer until the gate opens, after a fault's delay.
+    closeGate();
+    const slow = { kind: 'latency', params: { ms: 20 } };
+    const started = await replay(ts, originalId, { background: true, fault: slow });
+    expect(started.status).toBe(200);
+    expect(Object.keys(started.json).sort()).toEqual(Object.keys(first.results[0]).sort());
+    expect(started.json).toMatchObject({ tool: 'gated', status: 'running', success: false, output: null });
+    const replayId = started.json.trace_id;
+    expect((await trace(ts, replayId)).json).toMatchObject({
+      status: 'running',
+      replay_of: originalId,
+      session_id: 'bg~replay-1',
+    });
+    await expect
+      .poll(async () => (await trace(ts, originalId)).json.replays_in_flight)
+      .toEqual([{ id: replayId, status: 'running' }]);
+    gate.open();
+    await expect.poll(() => ts.store.get(replayId)?.status).toBe('succeeded');
+    expect(ts.store.get(replayId)?.flags.faulted).toBe(true);
+    expect((await trace(ts, originalId)).json).toMatchObject({ replays: [replayId], replays_in_flight: [] });
+
+    // One waiting for a person is listed so too.
+    const write = await post(ts, {
+      wait: false,
+      tool_calls: [call('w1', 'write_file', { path: 'notes/bg.md', content: 'x' })],
+    });
+    const writeId = write.results[0].trace_id;
+    ts.approvals.decide(writeId, { decision: 'approve' }, LOCAL);
+    await expect.poll(() => ts.store.get(writeId)?.status).toBe('succeeded');
+    const pending = await replay(ts, writeId, { background: true });
+    await expect.poll(() => ts.approvals.get(pending.json.trace_id)).not.toBeNull();
+    await expect
+      .poll(async () => (await trace(ts, writeId)).json.replays_in_flight)
+      .toEqual([{ id: pending.json.trace_id, status: 'awaiting_approval' }]);
+    ts.approvals.decide(pending.json.trace_id, { decision: 'deny', reason: 'once' }, LOCAL);
+    await expect.poll(() => ts.store.get(pending.json.trace_id)?.status).toBe('denied');
+
+    // A replay that ends before it begins (arguments that do not fit) answers its result.
+    const invalid = await replay(ts, originalId, { background: true, arguments: { extra: 1 } });
+    expect(invalid.json).toMatchObject({ status: 'failed', error: { code: 'INVALID_ARGUMENTS' } });
+    expect((await replay(ts, originalId, { background: 'yes' })).json.error.message).toMatch(/^background: /);
   });
 
   it('gives the tool the real secret from the sealed arguments, and no answer, trace, list or export holds it', async () => {
@@ -376,6 +502,7 @@ describe('POST /api/v1/sessions/:id/replay', () => {
 
     const copies = body.results.map((r: Json) => ts.store.get(r.trace_id));
     expect(copies.map((t: Json) => t.replayOf)).toEqual(originals);
+    expect((await getJson(ts, `/api/v1/sessions/${body.session_id}`)).replay_of_session).toBe(session);
     expect(copies.map((t: Json) => [t.sessionId, t.actor])).toEqual(Array(5).fill([body.session_id, 'replay']));
     expect(copies.map((t: Json) => t.sessionSeq).sort()).toEqual([1, 2, 3, 4, 5]);
     // Calls of one batch share a new batch id; each batch its own.

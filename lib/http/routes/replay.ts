@@ -1,7 +1,9 @@
+import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import { answerCalls } from '../../calls/answer-calls';
 import { isVaultError } from '../../db/vault';
 import { ApiError, zodMessage } from '../../errors';
+import type { ExecutionContext, ToolCall } from '../../executor/types';
 import { parseFaultSpec } from '../../faults/rule-schema';
 import { type BodyIssue, planReplay, REPLAY_ACTOR } from '../../replay/plan-replay';
 import { planSessionReplay } from '../../replay/plan-session-replay';
@@ -21,6 +23,8 @@ const traceReplayBody = z
     arguments: z.unknown().optional(),
     fault: z.unknown().optional(),
     wait: z.boolean().optional(),
+    /** true: answered as soon as the replay has begun, which runs on without the request. */
+    background: z.boolean().optional(),
   })
   .strict();
 
@@ -47,16 +51,20 @@ function faultOf(value: unknown): ReplayFault | undefined {
 }
 
 /**
- * `POST /api/v1/traces/:id/replay` with an optional body `{ "arguments"?, "fault"?, "wait"? }`:
- * runs the call again as a new trace through the whole pipeline (validation, permission — a
- * side-effectful call waits for approval again —, faults, retries), in the same session, as actor
- * `replay`, recorded as a replay of `:id`. Its arguments are the sealed ones as the model sent
- * them, or `arguments` with masked values kept as recorded. 200 with the new call's entry of
- * `results`, exactly as `POST /api/v1/tool-calls` gives it (and waits, `wait: false` included);
- * 404 for an unknown trace; 400 naming the field of a bad body, fault or arguments; 400
- * `SECRET_DESTINATION_CHANGED` naming each kept secret's field when the edit would send a recorded
- * secret somewhere else (`http_request`: another origin) — the secret typed anew goes; 409
- * `VAULT_KEY_MISMATCH` when the call's sealed arguments do not open (vault key missing or another one).
+ * `POST /api/v1/traces/:id/replay` with an optional body `{ "arguments"?, "fault"?, "wait"?,
+ * "background"? }`: runs the call again as a new trace through the whole pipeline (validation,
+ * permission — a side-effectful call waits for approval again —, faults, retries), as actor
+ * `replay`, recorded as a replay of `:id`, in a session of its own, `<session>~replay-<n>` (none
+ * for a call without a session): the recorded session keeps only the calls that ran in it. Its
+ * arguments are the sealed ones as the model sent them, or `arguments` with masked values kept as
+ * recorded. 200 with the new call's entry of `results`, exactly as `POST /api/v1/tool-calls` gives
+ * it (and waits, `wait: false` included); with `background: true`, at once, as the call stands
+ * once it has begun (`running` or `awaiting_approval`; its result when it already ended) — it runs
+ * on without the request, which a closed connection no longer cancels; 404 for an unknown trace;
+ * 400 naming the field of a bad body, fault or arguments; 400 `SECRET_DESTINATION_CHANGED` naming
+ * each kept secret's field when the edit would send a recorded secret somewhere else
+ * (`http_request`: another origin) — the secret typed anew goes; 409 `VAULT_KEY_MISMATCH` when the
+ * call's sealed arguments do not open (vault key missing or another one).
  */
 export async function replayOne(c: HttpContext, ts: Toolscope): Promise<Response> {
   const id = paramOf(c, 'id');
@@ -81,12 +89,44 @@ export async function replayOne(c: HttpContext, ts: Toolscope): Promise<Response
     edited_arguments: body.arguments !== undefined,
     fault: fault?.json ?? null,
   });
+  const ctx = { ...planned.plan.ctx, principal: c.get('principal') };
+  if (body.background) return json(c, await startInBackground(ts, planned.plan.call, ctx));
   const [answer] = await answerCalls(ts, {
     calls: [planned.plan.call],
-    ctx: { ...planned.plan.ctx, principal: c.get('principal'), signal: clientSignal(c) },
+    ctx: { ...ctx, signal: clientSignal(c) },
     wait: body.wait,
   });
   return json(c, answer?.result);
+}
+
+/**
+ * Starts a replay that runs on without the request (no client signal) and answers its entry of
+ * `results` as it stands now that it has begun — the executor holds it from its first step — or,
+ * when it already ended (refused before it began, say), its result.
+ */
+async function startInBackground(ts: Toolscope, call: ToolCall, ctx: ExecutionContext) {
+  const traceId = uuidv7();
+  const answered = answerCalls(ts, {
+    calls: [call],
+    ctx,
+    wait: false,
+    execute: (one, oneCtx) => ts.executor.execute(one, { ...oneCtx, traceId }),
+  });
+  const live = ts.executor.inFlight(traceId);
+  if (live?.status !== 'running' && live?.status !== 'awaiting_approval') return (await answered)[0]?.result;
+  answered.catch((error: unknown) => console.error(`[toolscope] the replay ${traceId} failed:`, error));
+  return {
+    tool_call_id: live.toolCallId,
+    trace_id: traceId,
+    tool: live.tool,
+    status: live.status,
+    success: false,
+    output: null,
+    error: null,
+    latency_ms: null,
+    attempts: live.attempts.length,
+    metadata: { trace_id: traceId, attempts: live.attempts.length },
+  };
 }
 
 /**

@@ -38,12 +38,14 @@ const SESSION_KEYS = [
   'approval_wait_ms',
   'calls',
   'denied',
+  'ended_at',
   'failed',
   'first_call_at',
   'id',
   'imported',
   'last_call_at',
   'running',
+  'waiting',
   'wall_ms',
 ];
 
@@ -96,7 +98,7 @@ describe('GET /api/v1/sessions and /api/v1/sessions/:id', () => {
     expect(view.status).toBe(200);
     expect(Object.keys(view.json).sort()).toEqual(
       // `calls` is the list of calls here (the count is its length), as the contract spreads it over the session.
-      [...SESSION_KEYS, 'assistant_messages', 'calls_truncated', 'findings', 'totals'].sort(),
+      [...SESSION_KEYS, 'assistant_messages', 'calls_truncated', 'findings', 'replay_of_session', 'totals'].sort(),
     );
     expect(view.json.calls_truncated).toBe(false);
     const calls = view.json.calls;
@@ -140,7 +142,7 @@ describe('GET /api/v1/sessions and /api/v1/sessions/:id', () => {
     await until(() => ts.approvals.get(traceId), 'the pending approval');
     await new Promise((resolve) => setTimeout(resolve, 30));
     const listed = (await list(ts)).json.sessions[0];
-    expect(listed).toMatchObject({ id: 'waiting-run', running: 1, approval_wait_ms: 0 });
+    expect(listed).toMatchObject({ id: 'waiting-run', running: 0, waiting: 1, ended_at: null, approval_wait_ms: 0 });
     const open = (await detail(ts, 'waiting-run')).json;
     expect(open.approval_wait_ms).toBeGreaterThanOrEqual(25);
     expect(open.totals.approval_wait_ms).toBe(open.approval_wait_ms);
@@ -153,7 +155,7 @@ describe('GET /api/v1/sessions and /api/v1/sessions/:id', () => {
     expect(decided.status).toBe(200);
     await until(() => ts.store.getSession('waiting-run')?.running === 0, 'the call to finish');
     const after = (await list(ts)).json.sessions[0];
-    expect(after).toMatchObject({ running: 0, denied: 1 });
+    expect(after).toMatchObject({ running: 0, waiting: 0, denied: 1 });
     expect(after.approval_wait_ms).toBeGreaterThanOrEqual(25);
     const done = (await detail(ts, 'waiting-run')).json;
     expect(done.approval_wait_ms).toBe(after.approval_wait_ms);

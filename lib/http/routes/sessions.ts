@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { sessionExport } from '../../api/export-import';
-import { summaryJson } from '../../api/serialize';
-import { sessionJson } from '../../api/session-json';
+import { sessionListJson } from '../../api/session-json';
 import { sessionDetail } from '../../api/sessions';
 import { searchTextParam } from '../../api/trace-filter-query';
 import { MAX_SESSION_LIMIT } from '../../db/session-types';
@@ -9,6 +8,9 @@ import { isInvalidCursorError } from '../../db/trace-store';
 import { ApiError } from '../../errors';
 import { compareSessions } from '../../replay/compare-sessions';
 import { isSessionTooLargeError } from '../../replay/session-calls';
+import { sessionComparisonJson } from '../../replay/session-comparison-json';
+import { sessionsReplaying } from '../../replay/sessions-replaying';
+import { configuredIgnoreRules } from '../../replay/volatile-paths';
 import { attachment } from '../attachment';
 import { audit } from '../audit';
 import { paramOf, parseWith, queryOf } from '../request';
@@ -48,7 +50,7 @@ export default defineRoutes([
           cursor: cursor || undefined,
         });
         return json(c, {
-          sessions: page.items.map((session) => sessionJson(session, now)),
+          sessions: sessionListJson(page.items, ts.approvals.list(), now),
           next_cursor: page.nextCursor,
         });
       } catch (error) {
@@ -106,9 +108,33 @@ export default defineRoutes([
   },
   {
     /**
-     * `GET /api/v1/sessions/:id/compare/:other`: each call of session `:id` beside its counterpart
-     * in `:other` (its replay by `replay_of`, else by position), with whether the outcome (status,
-     * error code) or the output changed, and the compare page of the pair. 404 when either has no calls.
+     * `GET /api/v1/sessions/:id/replays`: the sessions that replay calls of `:id` (one call's
+     * `<id>~replay-<n>`, or a session replay), newest first, for "Compare with…". 200
+     * `{ "sessions": [{ ...a sessions list row, "kind": "call" | "session" }] }`; 404 for a session with no calls.
+     */
+    method: 'GET',
+    path: '/api/v1/sessions/:id/replays',
+    action: 'sessions.read',
+    handle(c, ts) {
+      const id = paramOf(c, 'id');
+      if (id.length > 256 || !ts.store.getSession(id)) throw noCalls(id);
+      const now = Date.now();
+      const found = sessionsReplaying(ts.store, id);
+      const rows = sessionListJson(
+        found.map((entry) => entry.session),
+        ts.approvals.list(),
+        now,
+      );
+      return json(c, { sessions: rows.map((row, index) => ({ ...row, kind: found[index]!.kind })) });
+    },
+  },
+  {
+    /**
+     * `GET /api/v1/sessions/:id/compare/:other`: each call of session `:id` beside its pair in
+     * `:other`, paired by identity (`replay_of`, then tool call id, then tool and arguments; see
+     * `compareSessions`), with its verdict (`same`, `changed`, `pending`, `only_in_a`, `only_in_b`),
+     * volatile output paths left out (`compare.ignore_paths`), and the pair's compare page; `shared`
+     * is 0 for unrelated sessions. 404 when either has no calls.
      */
     method: 'GET',
     path: '/api/v1/sessions/:id/compare/:other',
@@ -116,9 +142,11 @@ export default defineRoutes([
     handle(c, ts) {
       const sessionId = paramOf(c, 'id');
       const otherId = paramOf(c, 'other');
+      const rules = configuredIgnoreRules(ts.config.compare.ignorePaths);
       let pairs: ReturnType<typeof compareSessions>;
       try {
-        pairs = sessionId.length > 256 || otherId.length > 256 ? null : compareSessions(ts.store, sessionId, otherId);
+        pairs =
+          sessionId.length > 256 || otherId.length > 256 ? null : compareSessions(ts.store, sessionId, otherId, rules);
       } catch (error) {
         if (isSessionTooLargeError(error)) throw new ApiError('SESSION_TOO_LARGE', `${error.message}.`);
         throw error;
@@ -129,20 +157,7 @@ export default defineRoutes([
           `No calls to compare: session "${sessionId.slice(0, 256)}" or "${otherId.slice(0, 256)}" has none.`,
         );
       }
-      return json(c, {
-        session_id: sessionId,
-        other_session_id: otherId,
-        pairs: pairs.map((pair) => ({
-          original: pair.original && summaryJson(pair.original),
-          replay: pair.replay && summaryJson(pair.replay),
-          outcome_changed: pair.outcomeChanged,
-          output_changed: pair.outputChanged,
-          compare_url:
-            pair.original && pair.replay
-              ? `/traces/${encodeURIComponent(pair.original.id)}/compare/${encodeURIComponent(pair.replay.id)}`
-              : null,
-        })),
-      });
+      return json(c, sessionComparisonJson(sessionId, otherId, pairs, rules));
     },
   },
 ]);

@@ -1,11 +1,13 @@
+import { z } from 'zod';
 import { allStatsJson, isKnownTool, parseRange, toolStatsJson } from '../../api/stats';
+import { toolJson } from '../../api/tool-json';
 import { SERIES_RANGES } from '../../db/sqlite-tool-series';
 import { ApiError } from '../../errors';
-import { inputJsonSchema, toAnthropicTool, toOpenAITool } from '../../executor/json-schema';
-import type { Toolscope } from '../../server/create-toolscope';
+import { toAnthropicTool, toOpenAITool } from '../../executor/json-schema';
 import { shellSandboxJson } from '../../tools/process-sandbox';
+import { audit } from '../audit';
 import type { HttpContext } from '../env';
-import { paramOf } from '../request';
+import { optionalJsonBody, paramOf, parseWith } from '../request';
 import { json } from '../respond';
 import { defineRoutes } from '../route';
 
@@ -16,26 +18,18 @@ function rangeOf(c: HttpContext) {
   return range;
 }
 
-/** A tool as `GET /api/v1/tools` lists it in Toolscope's own form. */
-function toolJson(ts: Toolscope, tool: ReturnType<Toolscope['executor']['registry']['list']>[number]) {
-  return {
-    name: tool.name,
-    description: tool.description,
-    side_effect: tool.sideEffect,
-    policy: ts.toolPolicy(tool.name, tool.sideEffect),
-    timeout_ms: tool.timeoutMs,
-    retry: {
-      max_attempts: tool.retry.maxAttempts,
-      base_delay_ms: tool.retry.baseDelayMs,
-      max_delay_ms: tool.retry.maxDelayMs,
-      factor: tool.retry.factor,
-      jitter: tool.retry.jitter,
-    },
-    fallbacks: tool.fallbacks,
-    circuit_state: ts.executor.circuitState(tool.name),
-    input_schema: inputJsonSchema(tool),
-  };
-}
+/** The body of a breaker reset: the one key to close (a `host:port`; null for a tool's single breaker), or all. */
+const resetBody = z
+  .object({
+    key: z
+      .string()
+      .min(1)
+      .max(300)
+      .nullable()
+      .optional()
+      .describe('The breaker to close: a host:port for http_request, null for a tool with one breaker'),
+  })
+  .strict();
 
 export default defineRoutes([
   {
@@ -56,6 +50,41 @@ export default defineRoutes([
         );
       }
       return json(c, { tools: tools.map((tool) => toolJson(ts, tool)), sandbox: shellSandboxJson(ts.shellSandbox) });
+    },
+  },
+  {
+    /**
+     * `GET /api/v1/tools/:name`: one registered tool as the list gives it: its effective timeout,
+     * attempts and breaker thresholds, and each breaker that is not closed (`circuits`); 404 otherwise.
+     */
+    method: 'GET',
+    path: '/api/v1/tools/:name',
+    action: 'tools.list',
+    handle(c, ts) {
+      const name = paramOf(c, 'name');
+      const tool = ts.executor.registry.get(name);
+      if (!tool || !ts.mayCall(c.get('principal').id, name)) throw unknownTool(name);
+      return json(c, toolJson(ts, tool));
+    },
+  },
+  {
+    /**
+     * `POST /api/v1/tools/:name/circuit/reset` with an optional body `{ "key": "<host:port>" }`:
+     * closes the tool's breakers (only that key's when given), forgetting their failures, so the
+     * next call runs. `{ "reset": [keys] }` names those that were not closed; audited.
+     */
+    method: 'POST',
+    path: '/api/v1/tools/:name/circuit/reset',
+    action: 'circuits.reset',
+    body: 'optional-json',
+    maxBodyBytes: 16 * 1024,
+    handle(c, ts) {
+      const name = paramOf(c, 'name');
+      const body = parseWith(resetBody, optionalJsonBody(c) ?? {}, 'INVALID_REQUEST');
+      if (!ts.executor.registry.get(name)) throw unknownTool(name);
+      const reset = ts.executor.resetCircuits(name, body.key);
+      audit(c, ts, 'circuit.reset', name, { key: body.key ?? null, reset });
+      return json(c, { reset });
     },
   },
   {
@@ -80,3 +109,7 @@ export default defineRoutes([
     handle: (c, ts) => json(c, allStatsJson(ts, rangeOf(c))),
   },
 ]);
+
+function unknownTool(name: string): ApiError {
+  return new ApiError('NOT_FOUND', `No tool named "${name.slice(0, 256)}" is registered.`);
+}

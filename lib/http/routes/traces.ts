@@ -8,6 +8,7 @@ import { toTraceQuery, traceFilterParams } from '../../api/trace-filter-query';
 import { isInvalidCursorError } from '../../db/trace-store';
 import { ApiError } from '../../errors';
 import { compareCalls } from '../../replay/compare-calls';
+import { configuredIgnoreRules } from '../../replay/volatile-paths';
 import type { Toolscope } from '../../server/create-toolscope';
 import { attachment } from '../attachment';
 import { audit } from '../audit';
@@ -192,7 +193,8 @@ export default defineRoutes([
   {
     /**
      * `GET /api/v1/traces/:id/compare/:other`: both traces as `GET /api/v1/traces/:id` gives them
-     * (`trace`, `other`), and which of their parts differ (`changes`). 404 when either is unknown.
+     * (`trace`, `other`), and which of their parts differ (`changes`: `pending` while either runs,
+     * the output's differences at volatile paths in `ignored`, out of `output`). 404 when either is unknown.
      */
     method: 'GET',
     path: '/api/v1/traces/:id/compare/:other',
@@ -204,11 +206,12 @@ export default defineRoutes([
       const other = otherId.length > 256 ? null : ts.store.get(otherId);
       if (!trace || !mayRead(c, trace.principal)) throw notFound(id);
       if (!other || !mayRead(c, other.principal)) throw notFound(otherId);
-      const changes = compareCalls(trace, other);
+      const changes = compareCalls(trace, other, configuredIgnoreRules(ts.config.compare.ignorePaths));
       return json(c, {
         trace: { ...traceJson(trace), replays: ts.store.replays(id) },
         other: { ...traceJson(other), replays: ts.store.replays(otherId) },
         changes: {
+          pending: changes.pending,
           outcome: changes.outcome,
           output: changes.output,
           arguments: changes.arguments,
@@ -218,6 +221,7 @@ export default defineRoutes([
           stderr: changes.stderr,
           exit_code: changes.exitCode,
           attempts: changes.attempts,
+          ignored: changes.ignored.map((change) => ({ path: change.path, kind: change.kind, rule: change.rule })),
           /** The other's latency minus this one's; null while either runs. */
           latency_ms_delta:
             trace.latencyMs === null || other.latencyMs === null

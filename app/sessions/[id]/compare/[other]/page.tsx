@@ -6,9 +6,9 @@ export const dynamic = 'force-dynamic';
 
 type Props = { params: Promise<{ id: string; other: string }> };
 
-export const metadata: Metadata = { title: 'Session replay' };
+export const metadata: Metadata = { title: 'Compare sessions' };
 
-/** A session and its replay, call by call (the pairs come from `GET /api/v1/sessions/:id/compare/:other`, live). */
+/** Two sessions call by call, usually a session and its replay (the pairs come from `GET /api/v1/sessions/:id/compare/:other`, live). */
 export default async function SessionComparePage({ params }: Props) {
   const { id, other } = await params;
   if (id.length > 256 || other.length > 256) notFound();
