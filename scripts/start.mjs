@@ -14,7 +14,7 @@ const port = process.env.PORT || '3000';
 // they point to (the rest of the call) then survives its scavenges and is promoted as well, until
 // the next full GC, which the Next.js part of the heap makes rare. Measured on the agent path:
 // ~2.9 KB promoted per call and ~10% of the main thread in scavenges, against ~0.4 KB and ~7%
-// without it (README "How it got there").
+// without it (docs/performance.md).
 const child = spawn(process.execPath, ['--enable-source-maps', '--no-allocation-site-pretenuring', SERVER_BUNDLE], {
   stdio: 'inherit',
   env: {

@@ -3,7 +3,7 @@
  * generated columns that keep their names: every query reads `tool_call_id`, `tool`, `status`,
  * `side_effect`, `actor`, `latency_ms` and `finished_at` as before (and the indexes on `tool` and
  * `status` index what they read), while the row holds `tool_stored`, `status_stored`, … — ~40
- * bytes a call less (README "Storage"). Only writers name the stored columns (`writtenColumn`).
+ * bytes a call less (docs/storage.md). Only writers name the stored columns (`writtenColumn`).
  *
  * The stored forms (`sqlite3` shows both; the `*_stored` columns are what is on disk):
  * - text with a few usual values (the statuses, side effects, the `api` actor, the built-in

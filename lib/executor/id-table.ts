@@ -8,7 +8,7 @@
  * held until the next full GC. Every young call those old, dead tables point at then survives its
  * scavenges and is promoted. With 50 calls in flight through a Map, a scavenge copied and promoted
  * ~400 bytes a call more and took ~3× longer than with this table (see `id-table.test.ts` for the
- * property that matters, and README "How it got there" for the measurements).
+ * property that matters, and docs/performance.md for the measurements).
  *
  * Keys keep their insertion order (ids are never integer-like strings: see `keys`).
  */
