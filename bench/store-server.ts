@@ -82,14 +82,19 @@ export function storePaths(calls: number): string[] {
   ];
 }
 
-/** Requests `paths` in turn from `clients` loops for `seconds`, reading every answer whole. */
+/**
+ * Requests `paths` in turn from `clients` loops for `seconds`, reading every answer whole; every
+ * path is requested at least once however slow the machine (the clients share the list).
+ */
 async function loadPages(origin: string, paths: string[], seconds: number, clients: number) {
   let requests = 0;
   let errors = 0;
   let firstError: string | undefined;
   const until = performance.now() + seconds * 1000;
+  // Each client's share of one full pass: it goes on past `until` until it has made that many.
+  const share = Math.ceil(paths.length / clients);
   const client = async (offset: number) => {
-    for (let i = offset; performance.now() < until; i++) {
+    for (let i = offset, made = 0; performance.now() < until || made < share; i++, made++) {
       const requestPath = paths[i % paths.length] as string;
       try {
         const response = await fetch(`${origin}${requestPath}`);

@@ -7,12 +7,13 @@ import { freePort } from '../lib/server/testing/free-port';
 
 /**
  * Default shell programs plus `sh`, so e2e tests can run a program that prints and then waits;
- * approvals expire after 20 s (the expiry test waits for it) and are decided by local mode's person;
+ * approvals expire after 2 min (a test on a loaded machine must not race the expiry; the expiry
+ * test has a server of its own, e2e/approvals-expiry.spec.ts) and are decided by local mode's person;
  * upstream MCP servers as in mcpServers (added by writeE2EConfig).
  */
 const E2E_CONFIG = {
   policies: { run_shell: 'allow' },
-  approvals: { timeoutMs: 20_000 },
+  approvals: { timeoutMs: 120_000 },
   shell: { allow: ['echo', 'ls', 'cat', 'pwd', 'date', 'wc', 'head', 'tail', 'grep', 'sh'] },
 };
 

@@ -9,7 +9,7 @@ import { ShortcutsDialog } from './pages/shortcuts-dialog';
  * call as it reads (a new file's content), every call of a request approved with one click and one
  * reason, and "yes, and don't ask again" with one keystroke. "Don't ask again" adds a rule to the
  * policy every call is judged by: this file has a Toolscope of its own (in local mode, its
- * approvals expiring after 20 s as app-server.ts configures: each test decides well before).
+ * approvals expiring after 2 min as app-server.ts configures: each test decides well before).
  */
 const test = testWithOwnServer('toolscope-e2e-approvals-bulk-');
 

@@ -3,7 +3,6 @@ import { postToolCall, unique } from './pages/api';
 import { ApprovalsPage, pendingWrite } from './pages/approvals-page';
 import { TracePage } from './pages/trace-page';
 
-/** The e2e config decides approvals as this user, and lets them expire after 20 s (app-server.ts). */
 // A loopback Toolscope without keys is in local mode: its one person decides, as `local`.
 const REVIEWER = 'local';
 
@@ -164,22 +163,4 @@ test('"always allow" with a specifier creates the rule and the next identical ca
   const trace = new TracePage(page);
   await trace.goto(traceId);
   await expect(page.getByTestId('approval-rule-created')).toContainText(`write_file(${file})`);
-});
-
-test('a call no one answers expires with APPROVAL_TIMEOUT, its permission stage waiting until then', async ({
-  page,
-  request,
-}) => {
-  test.setTimeout(70_000);
-  const traceId = await pendingWrite(request, `notes/${unique('expired')}.txt`, 'too late');
-  const trace = new TracePage(page);
-  await trace.goto(traceId);
-  await expect(trace.stage('permission')).toHaveAttribute('data-status', 'waiting');
-  await expect(trace.stage('permission').getByTestId('stage-duration')).toContainText('so far');
-  await expect(page.getByTestId('approval-panel')).toHaveAttribute('data-decision', 'pending');
-  await expect(page.getByTestId('approval-panel').getByTestId('expires')).toBeVisible();
-
-  await expect(page.getByTestId('error-code')).toHaveText('APPROVAL_TIMEOUT', { timeout: 40_000 });
-  await expect(trace.status).toHaveAttribute('data-status', 'denied');
-  await expect(page.getByTestId('approval-panel')).toHaveAttribute('data-decision', 'expired');
 });
