@@ -148,7 +148,7 @@ function BatchGroup({
             className="hidden max-w-[48ch] truncate px-2 py-0.5 font-mono text-fg-muted md:table-cell"
             title={escapeInvisible(call.arguments_preview ?? '')}
           >
-            <VisibleText text={call.arguments_preview ?? '—'} />
+            <VisibleText text={call.summary || call.arguments_preview || '—'} />
           </td>
         </tr>
       ))}
