@@ -294,7 +294,16 @@ export function canMakeImmutable(dir: string): boolean {
  * process survives, so that one stays writable.
  */
 export function setReadOnly(dir: string, readOnly: boolean): void {
-  const paths = [dir, ...fs.readdirSync(dir, { recursive: true }).map((entry) => path.join(dir, String(entry)))];
-  const targets = paths.filter((file) => !file.endsWith('-shm'));
-  execFileSync('chattr', [readOnly ? '+i' : '-i', ...targets], { stdio: 'ignore' });
+  // The server keeps writing meanwhile: a file listed here (write_file's temporary file) can be
+  // renamed away before chattr reaches it. Then the folder is listed again and chattr run again.
+  for (let attempt = 1; ; attempt++) {
+    const paths = [dir, ...fs.readdirSync(dir, { recursive: true }).map((entry) => path.join(dir, String(entry)))];
+    const targets = paths.filter((file) => !file.endsWith('-shm'));
+    try {
+      execFileSync('chattr', [readOnly ? '+i' : '-i', ...targets], { stdio: 'ignore' });
+      return;
+    } catch (error) {
+      if (attempt >= 5 || targets.every((file) => fs.existsSync(file))) throw error;
+    }
+  }
 }
